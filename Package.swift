@@ -1,0 +1,25 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// Module boundaries follow ARCHITECTURE.md: LayoutGeometry and LayoutEngine are pure
+// (no Foundation, no I/O); everything that talks to the outside world sits above them.
+let package = Package(
+    name: "layoutd",
+    products: [
+        .library(name: "LayoutGeometry", targets: ["LayoutGeometry"]),
+        .library(name: "LayoutEngine", targets: ["LayoutEngine"]),
+        .executable(name: "layout-demo", targets: ["layout-demo"]),
+        .executable(name: "layout-bench", targets: ["layout-bench"]),
+    ],
+    targets: [
+        // libm: `rounded()` and friends lower to C math functions that a target without
+        // Foundation or Glibc does not otherwise link.
+        .target(name: "LayoutGeometry", linkerSettings: [.linkedLibrary("m")]),
+        .target(name: "LayoutEngine", dependencies: ["LayoutGeometry"], linkerSettings: [.linkedLibrary("m")]),
+        .executableTarget(name: "layout-demo", dependencies: ["LayoutEngine"]),
+        .executableTarget(name: "layout-bench", dependencies: ["LayoutEngine"]),
+        .testTarget(name: "LayoutGeometryTests", dependencies: ["LayoutGeometry"]),
+        .testTarget(name: "LayoutEngineTests", dependencies: ["LayoutEngine"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,177 @@
+import LayoutGeometry
+
+/// The data a view lays out: ordered sections of items with client-given, stable string ids,
+/// their sizes, and the selection.
+///
+/// Index paths are derived from order; everything clients say is by id. Every mutating method
+/// validates its whole input before changing anything, so a thrown `LayoutError` leaves the
+/// model exactly as it was.
+public struct CollectionModel: Sendable {
+    public private(set) var sections: [Section]
+    public private(set) var selection: Set<String>
+    private var itemLocations: [String: ItemIndexPath]
+    private var sectionIndices: [String: Int]
+
+    // MARK: Lifecycle
+
+    public init() {
+        sections = []
+        selection = []
+        itemLocations = [:]
+        sectionIndices = [:]
+    }
+
+    /// Builds a model from client specs.
+    ///
+    /// - Throws: `invalidID` for empty ids, `duplicateSectionID` / `duplicateItemID`,
+    ///   `invalidSize` for negative, NaN or infinite sizes.
+    /// - Complexity: O(n) in the number of items.
+    public init(sections specs: [SectionSpec]) throws(LayoutError) {
+        var sectionIndices = [String: Int](minimumCapacity: specs.count)
+        let total = specs.reduce(0) { $0 + $1.items.count }
+        var itemLocations = [String: ItemIndexPath](minimumCapacity: total)
+        for (sectionIndex, spec) in specs.enumerated() {
+            guard !spec.id.isEmpty else { throw .invalidID(spec.id) }
+            guard sectionIndices.updateValue(sectionIndex, forKey: spec.id) == nil else {
+                throw .duplicateSectionID(spec.id)
+            }
+            try Self.validateSupplementarySizes(of: spec)
+            for (itemIndex, item) in spec.items.enumerated() {
+                try Self.validate(item)
+                let path = ItemIndexPath(section: sectionIndex, item: itemIndex)
+                guard itemLocations.updateValue(path, forKey: item.id) == nil else {
+                    throw .duplicateItemID(item.id)
+                }
+            }
+        }
+        self.sections = specs.map(Section.init(spec:))
+        self.selection = []
+        self.itemLocations = itemLocations
+        self.sectionIndices = sectionIndices
+    }
+
+    // MARK: Lookup
+
+    public var numberOfSections: Int { sections.count }
+
+    public var numberOfItems: Int { itemLocations.count }
+
+    /// - Complexity: O(1) on average.
+    public func indexPath(ofItem id: String) -> ItemIndexPath? { itemLocations[id] }
+
+    /// - Complexity: O(1) on average.
+    public func sectionIndex(of id: String) -> Int? { sectionIndices[id] }
+
+    public func itemID(at path: ItemIndexPath) -> String { sections[path.section].itemIDs[path.item] }
+
+    public func isSelected(_ id: String) -> Bool { selection.contains(id) }
+
+    /// The model as client specs again; `CollectionModel(sections: model.specs)` is an equal model
+    /// (selection and measurements aside from sizes are carried in the specs).
+    public var specs: [SectionSpec] { sections.map(\.spec) }
+
+    // MARK: Selection
+
+    /// Changes the selection by id.
+    ///
+    /// - Returns: the ids whose selected state changed, in the order given (for `.set`, the
+    ///   newly deselected ones follow in no particular order).
+    /// - Throws: `itemNotFound` for any unknown id; the selection is then unchanged.
+    /// - Complexity: O(k) for k ids (`.set`: plus the size of the old selection).
+    @discardableResult
+    public mutating func select(_ ids: [String], mode: SelectionMode) throws(LayoutError) -> [String] {
+        for id in ids where itemLocations[id] == nil { throw .itemNotFound(id) }
+        var changed = [String]()
+        switch mode {
+        case .add:
+            for id in ids where selection.insert(id).inserted { changed.append(id) }
+        case .remove:
+            for id in ids where selection.remove(id) != nil { changed.append(id) }
+        case .toggle:
+            // Toggling the same id twice in one request cancels out, as two toggles would.
+            var flips = [String: Int]()
+            var order = [String]()
+            for id in ids {
+                if flips[id] == nil { order.append(id) }
+                flips[id, default: 0] += 1
+            }
+            for id in order where flips[id]! % 2 == 1 {
+                if selection.remove(id) == nil { selection.insert(id) }
+                changed.append(id)
+            }
+        case .set:
+            let target = Set(ids)
+            var seen = Set<String>()
+            for id in ids where !selection.contains(id) && seen.insert(id).inserted { changed.append(id) }
+            for id in selection where !target.contains(id) { changed.append(id) }
+            selection = target
+        }
+        return changed
+    }
+
+    // MARK: Measurement
+
+    /// Applies self-sizing measurements.
+    ///
+    /// A measurement within `tolerance` (per dimension) of the item's current size is a no-op:
+    /// this is what stops the self-sizing loop where a layout pass re-measures a cell that then
+    /// differs by a rounding error and triggers another pass.
+    ///
+    /// - Parameters:
+    ///   - measurements: `(id, size)` pairs; a later pair for the same id wins.
+    ///   - defaultSize: the strategy's current size for items without their own size.
+    ///   - tolerance: 0.5 pt in the product; a parameter so tests can pin it.
+    /// - Returns: index paths of the items whose size really changed, in order.
+    /// - Throws: `itemNotFound` or `invalidSize`, before anything is applied.
+    /// - Complexity: O(k) for k measurements (plus O(section) once when a uniform section first
+    ///   gets per-item storage).
+    @discardableResult
+    public mutating func applyMeasurements(
+        _ measurements: [(id: String, size: Size)], defaultSize: Size, tolerance: Double = 0.5
+    ) throws(LayoutError) -> [ItemIndexPath] {
+        var paths = [ItemIndexPath]()
+        paths.reserveCapacity(measurements.count)
+        for (id, size) in measurements {
+            guard let path = itemLocations[id] else { throw .itemNotFound(id) }
+            guard size.isValidExtent else { throw .invalidSize(id: id, field: "measuredSize") }
+            paths.append(path)
+        }
+        var changed = Set<ItemIndexPath>()
+        for (path, (_, size)) in zip(paths, measurements) {
+            let current = sections[path.section].baseSize(ofItem: path.item, default: defaultSize)
+            guard !current.isClose(to: size, tolerance: tolerance) else { continue }
+            sections[path.section].setMeasuredSize(size, ofItem: path.item)
+            changed.insert(path)
+        }
+        return changed.sorted()
+    }
+
+    // MARK: Validation
+
+    private static func validate(_ item: ItemSpec) throws(LayoutError) {
+        guard !item.id.isEmpty else { throw .invalidID(item.id) }
+        if let size = item.size, !size.isValidExtent {
+            throw .invalidSize(id: item.id, field: "size")
+        }
+        if let size = item.estimatedSize, !size.isValidExtent {
+            throw .invalidSize(id: item.id, field: "estimatedSize")
+        }
+        if let size = item.selectedSize, !size.isValidExtent {
+            throw .invalidSize(id: item.id, field: "selectedSize")
+        }
+    }
+
+    private static func validateSupplementarySizes(of section: SectionSpec) throws(LayoutError) {
+        if let size = section.headerSize, !size.isValidExtent {
+            throw .invalidSize(id: section.id, field: "headerSize")
+        }
+        if let size = section.footerSize, !size.isValidExtent {
+            throw .invalidSize(id: section.id, field: "footerSize")
+        }
+    }
+}
+
+/// How `CollectionModel.select(_:mode:)` combines the given ids with the current selection.
+public enum SelectionMode: String, Hashable, Sendable, CaseIterable {
+    case set, add, remove, toggle
+}

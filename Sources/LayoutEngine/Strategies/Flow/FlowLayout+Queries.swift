@@ -1,0 +1,196 @@
+import LayoutGeometry
+
+extension FlowLayout {
+    /// Every element intersecting `rect`.
+    ///
+    /// - Complexity: O(log n + m), m being the elements on the lines that cross `rect`: a binary
+    ///   search over section ends, then over line ends (arithmetic in uniform sections).
+    public func elements(in rect: Rect) -> [LayoutAttributes] {
+        guard rect.isFinite else { return [] }
+        let axis = configuration.axis
+        let (low, high) = axis.mainRange(of: rect)
+        var result = [LayoutAttributes]()
+        var index = firstSection(endingAfter: low)
+        while index < sections.count, sections[index].start < high {
+            let section = sections[index]
+            if let header = supplementary(.header, sectionIndex: index), header.frame.intersects(rect) {
+                result.append(header)
+            }
+            switch section.lines {
+            case .uniform(let lines):
+                appendCells(of: lines, section: section, sectionIndex: index, in: rect, to: &result)
+            case .variable(let lines):
+                appendCells(of: lines, sectionIndex: index, in: rect, to: &result)
+            }
+            if let footer = supplementary(.footer, sectionIndex: index), footer.frame.intersects(rect) {
+                result.append(footer)
+            }
+            index += 1
+        }
+        return result
+    }
+
+    /// - Complexity: O(1) for uniform sections, O(log lines + line length) otherwise.
+    public func attributes(forItem id: String) -> LayoutAttributes? {
+        guard let path = model.indexPath(ofItem: id), path.section < sections.count else { return nil }
+        let section = sections[path.section]
+        switch section.lines {
+        case .uniform(let lines):
+            return cell(path.item, line: path.item / lines.perLine, of: lines, section: section, sectionIndex: path.section)
+        case .variable(let lines):
+            let line = lines.line(containing: path.item)
+            var found: LayoutAttributes?
+            forEachCell(ofLine: line, in: lines, sectionIndex: path.section) { attributes in
+                if attributes.item == path.item { found = attributes }
+                return attributes.item! < path.item
+            }
+            return found
+        }
+    }
+
+    public func attributes(forSupplementary kind: ElementKind, inSection id: String) -> LayoutAttributes? {
+        guard let index = model.sectionIndex(of: id), index < sections.count else { return nil }
+        return supplementary(kind, sectionIndex: index)
+    }
+
+    // MARK: Sections
+
+    /// The first section whose end lies after `main` (section ends never decrease).
+    private func firstSection(endingAfter main: Double) -> Int {
+        var low = 0
+        var high = sections.count
+        while low < high {
+            let mid = (low + high) / 2
+            if sections[mid].end > main { high = mid } else { low = mid + 1 }
+        }
+        return low
+    }
+
+    /// A header or footer, full width across the viewport. A pinned header sticks to the top of
+    /// the visible bounds (below the content inset) and is pushed away by the section's end:
+    /// `min(max(offset + inset, natural), footerStart − extent)`.
+    private func supplementary(_ kind: ElementKind, sectionIndex: Int) -> LayoutAttributes? {
+        let section = sections[sectionIndex]
+        let axis = configuration.axis
+        let crossExtent = axis.cross(of: viewport.size)
+        switch kind {
+        case .cell:
+            return nil
+        case .header:
+            guard section.headerExtent > 0 else { return nil }
+            var main = section.start
+            var zIndex = 0
+            if configuration.pinsHeaders {
+                let visibleStart = axis.main(of: viewport.offset) + configuration.axis.logical(viewport.contentInsets).mainLeading
+                main = min(max(visibleStart, section.start), section.footerStart - section.headerExtent)
+                zIndex = FlowConfiguration.pinnedHeaderZIndex
+            }
+            return LayoutAttributes(
+                kind: .header, id: model.sections[sectionIndex].id, section: sectionIndex, item: nil,
+                frame: axis.rect(cross: 0, main: main, crossExtent: crossExtent, mainExtent: section.headerExtent),
+                zIndex: zIndex)
+        case .footer:
+            guard section.footerExtent > 0 else { return nil }
+            return LayoutAttributes(
+                kind: .footer, id: model.sections[sectionIndex].id, section: sectionIndex, item: nil,
+                frame: axis.rect(
+                    cross: 0, main: section.footerStart, crossExtent: crossExtent, mainExtent: section.footerExtent))
+        }
+    }
+
+    // MARK: Uniform sections
+
+    private func appendCells(
+        of lines: UniformLines, section: FlowSection, sectionIndex: Int, in rect: Rect,
+        to result: inout [LayoutAttributes]
+    ) {
+        guard lines.lineCount > 0 else { return }
+        let (low, high) = configuration.axis.mainRange(of: rect)
+        let lineRange = uniformLineRange(lines, itemsStart: section.itemsStart, low: low, high: high)
+        for line in lineRange {
+            let first = line * lines.perLine
+            let end = min(first + lines.perLine, section.itemCount)
+            for item in first..<end {
+                let attributes = cell(item, line: line, of: lines, section: section, sectionIndex: sectionIndex)
+                if attributes.frame.intersects(rect) { result.append(attributes) }
+            }
+        }
+    }
+
+    /// Lines whose main extent overlaps `(low, high)`, solved arithmetically then settled
+    /// against the exact comparisons so floating-point rounding cannot drop or add a line.
+    private func uniformLineRange(_ lines: UniformLines, itemsStart: Double, low: Double, high: Double) -> Range<Int> {
+        func lineStart(_ line: Int) -> Double { itemsStart + Double(line) * lines.pitch }
+        func lineEnd(_ line: Int) -> Double { lineStart(line) + lines.itemMain }
+        let count = lines.lineCount
+        guard lines.pitch > 0 else {
+            // Every line sits at `itemsStart` with no extent.
+            return itemsStart > low && itemsStart < high ? 0..<count : 0..<0
+        }
+        func clampedLine(_ value: Double) -> Int {
+            guard value.isFinite else { return value > 0 ? count : 0 }
+            return Int(min(max(value, 0), Double(count)))
+        }
+        var first = clampedLine(((low - itemsStart - lines.itemMain) / lines.pitch).rounded(.down))
+        while first < count && lineEnd(first) <= low { first += 1 }
+        while first > 0 && lineEnd(first - 1) > low { first -= 1 }
+        var end = clampedLine(((high - itemsStart) / lines.pitch).rounded(.up))
+        while end > first && lineStart(end - 1) >= high { end -= 1 }
+        while end < count && lineStart(end) < high { end += 1 }
+        return first..<max(first, end)
+    }
+
+    private func cell(
+        _ item: Int, line: Int, of lines: UniformLines, section: FlowSection, sectionIndex: Int
+    ) -> LayoutAttributes {
+        let placement = lines.placement(ofLine: line)
+        let column = Double(item - line * lines.perLine)
+        let cross = placement.start + column * (lines.itemCross + placement.gap)
+        let main = section.itemsStart + Double(line) * lines.pitch
+        return LayoutAttributes(
+            kind: .cell, id: model.sections[sectionIndex].itemIDs[item], section: sectionIndex, item: item,
+            frame: configuration.axis.rect(
+                cross: cross, main: main, crossExtent: lines.itemCross, mainExtent: lines.itemMain))
+    }
+
+    // MARK: Variable sections
+
+    private func appendCells(
+        of lines: VariableLines, sectionIndex: Int, in rect: Rect, to result: inout [LayoutAttributes]
+    ) {
+        let (low, high) = configuration.axis.mainRange(of: rect)
+        var line = lines.firstLine(endingAfter: low)
+        while line < lines.count, lines.mainStart[line] < high {
+            forEachCell(ofLine: line, in: lines, sectionIndex: sectionIndex) { attributes in
+                if attributes.frame.intersects(rect) { result.append(attributes) }
+                return true
+            }
+            line += 1
+        }
+    }
+
+    /// Calls `body` with each cell of `line` in order until it returns false.
+    private func forEachCell(
+        ofLine line: Int, in lines: VariableLines, sectionIndex: Int, _ body: (LayoutAttributes) -> Bool
+    ) {
+        let axis = configuration.axis
+        let section = model.sections[sectionIndex]
+        let defaultSize = configuration.defaultItemSize
+        let first = lines.firstItem[line]
+        let end = line + 1 < lines.count ? lines.firstItem[line + 1] : section.count
+        let placement = lines.placement[line]
+        let thickness = lines.thickness[line]
+        var cross = placement.start
+        for item in first..<end {
+            let size = lines.expanded[item] ?? section.baseSize(ofItem: item, default: defaultSize)
+            let itemCross = axis.cross(of: size)
+            let itemMain = axis.main(of: size)
+            let main = lines.mainStart[line] + configuration.mainOffset(ofItemExtent: itemMain, inLineOf: thickness)
+            let attributes = LayoutAttributes(
+                kind: .cell, id: section.itemIDs[item], section: sectionIndex, item: item,
+                frame: axis.rect(cross: cross, main: main, crossExtent: itemCross, mainExtent: itemMain))
+            guard body(attributes) else { return }
+            cross += itemCross + placement.gap
+        }
+    }
+}

@@ -1,0 +1,66 @@
+import LayoutGeometry
+
+/// UIKit's flow layout, exactly, plus what people add to it: fixed spacing, pinned headers,
+/// self-sizing with a no-op tolerance, and expanding items. The rules are in
+/// layout-semantics.md, section 1; the algorithm is written once in logical coordinates, so the
+/// horizontal layout is the exact transpose of the vertical one.
+///
+/// Sections whose items share one size store nothing per item: their frames are arithmetic.
+/// Other sections keep one record per line. Queries binary-search sections and lines.
+public final class FlowLayout: LayoutStrategy {
+    public let parameters: ResolvedParameters
+    let configuration: FlowConfiguration
+
+    private(set) var model = CollectionModel()
+    private(set) var viewport = Viewport(size: Size(width: 1, height: 1))
+    private(set) var sections: [FlowSection] = []
+    private var contentCross = 0.0
+
+    // MARK: Lifecycle
+
+    public init(parameters: ResolvedParameters) {
+        self.parameters = parameters
+        self.configuration = FlowConfiguration(parameters)
+    }
+
+    // MARK: LayoutStrategy
+
+    public var defaultItemSize: Size { configuration.defaultItemSize }
+
+    /// - Complexity: O(sections + items in sections with varying sizes).
+    public func prepare(model: CollectionModel, viewport: Viewport) {
+        self.model = model
+        self.viewport = viewport
+        let viewportCross = configuration.axis.cross(of: viewport.size)
+        var cursor = 0.0
+        var widest = viewportCross
+        var prepared = [FlowSection]()
+        prepared.reserveCapacity(model.numberOfSections)
+        for section in model.sections {
+            let laidOut = Self.layoutSection(
+                section, at: cursor, model: model, viewportCross: viewportCross, configuration: configuration)
+            prepared.append(laidOut)
+            cursor = laidOut.end
+            widest = max(widest, laidOut.crossExtent)
+        }
+        sections = prepared
+        contentCross = widest
+    }
+
+    public func updateViewport(_ newViewport: Viewport) -> ViewportInvalidation {
+        let axis = configuration.axis
+        let old = viewport
+        if axis.cross(of: old.size) != axis.cross(of: newViewport.size) {
+            prepare(model: model, viewport: newViewport)
+            return .layout
+        }
+        viewport = newViewport
+        let pinningMoved = axis.main(of: old.offset) != axis.main(of: newViewport.offset)
+            || old.contentInsets != newViewport.contentInsets
+        return configuration.pinsHeaders && pinningMoved ? .offsetDependent : .none
+    }
+
+    public var contentSize: Size {
+        configuration.axis.size(cross: contentCross, main: sections.last?.end ?? 0)
+    }
+}

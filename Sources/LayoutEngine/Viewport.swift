@@ -1,0 +1,32 @@
+import LayoutGeometry
+
+/// What the client's scroll view shows: its size, the content offset, and content insets
+/// (UIKit's adjusted content inset: at rest at the top, `offset.y == -contentInsets.top`).
+public struct Viewport: Hashable, Sendable {
+    public var size: Size
+    public var offset: Point
+    public var contentInsets: EdgeInsets
+
+    public init(size: Size, offset: Point = .zero, contentInsets: EdgeInsets = .zero) {
+        self.size = size
+        self.offset = offset
+        self.contentInsets = contentInsets
+    }
+
+    /// The visible rect in content coordinates.
+    public var bounds: Rect { Rect(origin: offset, size: size) }
+
+    /// - Throws: `invalidViewport` unless the size is finite and positive and the offset and
+    ///   insets are finite.
+    public func validate() throws(LayoutError) {
+        guard size.width.isFinite, size.height.isFinite, size.width > 0, size.height > 0 else {
+            throw .invalidViewport(reason: "size must be finite and greater than zero, got \(size)")
+        }
+        guard offset.isFinite else {
+            throw .invalidViewport(reason: "offset must be finite, got \(offset)")
+        }
+        guard contentInsets.isFinite else {
+            throw .invalidViewport(reason: "content insets must be finite")
+        }
+    }
+}

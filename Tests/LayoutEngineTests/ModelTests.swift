@@ -1,0 +1,3 @@
+import LayoutEngine
+import LayoutGeometry
+import Testing
