@@ -1,0 +1,55 @@
+import LayoutEngine
+import LayoutGeometry
+
+/// Every element of a prepared strategy, gathered one by one through `attributes(forItem:)` and
+/// `attributes(forSupplementary:inSection:)`: an independent path from `elements(in:)`, so the
+/// two can be checked against each other.
+func allElements(of strategy: any LayoutStrategy, model: CollectionModel) -> [ElementKey: LayoutAttributes] {
+    var result = [ElementKey: LayoutAttributes]()
+    for section in model.sections {
+        for kind in [ElementKind.header, .footer] {
+            if let attributes = strategy.attributes(forSupplementary: kind, inSection: section.id) {
+                result[attributes.key] = attributes
+            }
+        }
+        for id in section.itemIDs {
+            if let attributes = strategy.attributes(forItem: id) { result[attributes.key] = attributes }
+        }
+    }
+    return result
+}
+
+/// Elements of `all` whose frames intersect `rect`: the brute-force answer a query must match.
+func bruteForce(_ all: [ElementKey: LayoutAttributes], in rect: Rect) -> [ElementKey: LayoutAttributes] {
+    all.filter { $0.value.frame.intersects(rect) }
+}
+
+/// A stable, readable listing of elements for failure messages.
+func listing(_ elements: [ElementKey: LayoutAttributes]) -> String {
+    elements.keys.sorted().map { key in
+        let attributes = elements[key]!
+        return "  \(key) \(attributes.frame) z\(attributes.zIndex)"
+    }.joined(separator: "\n")
+}
+
+/// A rect one point larger than the content on every side: it catches zero-size frames on the
+/// content's edges too.
+func everywhere(_ contentSize: Size) -> Rect {
+    Rect(x: -1, y: -1, width: contentSize.width + 2, height: contentSize.height + 2)
+}
+
+/// Deterministic pseudo-random numbers (SplitMix64): the same seed gives the same cases on
+/// every machine, so a failing seed printed by a test reproduces exactly.
+struct SeededGenerator: RandomNumberGenerator {
+    private var state: UInt64
+
+    init(seed: UInt64) { state = seed }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
