@@ -1,0 +1,32 @@
+# layoutd: the two commands of the quick start are `make run` and `make test`.
+SWIFT ?= swift
+# The toolchain lives here on our Debian machines; harmless elsewhere.
+export PATH := $(PATH):/opt/swift/usr/bin
+
+BENCH_ARGS ?=
+
+.PHONY: all deps build run test bench clean
+
+all: build
+
+deps:
+	@scripts/ensure-deps.sh
+
+build: deps
+	$(SWIFT) build
+
+## Until the daemon lands (issue 5) this runs the engine demo.
+run: deps
+	$(SWIFT) run layout-demo
+
+test: deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test
+
+## Release build; prints a table and rewrites BENCHMARKS.md.
+bench: deps
+	$(SWIFT) build -c release --product layout-bench
+	.build/release/layout-bench --markdown BENCHMARKS.md $(BENCH_ARGS)
+
+clean:
+	$(SWIFT) package clean
