@@ -26,7 +26,7 @@ test: deps
 ## Release build; prints a table and rewrites BENCHMARKS.md.
 bench: deps
 	$(SWIFT) build -c release --product layout-bench
-	.build/release/layout-bench --markdown BENCHMARKS.md $(BENCH_ARGS)
+	.build/release/layout-bench --markdown BENCHMARKS.md --toolchain "$$($(SWIFT) --version 2>/dev/null | head -1)" $(BENCH_ARGS)
 
 clean:
 	$(SWIFT) package clean

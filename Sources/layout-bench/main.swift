@@ -1,1 +1,184 @@
-print("bench placeholder")
+// layout-bench: engine measurements for `make bench`. Prints a table and, with --markdown
+// FILE, rewrites FILE (BENCHMARKS.md). Release builds only give meaningful figures.
+//
+// Every figure is the median of several repetitions with its spread (min–max), measured in one
+// run, so ratios between rows hold even on a noisy shared machine.
+import Foundation
+import LayoutEngine
+import LayoutGeometry
+
+struct Options {
+    var markdownPath: String?
+    var repetitions = 5
+    var toolchain = "unknown"
+    var counts = [1_000, 10_000, 100_000, 1_000_000]
+
+    init(arguments: [String]) {
+        var iterator = arguments.dropFirst().makeIterator()
+        while let argument = iterator.next() {
+            switch argument {
+            case "--markdown": markdownPath = iterator.next()
+            case "--repetitions": repetitions = iterator.next().flatMap(Int.init) ?? repetitions
+            case "--toolchain": toolchain = iterator.next() ?? toolchain
+            case "--quick": counts = [1_000, 10_000]
+            default:
+                FileHandle.standardError.write("layout-bench: unknown argument \(argument)\n".data(using: .utf8)!)
+                exit(64)
+            }
+        }
+    }
+}
+
+struct Measurement {
+    var name: String
+    var n: Int
+    var unit: String
+    var samples: [Double]
+
+    var median: Double { samples.sorted()[samples.count / 2] }
+    var spread: (Double, Double) { (samples.min()!, samples.max()!) }
+}
+
+let options = Options(arguments: CommandLine.arguments)
+let clock = ContinuousClock()
+var results = [Measurement]()
+
+nonisolated func seconds(_ duration: Duration) -> Double {
+    Double(duration.components.seconds) + Double(duration.components.attoseconds) * 1e-18
+}
+
+/// Runs `body` `repetitions` times; each sample is `unitsPerRun` divided into the elapsed time,
+/// scaled by `scale` (1e9 for ns, 1e6 for µs).
+@MainActor
+func measure(_ name: String, n: Int, unit: String, scale: Double, per units: Int, _ body: () -> Void) {
+    body()  // warm-up: page faults and lazy allocations stay out of the samples
+    var samples = [Double]()
+    for _ in 0..<options.repetitions {
+        let elapsed = clock.measure(body)
+        samples.append(seconds(elapsed) * scale / Double(units))
+    }
+    let measurement = Measurement(name: name, n: n, unit: unit, samples: samples)
+    results.append(measurement)
+    let (low, high) = measurement.spread
+    print(
+        "\(name.padding(toLength: 44, withPad: " ", startingAt: 0)) n=\(String(n).padding(toLength: 8, withPad: " ", startingAt: 0)) "
+            + "\(String(format: "%10.3f", measurement.median)) \(unit)  (\(String(format: "%.3f", low))–\(String(format: "%.3f", high)))")
+}
+
+/// Deterministic sizes: widths 40–160 and heights 30–120 in half points.
+struct Sizes: RandomNumberGenerator {
+    var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+    mutating func next() -> UInt64 {
+        state ^= state << 13
+        state ^= state >> 7
+        state ^= state << 17
+        return state
+    }
+    mutating func size() -> Size {
+        Size(width: Double(Int.random(in: 80...320, using: &self)) / 2, height: Double(Int.random(in: 60...240, using: &self)) / 2)
+    }
+}
+
+func variableModel(count: Int) -> CollectionModel {
+    var sizes = Sizes()
+    let items = (0..<count).map { ItemSpec(id: "item-\($0)", size: sizes.size()) }
+    return try! CollectionModel(sections: [SectionSpec(id: "main", items: items)])
+}
+
+func uniformModel(count: Int) -> CollectionModel {
+    try! CollectionModel(sections: [SectionSpec(id: "main", items: (0..<count).map { ItemSpec(id: "item-\($0)") })])
+}
+
+let phone = Viewport(size: Size(width: 390, height: 844))
+let registry = StrategyRegistry.builtIn
+var sink = 0
+
+print("layout-bench: median of \(options.repetitions) repetitions (min–max)\n")
+for count in options.counts {
+    var sizes = Sizes()
+    let specs = [SectionSpec(id: "main", items: (0..<count).map { ItemSpec(id: "item-\($0)", size: sizes.size()) })]
+    measure("model build from specs (variable sizes)", n: count, unit: "ns/item", scale: 1e9, per: count) {
+        sink &+= (try! CollectionModel(sections: specs)).numberOfItems
+    }
+    let variable = variableModel(count: count)
+    let flow = try! registry.makeStrategy(named: "flow")
+    measure("flow full layout, variable sizes", n: count, unit: "ns/item", scale: 1e9, per: count) {
+        flow.prepare(model: variable, viewport: phone)
+    }
+    let uniform = uniformModel(count: count)
+    let uniformFlow = try! registry.makeStrategy(named: "flow", parameters: ["itemSize": .size(Size(width: 120, height: 120))])
+    // A uniform section is arithmetic: the whole layout costs the same at any n.
+    measure("flow full layout, uniform section", n: count, unit: "µs/layout", scale: 1e6, per: 1) {
+        uniformFlow.prepare(model: uniform, viewport: phone)
+    }
+    for (label, strategy) in [("variable", flow), ("uniform", uniformFlow)] {
+        let height = strategy.contentSize.height
+        let queries = 200
+        measure("flow elements(in: phone window), \(label)", n: count, unit: "µs/query", scale: 1e6, per: queries) {
+            for step in 0..<queries {
+                let y = height * Double(step) / Double(queries)
+                sink &+= strategy.elements(in: Rect(x: 0, y: y, width: 390, height: 844)).count
+            }
+        }
+    }
+    let lookups = 1_000
+    measure("flow attributes(forItem:), variable", n: count, unit: "µs/lookup", scale: 1e6, per: lookups) {
+        for step in 0..<lookups {
+            sink &+= flow.attributes(forItem: "item-\(step * (count / lookups))")?.item ?? 0
+        }
+    }
+}
+
+func machineDescription() -> String {
+    let cores = ProcessInfo.processInfo.activeProcessorCount
+    let memory = Double(ProcessInfo.processInfo.physicalMemory) / Double(1 << 30)
+    var system = utsname()
+    uname(&system)
+    let machine = withUnsafeBytes(of: &system.machine) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+    let kernel = withUnsafeBytes(of: &system.release) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+    return "\(machine), \(cores) cores, \(String(format: "%.0f", memory)) GiB, Linux \(kernel)"
+}
+
+if let path = options.markdownPath {
+    let date = ISO8601DateFormatter().string(from: Date())
+    var lines = [
+        "# Benchmarks",
+        "",
+        "Generated by `make bench` (release build of `layout-bench`); do not edit by hand.",
+        "",
+        "- date: \(date)",
+        "- machine: \(machineDescription())",
+        "- toolchain: \(options.toolchain)",
+        "- command: `make bench` (`.build/release/layout-bench --markdown BENCHMARKS.md`)",
+        "- each figure: median of \(options.repetitions) repetitions after one warm-up, spread min–max",
+        "",
+        "These machines are shared and noisy: read ratios between rows of one run, not absolute",
+        "times across runs.",
+        "",
+        "| measurement | n | median | unit | spread |",
+        "|---|---:|---:|---|---|",
+    ]
+    for result in results {
+        let (low, high) = result.spread
+        lines.append(
+            "| \(result.name) | \(result.n) | \(String(format: "%.3f", result.median)) | \(result.unit) | "
+                + "\(String(format: "%.3f", low))–\(String(format: "%.3f", high)) |")
+    }
+    lines.append("")
+    lines.append("## Scaling")
+    lines.append("")
+    lines.append("Median at the largest n over the median at the smallest, in each row's own unit. 1.0")
+    lines.append("means the unit cost does not grow with n: linear total cost for ns/item rows, constant")
+    lines.append("cost for µs/query, µs/lookup and µs/layout rows.")
+    lines.append("")
+    let names = results.reduce(into: [String]()) { if !$0.contains($1.name) { $0.append($1.name) } }
+    for name in names {
+        let rows = results.filter { $0.name == name }
+        guard let first = rows.first, let last = rows.last, first.n != last.n else { continue }
+        lines.append("- \(name): \(String(format: "%.2f", last.median / first.median))× (n \(first.n) → \(last.n))")
+    }
+    lines.append("")
+    try! lines.joined(separator: "\n").write(toFile: path, atomically: true, encoding: .utf8)
+    print("\nwrote \(path)")
+}
+if sink == 42 { print("") }  // keeps the optimiser from discarding measured work
