@@ -101,15 +101,17 @@ for count in options.counts {
         sink &+= (try! CollectionModel(sections: specs)).numberOfItems
     }
     let variable = variableModel(count: count)
-    let flow = try! registry.makeStrategy(named: "flow")
+    let flow = try! Layout(strategy: registry.makeStrategy(named: "flow"), model: variable, viewport: phone)
     measure("flow full layout, variable sizes", n: count, unit: "ns/item", scale: 1e9, per: count) {
-        flow.prepare(model: variable, viewport: phone)
+        flow.replaceModel(variable)
     }
     let uniform = uniformModel(count: count)
-    let uniformFlow = try! registry.makeStrategy(named: "flow", parameters: ["itemSize": .size(Size(width: 120, height: 120))])
+    let uniformFlow = try! Layout(
+        strategy: registry.makeStrategy(named: "flow", parameters: ["itemSize": .size(Size(width: 120, height: 120))]),
+        model: uniform, viewport: phone)
     // A uniform section is arithmetic: the whole layout costs the same at any n.
     measure("flow full layout, uniform section", n: count, unit: "µs/layout", scale: 1e6, per: 1) {
-        uniformFlow.prepare(model: uniform, viewport: phone)
+        uniformFlow.replaceModel(uniform)
     }
     for (label, strategy) in [("variable", flow), ("uniform", uniformFlow)] {
         let height = strategy.contentSize.height

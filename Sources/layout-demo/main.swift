@@ -10,11 +10,10 @@ func padded(_ text: String, _ width: Int) -> String {
 
 let registry = StrategyRegistry.builtIn
 let items = (0..<5).map { ItemSpec(id: "photo-\($0)") }
-let model: CollectionModel
-let strategy: any LayoutStrategy
+let layout: Layout
 do {
-    model = try CollectionModel(sections: [SectionSpec(id: "album", items: items)])
-    strategy = try registry.makeStrategy(
+    let model = try CollectionModel(sections: [SectionSpec(id: "album", items: items)])
+    let strategy = try registry.makeStrategy(
         named: "flow",
         parameters: [
             "itemSize": .size(Size(width: 100, height: 100)),
@@ -22,16 +21,15 @@ do {
             "headerReferenceSize": .size(Size(width: 0, height: 44)),
             "footerReferenceSize": .size(Size(width: 0, height: 30)),
         ])
+    layout = try Layout(strategy: strategy, model: model, viewport: Viewport(size: Size(width: 375, height: 667)))
 } catch {
     print("layout-demo: \(error.name): \(error.message)")
     exit(1)
 }
-let viewport = Viewport(size: Size(width: 375, height: 667))
-strategy.prepare(model: model, viewport: viewport)
 
 print("flow, viewport 375×667, itemSize 100×100, inset 20/16, header 44, footer 30")
-print("content size \(strategy.contentSize)")
-for attributes in strategy.elements(in: Rect(origin: .zero, size: strategy.contentSize))
+print("content size \(layout.contentSize)")
+for attributes in layout.elements(in: Rect(origin: .zero, size: layout.contentSize))
     .sorted(by: { ($0.frame.minY, $0.frame.minX) < ($1.frame.minY, $1.frame.minX) })
 {
     print("  \(padded(attributes.kind.rawValue, 7)) \(padded(attributes.id, 8)) \(attributes.frame)")

@@ -5,21 +5,22 @@ import Testing
 /// Flow behaviour beyond single fixtures: viewport changes, lookups, parameters in action.
 @Suite("flow behaviour")
 struct FlowBehaviourTests {
-    static func f1(width: Double = 375, parameters: [String: ParameterValue] = [:]) throws -> (FlowLayout, CollectionModel) {
+    static func f1(width: Double = 375, parameters: [String: ParameterValue] = [:]) throws -> (Layout, CollectionModel) {
         let model = try CollectionModel(sections: [SectionSpec(id: "s", items: (0..<7).map { ItemSpec(id: "\($0)") })])
         var all = parameters
         all["itemSize"] = .size(Size(width: 100, height: 100))
-        let flow = try #require(try StrategyRegistry.builtIn.makeStrategy(named: "flow", parameters: all) as? FlowLayout)
-        flow.prepare(model: model, viewport: Viewport(size: Size(width: width, height: 667)))
+        let flow = try Layout(
+            strategy: StrategyRegistry.builtIn.makeStrategy(named: "flow", parameters: all), model: model,
+            viewport: Viewport(size: Size(width: width, height: 667)))
         return (flow, model)
     }
 
     @Test("a resize across the scroll axis re-lays out; along it, nothing changes")
     func resize() throws {
         let (flow, _) = try Self.f1()
-        #expect(flow.updateViewport(Viewport(size: Size(width: 375, height: 500))) == .none)
+        #expect(try flow.setViewport(Viewport(size: Size(width: 375, height: 500))) == .none)
         #expect(flow.attributes(forItem: "1")?.frame.minX == 137.5)
-        #expect(flow.updateViewport(Viewport(size: Size(width: 320, height: 500))) == .layout)
+        #expect(try flow.setViewport(Viewport(size: Size(width: 320, height: 500))) == .layout)
         #expect(flow.attributes(forItem: "1")?.frame.minX == 110)
         #expect(flow.contentSize == Size(width: 320, height: 320))
     }
@@ -27,10 +28,10 @@ struct FlowBehaviourTests {
     @Test("a scroll invalidates nothing without pinned headers and only headers with them")
     func scrollInvalidation() throws {
         let (plain, _) = try Self.f1()
-        #expect(plain.updateViewport(Viewport(size: Size(width: 375, height: 667), offset: Point(x: 0, y: 40))) == .none)
+        #expect(try plain.setViewport(Viewport(size: Size(width: 375, height: 667), offset: Point(x: 0, y: 40))) == .none)
         let (pinned, _) = try Self.f1(parameters: ["sectionHeadersPinToVisibleBounds": .bool(true)])
-        #expect(pinned.updateViewport(Viewport(size: Size(width: 375, height: 667), offset: Point(x: 0, y: 40))) == .offsetDependent)
-        #expect(pinned.updateViewport(Viewport(size: Size(width: 375, height: 667), offset: Point(x: 0, y: 40))) == .none)
+        #expect(try pinned.setViewport(Viewport(size: Size(width: 375, height: 667), offset: Point(x: 0, y: 40))) == .offsetDependent)
+        #expect(try pinned.setViewport(Viewport(size: Size(width: 375, height: 667), offset: Point(x: 0, y: 40))) == .none)
     }
 
     @Test("unknown ids have no attributes; sections without headers have none")
@@ -40,6 +41,7 @@ struct FlowBehaviourTests {
         #expect(flow.attributes(forSupplementary: .header, inSection: "s") == nil)
         #expect(flow.attributes(forSupplementary: .header, inSection: "nope") == nil)
         #expect(flow.attributes(forSupplementary: .cell, inSection: "s") == nil)
+        #expect(flow.attributes(for: ElementKey(kind: .cell, id: "3"))?.item == 3)
     }
 
     @Test("non-finite query rects return nothing instead of trapping")
@@ -65,19 +67,18 @@ struct FlowBehaviourTests {
 
     @Test("selection of an expanding item changes its frame and pushes later lines")
     func expandingItem() throws {
-        var model = try CollectionModel(sections: [
+        let model = try CollectionModel(sections: [
             SectionSpec(id: "s", items: [
                 ItemSpec(id: "a", size: Size(width: 375, height: 60)),
                 ItemSpec(id: "b", size: Size(width: 375, height: 60), selectedSize: Size(width: 375, height: 200)),
                 ItemSpec(id: "c", size: Size(width: 375, height: 60)),
             ])
         ])
-        let flow = try StrategyRegistry.builtIn.makeStrategy(named: "flow")
-        let viewport = Viewport(size: Size(width: 375, height: 667))
-        flow.prepare(model: model, viewport: viewport)
+        let flow = try Layout(
+            strategy: StrategyRegistry.builtIn.makeStrategy(named: "flow"), model: model,
+            viewport: Viewport(size: Size(width: 375, height: 667)))
         #expect(flow.attributes(forItem: "c")?.frame.minY == 140)
-        try model.select(["b"], mode: .toggle)
-        flow.prepare(model: model, viewport: viewport)
+        try flow.select(["b"], mode: .toggle)
         #expect(flow.attributes(forItem: "b")?.frame.height == 200)
         #expect(flow.attributes(forItem: "c")?.frame.minY == 280)
     }
@@ -95,8 +96,9 @@ struct FlowBehaviourTests {
     func millionUniformItems() throws {
         let ids = (0..<1_000_000).map { "p\($0)" }
         let model = try CollectionModel(sections: [SectionSpec(id: "s", items: ids.map { ItemSpec(id: $0) })])
-        let flow = try StrategyRegistry.builtIn.makeStrategy(named: "flow", parameters: ["itemSize": .size(Size(width: 100, height: 100))])
-        flow.prepare(model: model, viewport: Viewport(size: Size(width: 375, height: 667)))
+        let flow = try Layout(
+            strategy: StrategyRegistry.builtIn.makeStrategy(named: "flow", parameters: ["itemSize": .size(Size(width: 100, height: 100))]),
+            model: model, viewport: Viewport(size: Size(width: 375, height: 667)))
         #expect(flow.contentSize.height == 333_333 * 110 + 100)
         let window = Rect(x: 0, y: 20_000_000, width: 375, height: 667)
         let visible = flow.elements(in: window)

@@ -31,25 +31,24 @@ enum FixtureRunner {
     static let tolerance = 1e-6
 
     static func run(_ fixture: Fixture, sourceLocation: SourceLocation = #_sourceLocation) throws {
-        var model = try CollectionModel(sections: fixture.sections)
-        try model.select(fixture.selected, mode: .set)
-        let strategy = try StrategyRegistry.builtIn.makeStrategy(named: fixture.strategy, parameters: fixture.parameters)
+        let layout = try Layout(
+            strategy: StrategyRegistry.builtIn.makeStrategy(named: fixture.strategy, parameters: fixture.parameters),
+            model: CollectionModel(sections: fixture.sections), viewport: fixture.viewport)
+        try layout.select(fixture.selected, mode: .set)
         if !fixture.measurements.isEmpty {
-            let changed = try model.applyMeasurements(fixture.measurements, defaultSize: strategy.defaultItemSize)
+            let changed = try layout.applyMeasurements(fixture.measurements)
             if let expected = fixture.expectedMeasured {
-                let actual = changed.map { model.itemID(at: $0) }
+                let actual = changed.map { layout.model.itemID(at: $0) }
                 #expect(actual == expected, "\(fixture): measurements that took effect", sourceLocation: sourceLocation)
             }
         }
-        try fixture.viewport.validate()
-        strategy.prepare(model: model, viewport: fixture.viewport)
 
-        let all = allElements(of: strategy, model: model)
+        let all = allElements(of: layout)
         let queried = Dictionary(
-            strategy.elements(in: everywhere(strategy.contentSize)).map { ($0.key, $0) }, uniquingKeysWith: { a, _ in a })
+            layout.elements(in: everywhere(layout.contentSize)).map { ($0.key, $0) }, uniquingKeysWith: { a, _ in a })
         var problems = [String]()
-        if !strategy.contentSize.isClose(to: fixture.expectedContentSize, tolerance: tolerance) {
-            problems.append("content size: expected \(fixture.expectedContentSize), actual \(strategy.contentSize)")
+        if !layout.contentSize.isClose(to: fixture.expectedContentSize, tolerance: tolerance) {
+            problems.append("content size: expected \(fixture.expectedContentSize), actual \(layout.contentSize)")
         }
         for (key, expected) in fixture.expectedFrames.sorted(by: { $0.key < $1.key }) {
             guard let actual = all[key] else {
@@ -75,14 +74,14 @@ enum FixtureRunner {
             problems.append("\(key): elements(in:) gave \(attributes.frame), attributes(for:) gave \(all[key]?.frame as Any)")
         }
         for query in fixture.queries {
-            let actual = Set(strategy.elements(in: query.rect).map(\.key))
+            let actual = Set(layout.elements(in: query.rect).map(\.key))
             if actual != query.keys {
                 problems.append("query \(query.rect): expected \(query.keys.sorted()), actual \(actual.sorted())")
             }
         }
         // The visible window must agree with brute force too, not only the whole content.
         let window = fixture.viewport.bounds
-        let windowed = Set(strategy.elements(in: window).map(\.key))
+        let windowed = Set(layout.elements(in: window).map(\.key))
         let brute = Set(bruteForce(all, in: window).keys)
         if windowed != brute {
             problems.append("window query \(window): expected \(brute.sorted()), actual \(windowed.sorted())")
@@ -97,7 +96,7 @@ enum FixtureRunner {
                            sections \(fixture.sections.map { "\($0.id): \($0.items.count) items" }) selected \(fixture.selected)
                     EXPECTED: content \(fixture.expectedContentSize)
                     \(fixture.expectedFrames.keys.sorted().map { "  \($0) \(fixture.expectedFrames[$0]!.frame)" }.joined(separator: "\n"))
-                    ACTUAL: content \(strategy.contentSize)
+                    ACTUAL: content \(layout.contentSize)
                     \(listing(all))
                     PROBLEMS:
                     \(problems.map { "  " + $0 }.joined(separator: "\n"))

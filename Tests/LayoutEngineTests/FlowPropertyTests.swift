@@ -13,8 +13,8 @@ struct FlowPropertyTests {
     func queriesMatchBruteForce(seed: UInt64) throws {
         var random = SeededGenerator(seed: seed ^ 0xFEED)
         let flow = try FlowCase(seed: seed)
-        let all = allElements(of: flow.strategy, model: flow.model)
-        let content = flow.strategy.contentSize
+        let all = allElements(of: flow.layout)
+        let content = flow.layout.contentSize
         var rects = [everywhere(content), flow.viewport.bounds]
         for _ in 0..<12 {
             let x = Double.random(in: -50...(content.width + 50), using: &random).rounded()
@@ -24,7 +24,7 @@ struct FlowPropertyTests {
             rects.append(Rect(x: x, y: y, width: width, height: height))
         }
         for rect in rects {
-            let queried = flow.strategy.elements(in: rect)
+            let queried = flow.layout.elements(in: rect)
             let keys = queried.map(\.key)
             #expect(Set(keys).count == keys.count, "seed \(seed): duplicates in \(rect)")
             let expected = bruteForce(all, in: rect)
@@ -38,8 +38,8 @@ struct FlowPropertyTests {
     @Test("cells of a section never overlap, and headers and footers never cover cells", arguments: seeds)
     func framesDoNotOverlap(seed: UInt64) throws {
         let flow = try FlowCase(seed: seed)
-        let all = allElements(of: flow.strategy, model: flow.model)
-        for (sectionIndex, section) in flow.model.sections.enumerated() {
+        let all = allElements(of: flow.layout)
+        for (sectionIndex, section) in flow.layout.model.sections.enumerated() {
             let cells = section.itemIDs.compactMap { all[ElementKey(kind: .cell, id: $0)] }
             #expect(cells.count == section.count, "seed \(seed): missing cells")
             for i in cells.indices {
@@ -62,8 +62,8 @@ struct FlowPropertyTests {
     @Test("every frame lies inside the content size", arguments: seeds)
     func framesInsideContent(seed: UInt64) throws {
         let flow = try FlowCase(seed: seed)
-        let content = Rect(origin: .zero, size: flow.strategy.contentSize)
-        for attributes in allElements(of: flow.strategy, model: flow.model).values {
+        let content = Rect(origin: .zero, size: flow.layout.contentSize)
+        for attributes in allElements(of: flow.layout).values {
             #expect(content.contains(attributes.frame, tolerance: 1e-9), "seed \(seed): \(attributes) outside \(content)")
         }
     }
@@ -72,9 +72,9 @@ struct FlowPropertyTests {
     func transposition(seed: UInt64) throws {
         let flow = try FlowCase(seed: seed)
         let other = try flow.transposed()
-        #expect(other.strategy.contentSize.isClose(to: flow.strategy.contentSize.transposed, tolerance: 1e-9))
-        let mine = allElements(of: flow.strategy, model: flow.model)
-        let theirs = allElements(of: other.strategy, model: other.model)
+        #expect(other.layout.contentSize.isClose(to: flow.layout.contentSize.transposed, tolerance: 1e-9))
+        let mine = allElements(of: flow.layout)
+        let theirs = allElements(of: other.layout)
         #expect(Set(mine.keys) == Set(theirs.keys), "seed \(seed)")
         for (key, attributes) in mine {
             guard let transposed = theirs[key] else { continue }
@@ -88,14 +88,14 @@ struct FlowPropertyTests {
     func scrolling(seed: UInt64) throws {
         var random = SeededGenerator(seed: seed ^ 0x5C011)
         let flow = try FlowCase(seed: seed)
-        let before = allElements(of: flow.strategy, model: flow.model)
+        let before = allElements(of: flow.layout)
         let axis = flow.axis
-        let extent = axis.main(of: flow.strategy.contentSize)
+        let extent = axis.main(of: flow.layout.contentSize)
         let main = Double.random(in: -100...(extent + 100), using: &random).rounded()
         var moved = flow.viewport
         moved.offset = axis == .vertical ? Point(x: 0, y: main) : Point(x: main, y: 0)
-        let invalidation = flow.strategy.updateViewport(moved)
-        let after = allElements(of: flow.strategy, model: flow.model)
+        let invalidation = try flow.layout.setViewport(moved)
+        let after = allElements(of: flow.layout)
         let pinned = flow.parameters["sectionHeadersPinToVisibleBounds"] == .bool(true)
         for (key, attributes) in after where !(pinned && key.kind == .header) {
             #expect(before[key] == attributes, "seed \(seed): \(key) moved on scroll")
@@ -106,7 +106,7 @@ struct FlowPropertyTests {
             #expect(invalidation == .offsetDependent, "seed \(seed)")
         }
         let expected = bruteForce(after, in: moved.bounds)
-        #expect(Set(flow.strategy.elements(in: moved.bounds).map(\.key)) == Set(expected.keys), "seed \(seed)")
+        #expect(Set(flow.layout.elements(in: moved.bounds).map(\.key)) == Set(expected.keys), "seed \(seed)")
     }
 }
 
@@ -119,8 +119,7 @@ struct FlowCase: CustomStringConvertible {
     var selected: [String]
     var measurements: [(id: String, size: Size)]
     var viewport: Viewport
-    var model: CollectionModel
-    var strategy: any LayoutStrategy
+    var layout: Layout
 
     var axis: Axis { parameters["scrollDirection"] == .string("horizontal") ? .horizontal : .vertical }
 
@@ -194,20 +193,19 @@ struct FlowCase: CustomStringConvertible {
         self.specs = specs
         self.selected = selected
         self.measurements = measurements
-        var model = try CollectionModel(sections: specs)
-        try model.select(selected, mode: .set)
-        let strategy = try StrategyRegistry.builtIn.makeStrategy(named: "flow", parameters: parameters)
-        try model.applyMeasurements(measurements, defaultSize: strategy.defaultItemSize)
-        strategy.prepare(model: model, viewport: viewport)
+        let layout = try Layout(
+            strategy: StrategyRegistry.builtIn.makeStrategy(named: "flow", parameters: parameters),
+            model: CollectionModel(sections: specs), viewport: viewport)
+        try layout.select(selected, mode: .set)
+        try layout.applyMeasurements(measurements)
         // Scroll somewhere in (or a little past) the content, so pinned headers are exercised.
         let axis: Axis = parameters["scrollDirection"] == .string("horizontal") ? .horizontal : .vertical
-        let main = (axis.main(of: strategy.contentSize) * offsetFraction).rounded()
+        let main = (axis.main(of: layout.contentSize) * offsetFraction).rounded()
         var scrolled = viewport
         scrolled.offset = axis == .vertical ? Point(x: 0, y: main) : Point(x: main, y: 0)
-        _ = strategy.updateViewport(scrolled)
+        try layout.setViewport(scrolled)
         self.viewport = scrolled
-        self.model = model
-        self.strategy = strategy
+        self.layout = layout
     }
 
     /// The same case in the other scroll direction.
@@ -238,7 +236,7 @@ struct FlowCase: CustomStringConvertible {
         let scrolled = Viewport(
             size: viewport.size.transposed, offset: viewport.offset.transposed,
             contentInsets: viewport.contentInsets.transposed)
-        _ = other.strategy.updateViewport(scrolled)
+        try other.layout.setViewport(scrolled)
         other.viewport = scrolled
         return other
     }

@@ -97,10 +97,10 @@ struct RegistryTests {
         try registry.register(SingleColumn.self)
         let strategy = try registry.makeStrategy(named: "single-column", parameters: ["rowHeight": .number(20)])
         let model = try CollectionModel(sections: [SectionSpec(id: "s", items: [ItemSpec(id: "a"), ItemSpec(id: "b")])])
-        strategy.prepare(model: model, viewport: Viewport(size: Size(width: 100, height: 100)))
-        #expect(strategy.attributes(forItem: "b")?.frame == Rect(x: 0, y: 20, width: 100, height: 20))
+        let layout = try Layout(strategy: strategy, model: model, viewport: Viewport(size: Size(width: 100, height: 100)))
+        #expect(layout.attributes(forItem: "b")?.frame == Rect(x: 0, y: 20, width: 100, height: 20))
         #expect(strategy.targetContentOffset(proposed: Point(x: 0, y: 7), velocity: .zero) == Point(x: 0, y: 7))
-        let appearing = strategy.initialAttributes(forAppearing: strategy.attributes(forItem: "a")!)
+        let appearing = strategy.initialAttributes(forAppearing: layout.attributes(forItem: "a")!)
         #expect(appearing.alpha == 0)
         #expect(appearing.frame == Rect(x: 0, y: 0, width: 100, height: 20))
     }
@@ -113,14 +113,18 @@ private final class SingleColumn: LayoutStrategy {
         parameters: [ParameterDescription("rowHeight", .number(minimum: 0, maximum: nil), default: .number(44), "row height")])
 
     let parameters: ResolvedParameters
+    private(set) var viewport = Viewport(size: Size(width: 1, height: 1))
     private var rows: [(id: String, frame: Rect)] = []
     private var width = 0.0
 
     init(parameters: ResolvedParameters) { self.parameters = parameters }
 
+    var scrollAxis: Axis { .vertical }
+
     var defaultItemSize: Size { Size(width: width, height: parameters.number("rowHeight")) }
 
     func prepare(model: CollectionModel, viewport: Viewport) {
+        self.viewport = viewport
         width = viewport.size.width
         let height = parameters.number("rowHeight")
         rows = model.sections.flatMap(\.itemIDs).enumerated().map { index, id in
@@ -128,19 +132,24 @@ private final class SingleColumn: LayoutStrategy {
         }
     }
 
-    func updateViewport(_ viewport: Viewport) -> ViewportInvalidation { .none }
+    func updateViewport(_ viewport: Viewport, model: CollectionModel) -> ViewportInvalidation {
+        self.viewport = viewport
+        return .none
+    }
 
     var contentSize: Size { Size(width: width, height: rows.last?.frame.maxY ?? 0) }
 
-    func elements(in rect: Rect) -> [LayoutAttributes] {
+    func elements(in rect: Rect, model: CollectionModel) -> [LayoutAttributes] {
         rows.enumerated().filter { $0.element.frame.intersects(rect) }.map { attributes(index: $0.offset) }
     }
 
-    func attributes(forItem id: String) -> LayoutAttributes? {
+    func attributes(forItem id: String, model: CollectionModel) -> LayoutAttributes? {
         rows.firstIndex { $0.id == id }.map(attributes(index:))
     }
 
-    func attributes(forSupplementary kind: ElementKind, inSection id: String) -> LayoutAttributes? { nil }
+    func attributes(forSupplementary kind: ElementKind, inSection id: String, model: CollectionModel) -> LayoutAttributes? {
+        nil
+    }
 
     private func attributes(index: Int) -> LayoutAttributes {
         LayoutAttributes(kind: .cell, id: rows[index].id, section: 0, item: index, frame: rows[index].frame)

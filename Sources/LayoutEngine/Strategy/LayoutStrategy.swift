@@ -3,8 +3,14 @@ import LayoutGeometry
 /// A layout algorithm: built from typed parameters, it prepares frames for a model and a
 /// viewport and answers queries about them.
 ///
-/// A strategy instance belongs to one view and is used from one thread at a time. It keeps
-/// whatever cache it needs between `prepare` and the queries; the cache is private to it.
+/// A strategy is a cache over a model it does not own: every call that needs the model is
+/// passed it, and the caller must pass the model the strategy was last prepared with (or told
+/// about through `selectionDidChange` / `sizesDidChange`). `Layout` keeps that pairing for you;
+/// use it rather than driving a strategy by hand. Not owning the model is what lets the owner
+/// mutate it in place, so a selection toggle or a measurement costs what the strategy's
+/// incremental update costs, never a copy of the model.
+///
+/// A strategy instance belongs to one layout and is used from one thread at a time.
 /// Implementations must stay pure: no I/O, no clocks, no randomness, so the same inputs give
 /// the same frames everywhere.
 public protocol LayoutStrategy: AnyObject, SendableMetatype {
@@ -17,30 +23,42 @@ public protocol LayoutStrategy: AnyObject, SendableMetatype {
     /// The parameters the strategy was built with.
     var parameters: ResolvedParameters { get }
 
+    /// The direction the content scrolls in.
+    var scrollAxis: Axis { get }
+
     /// The size items without their own size take: what a measurement of such an item is
     /// compared against.
     var defaultItemSize: Size { get }
 
+    /// The viewport of the last `prepare` or `updateViewport`.
+    var viewport: Viewport { get }
+
     /// Lays out `model` for `viewport` from scratch. The viewport has been validated.
     func prepare(model: CollectionModel, viewport: Viewport)
+
+    /// The selection of `ids` changed in `model`; everything else is as last prepared.
+    func selectionDidChange(_ ids: [String], model: CollectionModel)
+
+    /// The sizes of the items at `paths` changed in `model` (measurements).
+    func sizesDidChange(_ paths: [ItemIndexPath], model: CollectionModel)
 
     /// Takes a new viewport (scroll, resize), recomputing whatever it affects.
     ///
     /// - Returns: which frames may have changed, so a caller knows whether to re-query.
-    func updateViewport(_ viewport: Viewport) -> ViewportInvalidation
+    func updateViewport(_ viewport: Viewport, model: CollectionModel) -> ViewportInvalidation
 
     /// The size of all content, in points (content insets not included, as in UIKit).
     var contentSize: Size { get }
 
     /// Every element whose frame intersects `rect` (open intersection, see `Rect.intersects`),
     /// in no guaranteed order.
-    func elements(in rect: Rect) -> [LayoutAttributes]
+    func elements(in rect: Rect, model: CollectionModel) -> [LayoutAttributes]
 
-    /// The attributes of one cell, or `nil` if the id is not in the prepared model.
-    func attributes(forItem id: String) -> LayoutAttributes?
+    /// The attributes of one cell, or `nil` if the id is not in the model.
+    func attributes(forItem id: String, model: CollectionModel) -> LayoutAttributes?
 
     /// The attributes of a section's header or footer, or `nil` if it has none.
-    func attributes(forSupplementary kind: ElementKind, inSection id: String) -> LayoutAttributes?
+    func attributes(forSupplementary kind: ElementKind, inSection id: String, model: CollectionModel) -> LayoutAttributes?
 
     /// Where scrolling should come to rest when the user lifts a finger at `proposed` with
     /// `velocity` (points per second). Snapping strategies round; others return `proposed`.
@@ -51,6 +69,12 @@ public protocol LayoutStrategy: AnyObject, SendableMetatype {
 
     /// Where a deleted element animates out to, given where it was.
     func finalAttributes(forDisappearing attributes: LayoutAttributes) -> LayoutAttributes
+
+    /// Timing for the animated change from `previous` (the layout before a reconfiguration or
+    /// a strategy switch) to this one. `moves` holds one segment per affected element, from its
+    /// old to its new attributes; the strategy sets delays and durations, and may split an
+    /// element's move into consecutive segments.
+    func planTransition(from previous: any LayoutStrategy, moves: [TransitionSegment], model: CollectionModel) -> Transition
 }
 
 /// What a viewport change did to the prepared layout.
@@ -65,6 +89,14 @@ public enum ViewportInvalidation: Hashable, Sendable {
 }
 
 extension LayoutStrategy {
+    public func selectionDidChange(_ ids: [String], model: CollectionModel) {
+        prepare(model: model, viewport: viewport)
+    }
+
+    public func sizesDidChange(_ paths: [ItemIndexPath], model: CollectionModel) {
+        prepare(model: model, viewport: viewport)
+    }
+
     public func targetContentOffset(proposed: Point, velocity: Point) -> Point { proposed }
 
     /// Fade in at the final frame: UIKit's default for inserted items.
@@ -79,5 +111,10 @@ extension LayoutStrategy {
         var final = attributes
         final.alpha = 0
         return final
+    }
+
+    /// Everything moves together over `Transition.defaultDuration`.
+    public func planTransition(from previous: any LayoutStrategy, moves: [TransitionSegment], model: CollectionModel) -> Transition {
+        Transition.together(moves, duration: Transition.defaultDuration)
     }
 }

@@ -1,19 +1,19 @@
 import LayoutEngine
 import LayoutGeometry
 
-/// Every element of a prepared strategy, gathered one by one through `attributes(forItem:)` and
+/// Every element of a layout, gathered one by one through `attributes(forItem:)` and
 /// `attributes(forSupplementary:inSection:)`: an independent path from `elements(in:)`, so the
 /// two can be checked against each other.
-func allElements(of strategy: any LayoutStrategy, model: CollectionModel) -> [ElementKey: LayoutAttributes] {
+func allElements(of layout: Layout) -> [ElementKey: LayoutAttributes] {
     var result = [ElementKey: LayoutAttributes]()
-    for section in model.sections {
+    for section in layout.model.sections {
         for kind in [ElementKind.header, .footer] {
-            if let attributes = strategy.attributes(forSupplementary: kind, inSection: section.id) {
+            if let attributes = layout.attributes(forSupplementary: kind, inSection: section.id) {
                 result[attributes.key] = attributes
             }
         }
         for id in section.itemIDs {
-            if let attributes = strategy.attributes(forItem: id) { result[attributes.key] = attributes }
+            if let attributes = layout.attributes(forItem: id) { result[attributes.key] = attributes }
         }
     }
     return result

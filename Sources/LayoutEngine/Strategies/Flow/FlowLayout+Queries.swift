@@ -5,7 +5,7 @@ extension FlowLayout {
     ///
     /// - Complexity: O(log n + m), m being the elements on the lines that cross `rect`: a binary
     ///   search over section ends, then over line ends (arithmetic in uniform sections).
-    public func elements(in rect: Rect) -> [LayoutAttributes] {
+    public func elements(in rect: Rect, model: CollectionModel) -> [LayoutAttributes] {
         guard rect.isFinite else { return [] }
         let axis = configuration.axis
         let (low, high) = axis.mainRange(of: rect)
@@ -13,16 +13,16 @@ extension FlowLayout {
         var index = firstSection(endingAfter: low)
         while index < sections.count, sections[index].start < high {
             let section = sections[index]
-            if let header = supplementary(.header, sectionIndex: index), header.frame.intersects(rect) {
+            if let header = supplementary(.header, sectionIndex: index, model: model), header.frame.intersects(rect) {
                 result.append(header)
             }
             switch section.lines {
             case .uniform(let lines):
-                appendCells(of: lines, section: section, sectionIndex: index, in: rect, to: &result)
+                appendCells(of: lines, section: section, sectionIndex: index, model: model, in: rect, to: &result)
             case .variable(let lines):
-                appendCells(of: lines, sectionIndex: index, in: rect, to: &result)
+                appendCells(of: lines, sectionIndex: index, model: model, in: rect, to: &result)
             }
-            if let footer = supplementary(.footer, sectionIndex: index), footer.frame.intersects(rect) {
+            if let footer = supplementary(.footer, sectionIndex: index, model: model), footer.frame.intersects(rect) {
                 result.append(footer)
             }
             index += 1
@@ -31,16 +31,18 @@ extension FlowLayout {
     }
 
     /// - Complexity: O(1) for uniform sections, O(log lines + line length) otherwise.
-    public func attributes(forItem id: String) -> LayoutAttributes? {
+    public func attributes(forItem id: String, model: CollectionModel) -> LayoutAttributes? {
         guard let path = model.indexPath(ofItem: id), path.section < sections.count else { return nil }
         let section = sections[path.section]
         switch section.lines {
         case .uniform(let lines):
-            return cell(path.item, line: path.item / lines.perLine, of: lines, section: section, sectionIndex: path.section)
+            return cell(
+                path.item, line: path.item / lines.perLine, of: lines, section: section, sectionIndex: path.section,
+                model: model)
         case .variable(let lines):
             let line = lines.line(containing: path.item)
             var found: LayoutAttributes?
-            forEachCell(ofLine: line, in: lines, sectionIndex: path.section) { attributes in
+            forEachCell(ofLine: line, in: lines, sectionIndex: path.section, model: model) { attributes in
                 if attributes.item == path.item { found = attributes }
                 return attributes.item! < path.item
             }
@@ -48,9 +50,11 @@ extension FlowLayout {
         }
     }
 
-    public func attributes(forSupplementary kind: ElementKind, inSection id: String) -> LayoutAttributes? {
+    public func attributes(
+        forSupplementary kind: ElementKind, inSection id: String, model: CollectionModel
+    ) -> LayoutAttributes? {
         guard let index = model.sectionIndex(of: id), index < sections.count else { return nil }
-        return supplementary(kind, sectionIndex: index)
+        return supplementary(kind, sectionIndex: index, model: model)
     }
 
     // MARK: Sections
@@ -69,7 +73,7 @@ extension FlowLayout {
     /// A header or footer, full width across the viewport. A pinned header sticks to the top of
     /// the visible bounds (below the content inset) and is pushed away by the section's end:
     /// `min(max(offset + inset, natural), footerStart − extent)`.
-    private func supplementary(_ kind: ElementKind, sectionIndex: Int) -> LayoutAttributes? {
+    private func supplementary(_ kind: ElementKind, sectionIndex: Int, model: CollectionModel) -> LayoutAttributes? {
         let section = sections[sectionIndex]
         let axis = configuration.axis
         let crossExtent = axis.cross(of: viewport.size)
@@ -101,7 +105,7 @@ extension FlowLayout {
     // MARK: Uniform sections
 
     private func appendCells(
-        of lines: UniformLines, section: FlowSection, sectionIndex: Int, in rect: Rect,
+        of lines: UniformLines, section: FlowSection, sectionIndex: Int, model: CollectionModel, in rect: Rect,
         to result: inout [LayoutAttributes]
     ) {
         guard lines.lineCount > 0 else { return }
@@ -111,7 +115,8 @@ extension FlowLayout {
             let first = line * lines.perLine
             let end = min(first + lines.perLine, section.itemCount)
             for item in first..<end {
-                let attributes = cell(item, line: line, of: lines, section: section, sectionIndex: sectionIndex)
+                let attributes = cell(
+                    item, line: line, of: lines, section: section, sectionIndex: sectionIndex, model: model)
                 if attributes.frame.intersects(rect) { result.append(attributes) }
             }
         }
@@ -141,7 +146,7 @@ extension FlowLayout {
     }
 
     private func cell(
-        _ item: Int, line: Int, of lines: UniformLines, section: FlowSection, sectionIndex: Int
+        _ item: Int, line: Int, of lines: UniformLines, section: FlowSection, sectionIndex: Int, model: CollectionModel
     ) -> LayoutAttributes {
         let placement = lines.placement(ofLine: line)
         let column = Double(item - line * lines.perLine)
@@ -156,12 +161,13 @@ extension FlowLayout {
     // MARK: Variable sections
 
     private func appendCells(
-        of lines: VariableLines, sectionIndex: Int, in rect: Rect, to result: inout [LayoutAttributes]
+        of lines: VariableLines, sectionIndex: Int, model: CollectionModel, in rect: Rect,
+        to result: inout [LayoutAttributes]
     ) {
         let (low, high) = configuration.axis.mainRange(of: rect)
         var line = lines.firstLine(endingAfter: low)
         while line < lines.count, lines.mainStart[line] < high {
-            forEachCell(ofLine: line, in: lines, sectionIndex: sectionIndex) { attributes in
+            forEachCell(ofLine: line, in: lines, sectionIndex: sectionIndex, model: model) { attributes in
                 if attributes.frame.intersects(rect) { result.append(attributes) }
                 return true
             }
@@ -171,7 +177,8 @@ extension FlowLayout {
 
     /// Calls `body` with each cell of `line` in order until it returns false.
     private func forEachCell(
-        ofLine line: Int, in lines: VariableLines, sectionIndex: Int, _ body: (LayoutAttributes) -> Bool
+        ofLine line: Int, in lines: VariableLines, sectionIndex: Int, model: CollectionModel,
+        _ body: (LayoutAttributes) -> Bool
     ) {
         let axis = configuration.axis
         let section = model.sections[sectionIndex]

@@ -11,8 +11,7 @@ public final class FlowLayout: LayoutStrategy {
     public let parameters: ResolvedParameters
     let configuration: FlowConfiguration
 
-    private(set) var model = CollectionModel()
-    private(set) var viewport = Viewport(size: Size(width: 1, height: 1))
+    public private(set) var viewport = Viewport(size: Size(width: 1, height: 1))
     private(set) var sections: [FlowSection] = []
     private var contentCross = 0.0
 
@@ -25,11 +24,12 @@ public final class FlowLayout: LayoutStrategy {
 
     // MARK: LayoutStrategy
 
+    public var scrollAxis: Axis { configuration.axis }
+
     public var defaultItemSize: Size { configuration.defaultItemSize }
 
     /// - Complexity: O(sections + items in sections with varying sizes).
     public func prepare(model: CollectionModel, viewport: Viewport) {
-        self.model = model
         self.viewport = viewport
         let viewportCross = configuration.axis.cross(of: viewport.size)
         var cursor = 0.0
@@ -47,7 +47,18 @@ public final class FlowLayout: LayoutStrategy {
         contentCross = widest
     }
 
-    public func updateViewport(_ newViewport: Viewport) -> ViewportInvalidation {
+    /// Only expanding items change size with the selection; anything else is a no-op.
+    ///
+    /// - Complexity: O(k) for k ids when none of them expands; a full prepare otherwise.
+    public func selectionDidChange(_ ids: [String], model: CollectionModel) {
+        let expands = ids.contains { id in
+            guard let path = model.indexPath(ofItem: id) else { return false }
+            return model.sections[path.section].selectedSizes[id] != nil
+        }
+        if expands { prepare(model: model, viewport: viewport) }
+    }
+
+    public func updateViewport(_ newViewport: Viewport, model: CollectionModel) -> ViewportInvalidation {
         let axis = configuration.axis
         let old = viewport
         if axis.cross(of: old.size) != axis.cross(of: newViewport.size) {

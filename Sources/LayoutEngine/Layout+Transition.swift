@@ -1,0 +1,95 @@
+import LayoutGeometry
+
+/// The result of switching a layout to another strategy or configuration.
+public struct LayoutSwitch: Hashable, Sendable {
+    /// The content offset after the switch: the first visible item stays where it was on screen,
+    /// clamped to the valid range.
+    public var contentOffset: Point
+    /// The item that was kept in place, if any cell was visible.
+    public var anchor: String?
+    /// From/to attributes of every element in the old or new window whose attributes changed.
+    public var transition: Transition
+}
+
+extension Layout {
+    /// Switches to `newStrategy` (a reconfigured instance or another strategy), keeping the
+    /// first visible item anchored and planning the animation.
+    ///
+    /// - Parameter windowMargin: how far beyond the viewport, on every side, elements count as
+    ///   on screen (the client's prefetch margin).
+    /// - Complexity: a full prepare of `newStrategy`, plus O(log n + k) queries for the windows.
+    @discardableResult
+    public func switchStrategy(to newStrategy: any LayoutStrategy, windowMargin: Double = 0) -> LayoutSwitch {
+        let old = strategy
+        let oldViewport = viewport
+        let anchor = firstVisibleItem
+
+        newStrategy.prepare(model: model, viewport: oldViewport)
+        var newViewport = oldViewport
+        if let anchor, let moved = newStrategy.attributes(forItem: anchor.id, model: model) {
+            newViewport.offset = Self.anchoredOffset(
+                keeping: anchor.frame, oldAxis: old.scrollAxis, oldViewport: oldViewport,
+                at: moved.frame, in: newStrategy)
+        } else {
+            newViewport.offset = Self.clamped(oldViewport.offset, in: newStrategy)
+        }
+        if newViewport.offset != oldViewport.offset {
+            _ = newStrategy.updateViewport(newViewport, model: model)
+        }
+
+        let oldWindow = oldViewport.bounds.insetBy(dx: -windowMargin, dy: -windowMargin)
+        let newWindow = newViewport.bounds.insetBy(dx: -windowMargin, dy: -windowMargin)
+        var keys = Set(old.elements(in: oldWindow, model: model).map(\.key))
+        keys.formUnion(newStrategy.elements(in: newWindow, model: model).map(\.key))
+        var moves = [TransitionSegment]()
+        for key in keys.sorted() {
+            let before = Self.attributes(for: key, in: old, model: model)
+            let after = Self.attributes(for: key, in: newStrategy, model: model)
+            switch (before, after) {
+            case (let from?, let to?) where from != to:
+                moves.append(TransitionSegment(key: key, from: from, to: to))
+            case (let from?, nil):
+                moves.append(TransitionSegment(key: key, from: from, to: old.finalAttributes(forDisappearing: from)))
+            case (nil, let to?):
+                moves.append(TransitionSegment(key: key, from: newStrategy.initialAttributes(forAppearing: to), to: to))
+            default:
+                break
+            }
+        }
+        let transition = newStrategy.planTransition(from: old, moves: moves, model: model)
+        adopt(newStrategy)
+        return LayoutSwitch(contentOffset: newViewport.offset, anchor: anchor?.id, transition: transition)
+    }
+
+    /// The offset that puts `newFrame` where `oldFrame` was relative to the viewport's leading
+    /// edge along the scroll axis, clamped to the new content's valid range:
+    /// `new = newFrame.min − (oldFrame.min − oldOffset)`.
+    static func anchoredOffset(
+        keeping oldFrame: Rect, oldAxis: Axis, oldViewport: Viewport, at newFrame: Rect, in strategy: any LayoutStrategy
+    ) -> Point {
+        let newAxis = strategy.scrollAxis
+        let distance = oldAxis.mainRange(of: oldFrame).min - oldAxis.main(of: oldViewport.offset)
+        let main = newAxis.mainRange(of: newFrame).min - distance
+        let cross = oldAxis == newAxis ? newAxis.cross(of: oldViewport.offset) : 0
+        let offset = newAxis == .vertical ? Point(x: cross, y: main) : Point(x: main, y: cross)
+        return clamped(offset, in: strategy)
+    }
+
+    /// `offset` with its scroll-axis component inside `[−inset, max(−inset, content + inset − viewport)]`,
+    /// the range a scroll view can rest in.
+    static func clamped(_ offset: Point, in strategy: any LayoutStrategy) -> Point {
+        let axis = strategy.scrollAxis
+        let insets = axis.logical(strategy.viewport.contentInsets)
+        let lowest = -insets.mainLeading
+        let highest = max(
+            lowest, axis.main(of: strategy.contentSize) + insets.mainTrailing - axis.main(of: strategy.viewport.size))
+        let main = min(max(axis.main(of: offset), lowest), highest)
+        return axis == .vertical ? Point(x: offset.x, y: main) : Point(x: main, y: offset.y)
+    }
+
+    private static func attributes(for key: ElementKey, in strategy: any LayoutStrategy, model: CollectionModel) -> LayoutAttributes? {
+        key.kind == .cell
+            ? strategy.attributes(forItem: key.id, model: model)
+            : strategy.attributes(forSupplementary: key.kind, inSection: key.id, model: model)
+    }
+}

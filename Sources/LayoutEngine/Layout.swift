@@ -1,0 +1,98 @@
+import LayoutGeometry
+
+/// A strategy together with the model and viewport it lays out: the one place that keeps a
+/// strategy's cache and its model in step.
+///
+/// `Layout` owns the model, so mutations happen in place and each strategy only does its
+/// incremental update (a collapsible selection toggle is O(log n), not a copy of the model).
+/// Every mutation validates its whole input first: a thrown `LayoutError` changes nothing.
+public final class Layout {
+    public private(set) var model: CollectionModel
+    public private(set) var strategy: any LayoutStrategy
+
+    // MARK: Lifecycle
+
+    /// Prepares `strategy` for `model` in `viewport`.
+    ///
+    /// - Throws: `invalidViewport`.
+    public init(strategy: any LayoutStrategy, model: CollectionModel, viewport: Viewport) throws(LayoutError) {
+        try viewport.validate()
+        self.model = model
+        self.strategy = strategy
+        strategy.prepare(model: model, viewport: viewport)
+    }
+
+    // MARK: Queries
+
+    public var viewport: Viewport { strategy.viewport }
+
+    public var contentSize: Size { strategy.contentSize }
+
+    /// - Complexity: the strategy's; O(log n + k) for the built-in ones.
+    public func elements(in rect: Rect) -> [LayoutAttributes] {
+        strategy.elements(in: rect, model: model)
+    }
+
+    public func attributes(forItem id: String) -> LayoutAttributes? {
+        strategy.attributes(forItem: id, model: model)
+    }
+
+    public func attributes(forSupplementary kind: ElementKind, inSection id: String) -> LayoutAttributes? {
+        strategy.attributes(forSupplementary: kind, inSection: id, model: model)
+    }
+
+    public func attributes(for key: ElementKey) -> LayoutAttributes? {
+        key.kind == .cell ? attributes(forItem: key.id) : attributes(forSupplementary: key.kind, inSection: key.id)
+    }
+
+    public func targetContentOffset(proposed: Point, velocity: Point) -> Point {
+        strategy.targetContentOffset(proposed: proposed, velocity: velocity)
+    }
+
+    /// The first visible cell: the lowest index path among cells intersecting the viewport.
+    /// It is what a layout switch keeps in place.
+    public var firstVisibleItem: LayoutAttributes? {
+        elements(in: viewport.bounds).filter { $0.kind == .cell }.min { $0.indexPath! < $1.indexPath! }
+    }
+
+    // MARK: Mutations
+
+    /// Changes the selection; see `CollectionModel.select(_:mode:)`.
+    @discardableResult
+    public func select(_ ids: [String], mode: SelectionMode) throws(LayoutError) -> [String] {
+        let changed = try model.select(ids, mode: mode)
+        if !changed.isEmpty { strategy.selectionDidChange(changed, model: model) }
+        return changed
+    }
+
+    /// Applies self-sizing measurements; see `CollectionModel.applyMeasurements`.
+    @discardableResult
+    public func applyMeasurements(
+        _ measurements: [(id: String, size: Size)], tolerance: Double = 0.5
+    ) throws(LayoutError) -> [ItemIndexPath] {
+        let changed = try model.applyMeasurements(
+            measurements, defaultSize: strategy.defaultItemSize, tolerance: tolerance)
+        if !changed.isEmpty { strategy.sizesDidChange(changed, model: model) }
+        return changed
+    }
+
+    /// Scrolls or resizes.
+    ///
+    /// - Throws: `invalidViewport`.
+    @discardableResult
+    public func setViewport(_ viewport: Viewport) throws(LayoutError) -> ViewportInvalidation {
+        try viewport.validate()
+        return strategy.updateViewport(viewport, model: model)
+    }
+
+    /// Takes a strategy that is already prepared for this model.
+    func adopt(_ prepared: any LayoutStrategy) {
+        strategy = prepared
+    }
+
+    /// Replaces the whole model and lays it out from scratch.
+    public func replaceModel(_ newModel: CollectionModel) {
+        model = newModel
+        strategy.prepare(model: model, viewport: viewport)
+    }
+}
