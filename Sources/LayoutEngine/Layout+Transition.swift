@@ -49,9 +49,9 @@ extension Layout {
             case (let from?, let to?) where from != to:
                 moves.append(TransitionSegment(key: key, from: from, to: to))
             case (let from?, nil):
-                moves.append(TransitionSegment(key: key, from: from, to: old.finalAttributes(forDisappearing: from)))
+                moves.append(TransitionSegment(key: key, from: from, to: old.finalAttributes(forDisappearing: from, model: model)))
             case (nil, let to?):
-                moves.append(TransitionSegment(key: key, from: newStrategy.initialAttributes(forAppearing: to), to: to))
+                moves.append(TransitionSegment(key: key, from: newStrategy.initialAttributes(forAppearing: to, model: model), to: to))
             default:
                 break
             }
@@ -59,6 +59,20 @@ extension Layout {
         let transition = newStrategy.planTransition(from: old, moves: moves, model: model)
         adopt(newStrategy)
         return LayoutSwitch(contentOffset: newViewport.offset, anchor: anchor?.id, transition: transition)
+    }
+
+    /// Changes some of the strategy's parameters (the others keep their values) and switches to
+    /// the reconfigured strategy, animated and anchored like `switchStrategy(to:windowMargin:)`.
+    ///
+    /// - Throws: `unknownParameter` or `invalidParameter`; the layout is then unchanged.
+    @discardableResult
+    public func reconfigure(
+        _ changes: [String: ParameterValue], windowMargin: Double = 0
+    ) throws(LayoutError) -> LayoutSwitch {
+        let type = type(of: strategy)
+        let parameters = try type.descriptor.resolve(changes, over: strategy.parameters)
+        try type.validate(parameters)
+        return switchStrategy(to: type.init(parameters: parameters), windowMargin: windowMargin)
     }
 
     /// The offset that puts `newFrame` where `oldFrame` was relative to the viewport's leading

@@ -100,7 +100,7 @@ struct RegistryTests {
         let layout = try Layout(strategy: strategy, model: model, viewport: Viewport(size: Size(width: 100, height: 100)))
         #expect(layout.attributes(forItem: "b")?.frame == Rect(x: 0, y: 20, width: 100, height: 20))
         #expect(strategy.targetContentOffset(proposed: Point(x: 0, y: 7), velocity: .zero) == Point(x: 0, y: 7))
-        let appearing = strategy.initialAttributes(forAppearing: layout.attributes(forItem: "a")!)
+        let appearing = strategy.initialAttributes(forAppearing: layout.attributes(forItem: "a")!, model: layout.model)
         #expect(appearing.alpha == 0)
         #expect(appearing.frame == Rect(x: 0, y: 0, width: 100, height: 20))
     }

@@ -17,8 +17,13 @@ public protocol LayoutStrategy: AnyObject, SendableMetatype {
     /// Name, summary and parameters; the registry publishes it.
     static var descriptor: StrategyDescriptor { get }
 
-    /// Builds the strategy from validated parameters (see `StrategyDescriptor.resolve`).
+    /// Builds the strategy from validated parameters (see `StrategyDescriptor.resolve` and
+    /// `validate(_:)`).
     init(parameters: ResolvedParameters)
+
+    /// Checks what one parameter's description cannot say alone (for example that one height
+    /// exceeds another). Called by the registry and by `Layout.reconfigure` before `init`.
+    static func validate(_ parameters: ResolvedParameters) throws(LayoutError)
 
     /// The parameters the strategy was built with.
     var parameters: ResolvedParameters { get }
@@ -64,11 +69,11 @@ public protocol LayoutStrategy: AnyObject, SendableMetatype {
     /// `velocity` (points per second). Snapping strategies round; others return `proposed`.
     func targetContentOffset(proposed: Point, velocity: Point) -> Point
 
-    /// Where an inserted element animates in from, given where it ends up.
-    func initialAttributes(forAppearing attributes: LayoutAttributes) -> LayoutAttributes
+    /// Where an inserted element animates in from, given where it ends up in `model`.
+    func initialAttributes(forAppearing attributes: LayoutAttributes, model: CollectionModel) -> LayoutAttributes
 
     /// Where a deleted element animates out to, given where it was.
-    func finalAttributes(forDisappearing attributes: LayoutAttributes) -> LayoutAttributes
+    func finalAttributes(forDisappearing attributes: LayoutAttributes, model: CollectionModel) -> LayoutAttributes
 
     /// Timing for the animated change from `previous` (the layout before a reconfiguration or
     /// a strategy switch) to this one. `moves` holds one segment per affected element, from its
@@ -89,6 +94,8 @@ public enum ViewportInvalidation: Hashable, Sendable {
 }
 
 extension LayoutStrategy {
+    public static func validate(_ parameters: ResolvedParameters) throws(LayoutError) {}
+
     public func selectionDidChange(_ ids: [String], model: CollectionModel) {
         prepare(model: model, viewport: viewport)
     }
@@ -100,14 +107,14 @@ extension LayoutStrategy {
     public func targetContentOffset(proposed: Point, velocity: Point) -> Point { proposed }
 
     /// Fade in at the final frame: UIKit's default for inserted items.
-    public func initialAttributes(forAppearing attributes: LayoutAttributes) -> LayoutAttributes {
+    public func initialAttributes(forAppearing attributes: LayoutAttributes, model: CollectionModel) -> LayoutAttributes {
         var initial = attributes
         initial.alpha = 0
         return initial
     }
 
     /// Fade out at the last frame: UIKit's default for deleted items.
-    public func finalAttributes(forDisappearing attributes: LayoutAttributes) -> LayoutAttributes {
+    public func finalAttributes(forDisappearing attributes: LayoutAttributes, model: CollectionModel) -> LayoutAttributes {
         var final = attributes
         final.alpha = 0
         return final

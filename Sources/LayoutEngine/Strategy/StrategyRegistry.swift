@@ -3,7 +3,8 @@
 /// Built-in strategies register at start (`StrategyRegistry.builtIn`); a strategy written later
 /// registers the same way, with `register(_:)`.
 public struct StrategyRegistry: Sendable {
-    public typealias Factory = @Sendable (ResolvedParameters) -> any LayoutStrategy
+    /// Builds a strategy from resolved parameters, or refuses them (`invalidParameter`).
+    public typealias Factory = @Sendable (ResolvedParameters) throws(LayoutError) -> any LayoutStrategy
 
     private struct Entry: Sendable {
         var descriptor: StrategyDescriptor
@@ -18,7 +19,14 @@ public struct StrategyRegistry: Sendable {
     public static var builtIn: StrategyRegistry {
         var registry = StrategyRegistry()
         // Built-in names are distinct by construction; a clash is a programming error.
-        do { try registry.register(FlowLayout.self) } catch { preconditionFailure("\(error)") }
+        do {
+            try registry.register(FlowLayout.self)
+            try registry.register(CollapsibleLayout.self)
+            try registry.register(UltravisualLayout.self)
+            try registry.register(DisplayLayout.self)
+        } catch {
+            preconditionFailure("\(error)")
+        }
         return registry
     }
 
@@ -26,7 +34,10 @@ public struct StrategyRegistry: Sendable {
 
     /// - Throws: `duplicateStrategy` when the name is taken.
     public mutating func register<S: LayoutStrategy>(_ type: S.Type) throws(LayoutError) {
-        try register(descriptor: S.descriptor) { S(parameters: $0) }
+        try register(descriptor: S.descriptor) { (parameters) throws(LayoutError) in
+            try S.validate(parameters)
+            return S(parameters: parameters)
+        }
     }
 
     /// Registers a strategy whose type is not known statically (plugins).
@@ -51,6 +62,6 @@ public struct StrategyRegistry: Sendable {
         named name: String, parameters: [String: ParameterValue] = [:]
     ) throws(LayoutError) -> any LayoutStrategy {
         guard let entry = entries[name] else { throw .unknownStrategy(name) }
-        return entry.make(try entry.descriptor.resolve(parameters))
+        return try entry.make(try entry.descriptor.resolve(parameters))
     }
 }

@@ -110,7 +110,8 @@ extension FlowLayout {
     ) {
         guard lines.lineCount > 0 else { return }
         let (low, high) = configuration.axis.mainRange(of: rect)
-        let lineRange = uniformLineRange(lines, itemsStart: section.itemsStart, low: low, high: high)
+        let lineRange = EvenlySpacedLines(count: lines.lineCount, extent: lines.itemMain, pitch: lines.pitch)
+            .lines(overlapping: low - section.itemsStart, high - section.itemsStart)
         for line in lineRange {
             let first = line * lines.perLine
             let end = min(first + lines.perLine, section.itemCount)
@@ -120,29 +121,6 @@ extension FlowLayout {
                 if attributes.frame.intersects(rect) { result.append(attributes) }
             }
         }
-    }
-
-    /// Lines whose main extent overlaps `(low, high)`, solved arithmetically then settled
-    /// against the exact comparisons so floating-point rounding cannot drop or add a line.
-    private func uniformLineRange(_ lines: UniformLines, itemsStart: Double, low: Double, high: Double) -> Range<Int> {
-        func lineStart(_ line: Int) -> Double { itemsStart + Double(line) * lines.pitch }
-        func lineEnd(_ line: Int) -> Double { lineStart(line) + lines.itemMain }
-        let count = lines.lineCount
-        guard lines.pitch > 0 else {
-            // Every line sits at `itemsStart` with no extent.
-            return itemsStart > low && itemsStart < high ? 0..<count : 0..<0
-        }
-        func clampedLine(_ value: Double) -> Int {
-            guard value.isFinite else { return value > 0 ? count : 0 }
-            return Int(min(max(value, 0), Double(count)))
-        }
-        var first = clampedLine(((low - itemsStart - lines.itemMain) / lines.pitch).rounded(.down))
-        while first < count && lineEnd(first) <= low { first += 1 }
-        while first > 0 && lineEnd(first - 1) > low { first -= 1 }
-        var end = clampedLine(((high - itemsStart) / lines.pitch).rounded(.up))
-        while end > first && lineStart(end - 1) >= high { end -= 1 }
-        while end < count && lineStart(end) < high { end += 1 }
-        return first..<max(first, end)
     }
 
     private func cell(

@@ -1,0 +1,85 @@
+import LayoutGeometry
+
+extension CollapsibleLayout {
+    /// - Complexity: O(log n + k): a Fenwick descent finds the first section, rows are
+    ///   arithmetic, and another descent finds the first item of the first row.
+    public func elements(in rect: Rect, model: CollectionModel) -> [LayoutAttributes] {
+        guard rect.isFinite else { return [] }
+        var result = [LayoutAttributes]()
+        let pitch = itemSize.height + rowSpacing
+        // The first section whose extent (with its trailing spacing) ends after rect.minY.
+        var section = min(items.sectionCount, firstSection(endingAfter: rect.minY))
+        while section < items.sectionCount {
+            let start = sectionStart(section)
+            guard start < rect.maxY else { break }
+            let rows = rowCount(ofSection: section)
+            if rows > 0 {
+                let rowRange = EvenlySpacedLines(count: rows, extent: itemSize.height, pitch: pitch)
+                    .lines(overlapping: rect.minY - start, rect.maxY - start)
+                let firstRow = rowRange.lowerBound
+                var row = firstRow
+                var global = firstItem(inSection: section, slotAtLeast: firstRow * columns)
+                let sectionEnd = items.end(ofSection: section)
+                while row < rowRange.upperBound, global < sectionEnd {
+                    let slotLimit = (row + 1) * columns
+                    var currentSlot = slot(ofGlobal: global, section: section)
+                    while global < sectionEnd && currentSlot < slotLimit {
+                        let frame = frame(ofSlot: currentSlot, sectionStart: start)
+                        if frame.intersects(rect) {
+                            result.append(cell(global: global, section: section, frame: frame, model: model))
+                        }
+                        currentSlot += advance(atGlobal: global)
+                        global += 1
+                    }
+                    row += 1
+                }
+            }
+            section += 1
+        }
+        return result
+    }
+
+    /// - Complexity: O(log n).
+    public func attributes(forItem id: String, model: CollectionModel) -> LayoutAttributes? {
+        guard let path = model.indexPath(ofItem: id), path.section < items.sectionCount else { return nil }
+        let global = items.global(path)
+        let frame = frame(ofSlot: slot(ofGlobal: global, section: path.section), sectionStart: sectionStart(path.section))
+        return cell(global: global, section: path.section, frame: frame, model: model)
+    }
+
+    /// Collapsible grids have no headers or footers.
+    public func attributes(
+        forSupplementary kind: ElementKind, inSection id: String, model: CollectionModel
+    ) -> LayoutAttributes? {
+        nil
+    }
+
+    /// An item inserted into a stack comes out from under it: it starts at the stack's frame,
+    /// fully opaque, instead of fading in.
+    public func initialAttributes(forAppearing attributes: LayoutAttributes, model: CollectionModel) -> LayoutAttributes {
+        var initial = attributes
+        guard let path = attributes.indexPath, isStacked(path) else {
+            initial.alpha = 0
+            return initial
+        }
+        return initial
+    }
+
+    // MARK: Helpers
+
+    func isStacked(_ path: ItemIndexPath) -> Bool {
+        guard isCollapsed, path.item > 0 else { return false }
+        return advance(atGlobal: items.global(path) - 1) == 0
+    }
+
+    func advance(atGlobal global: Int) -> Int {
+        isCollapsed ? Int(advances[global]) : 1
+    }
+
+    private func cell(global: Int, section: Int, frame: Rect, model: CollectionModel) -> LayoutAttributes {
+        let item = global - items.first(ofSection: section)
+        return LayoutAttributes(
+            kind: .cell, id: model.sections[section].itemIDs[item], section: section, item: item, frame: frame,
+            zIndex: item)
+    }
+}

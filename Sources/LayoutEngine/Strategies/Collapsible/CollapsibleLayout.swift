@@ -1,0 +1,224 @@
+import LayoutGeometry
+
+/// A uniform grid that can stack runs of selected items (layout-semantics.md, section 2, and
+/// the stacking-grid question in the seeds).
+///
+/// While `collapsed` is true, every run of consecutive selected items in one section shares the
+/// frame of the run's first item; later items move up to close the gap; within a stack, later
+/// items sit on top (zIndex = item index). Sections stack vertically, each starting a new row,
+/// with `sectionSpacing` between sections that have items.
+///
+/// Positions come from *slots*: item i of a section sits in slot `Σ advances(j) for j < i`,
+/// where an item advances the cursor unless it and the next item are both selected (and the
+/// layout is collapsed). Slots live in a Fenwick tree over the advance flags, and section
+/// offsets in a Fenwick tree over section extents, so a selection toggle is O(log n) and a
+/// rect query O(log n + k).
+public final class CollapsibleLayout: LayoutStrategy {
+    /// How toggling `collapsed` animates.
+    public enum TransitionStyle: String, Sendable, CaseIterable {
+        /// Everything moves together.
+        case basic
+        /// Each run's items first slide onto the run's first frame, staggered, then the rest
+        /// moves (collapsing only; expanding is always basic).
+        case preStack
+    }
+
+    public static let descriptor = StrategyDescriptor(
+        name: "collapsible",
+        summary: "uniform grid whose runs of consecutive selected items stack into one cell, animated",
+        parameters: [
+            ParameterDescription("itemSize", .size, default: .size(Size(width: 50, height: 50)), "size of every item"),
+            ParameterDescription(
+                "itemSpacing", .number(minimum: 0, maximum: nil), default: .number(8), "gap between items in a row"),
+            ParameterDescription("rowSpacing", .number(minimum: 0, maximum: nil), default: .number(8), "gap between rows"),
+            ParameterDescription(
+                "sectionSpacing", .number(minimum: 0, maximum: nil), default: .number(8),
+                "gap between sections that have items"),
+            ParameterDescription("collapsed", .bool, default: .bool(false), "stack runs of consecutive selected items"),
+            ParameterDescription(
+                "transition", .choice(TransitionStyle.allCases.map(\.rawValue)), default: .string("basic"),
+                "how collapsing animates: basic, or preStack (runs slide onto their first item first)"),
+            ParameterDescription(
+                "animationDuration", .number(minimum: 0, maximum: 10), default: .number(0.5),
+                "seconds for a basic transition"),
+        ])
+
+    public let parameters: ResolvedParameters
+    let itemSize: Size
+    let itemSpacing: Double
+    let rowSpacing: Double
+    let sectionSpacing: Double
+    public let isCollapsed: Bool
+    let transitionStyle: TransitionStyle
+    let animationDuration: Double
+
+    public private(set) var viewport = Viewport(size: Size(width: 1, height: 1))
+    private(set) var columns = 1
+    private(set) var items = GlobalItemIndex()
+    /// Per global item: 1 if the item advances the slot cursor. Empty when not collapsed
+    /// (every item advances, and slots are item indices).
+    private(set) var advances: [UInt8] = []
+    private var slots = FenwickTree<Int>([])
+    /// Per section: its extent plus the spacing after it (when it has items).
+    private var sectionExtents = FenwickTree<Double>([])
+    private var sectionsWithItems = 0
+
+    // MARK: Lifecycle
+
+    public init(parameters: ResolvedParameters) {
+        self.parameters = parameters
+        itemSize = parameters.size("itemSize")
+        itemSpacing = parameters.number("itemSpacing")
+        rowSpacing = parameters.number("rowSpacing")
+        sectionSpacing = parameters.number("sectionSpacing")
+        isCollapsed = parameters.bool("collapsed")
+        transitionStyle = parameters.choice("transition", as: TransitionStyle.self)
+        animationDuration = parameters.number("animationDuration")
+    }
+
+    // MARK: LayoutStrategy
+
+    public var scrollAxis: Axis { .vertical }
+
+    public var defaultItemSize: Size { itemSize }
+
+    /// - Complexity: O(n + selection) when collapsed, O(sections) otherwise.
+    public func prepare(model: CollectionModel, viewport: Viewport) {
+        self.viewport = viewport
+        columns = Self.columns(itemWidth: itemSize.width, spacing: itemSpacing, available: viewport.size.width)
+        items = GlobalItemIndex(model)
+        if isCollapsed {
+            var flags = [UInt8](repeating: 1, count: items.itemCount)
+            for id in model.selection {
+                guard let path = model.indexPath(ofItem: id) else { continue }
+                flags[items.global(path)] = advanceFlag(at: path, model: model)
+            }
+            advances = flags
+            slots = FenwickTree(flags.map(Int.init))
+        } else {
+            advances = []
+            slots = FenwickTree([])
+        }
+        sectionsWithItems = model.sections.count { $0.count > 0 }
+        sectionExtents = FenwickTree((0..<model.numberOfSections).map(extentWithSpacing(ofSection:)))
+    }
+
+    /// Flips the advance flags around each changed item and updates the section's extent.
+    ///
+    /// - Complexity: O(k log n) for k ids; O(1) when not collapsed (selection does not move
+    ///   anything then).
+    public func selectionDidChange(_ ids: [String], model: CollectionModel) {
+        guard isCollapsed else { return }
+        var touchedSections = Set<Int>()
+        for id in ids {
+            guard let path = model.indexPath(ofItem: id) else { continue }
+            for item in [path.item - 1, path.item] where item >= 0 {
+                let neighbour = ItemIndexPath(section: path.section, item: item)
+                let global = items.global(neighbour)
+                let flag = advanceFlag(at: neighbour, model: model)
+                if flag != advances[global] {
+                    slots.add(Int(flag) - Int(advances[global]), at: global)
+                    advances[global] = flag
+                }
+            }
+            touchedSections.insert(path.section)
+        }
+        for section in touchedSections {
+            let old = sectionExtents.value(at: section)
+            sectionExtents.add(extentWithSpacing(ofSection: section) - old, at: section)
+        }
+    }
+
+    /// Sizes are uniform: measurements do not move anything.
+    public func sizesDidChange(_ paths: [ItemIndexPath], model: CollectionModel) {}
+
+    public func updateViewport(_ newViewport: Viewport, model: CollectionModel) -> ViewportInvalidation {
+        let widthChanged = newViewport.size.width != viewport.size.width
+        viewport = newViewport
+        guard widthChanged else { return .none }
+        let newColumns = Self.columns(itemWidth: itemSize.width, spacing: itemSpacing, available: newViewport.size.width)
+        guard newColumns != columns else { return .none }
+        prepare(model: model, viewport: newViewport)
+        return .layout
+    }
+
+    public var contentSize: Size {
+        let height = max(0, sectionExtents.total - (sectionsWithItems > 0 ? sectionSpacing : 0))
+        return Size(width: max(viewport.size.width, itemSize.width), height: height)
+    }
+
+    // MARK: Geometry
+
+    /// Items per row: the seed wraps on `x > width` and lets items overflow; we wrap as soon as
+    /// `x + w > width`, so a row holds the largest m with `m·w + (m−1)·spacing <= width`.
+    static func columns(itemWidth w: Double, spacing s: Double, available: Double) -> Int {
+        guard w + s > 0 else { return Int.max / 4 }
+        let estimate = ((available + s) / (w + s)).rounded(.down)
+        var count = estimate.isFinite ? Int(max(1, min(estimate, 1e12))) : 1
+        while count > 1 && Double(count) * w + Double(count - 1) * s > available { count -= 1 }
+        while Double(count + 1) * w + Double(count) * s <= available { count += 1 }
+        return count
+    }
+
+    /// 0 when the item and the next one in its section are both selected (it stacks under
+    /// the next), else 1.
+    private func advanceFlag(at path: ItemIndexPath, model: CollectionModel) -> UInt8 {
+        let section = model.sections[path.section]
+        guard path.item + 1 < section.count else { return 1 }
+        return model.isSelected(section.itemIDs[path.item]) && model.isSelected(section.itemIDs[path.item + 1]) ? 0 : 1
+    }
+
+    /// Slots (grid positions) a section uses.
+    func slotCount(ofSection section: Int) -> Int {
+        let first = items.first(ofSection: section)
+        let end = items.end(ofSection: section)
+        guard isCollapsed else { return end - first }
+        return slots.prefixSum(end) - slots.prefixSum(first)
+    }
+
+    func rowCount(ofSection section: Int) -> Int {
+        let slotCount = slotCount(ofSection: section)
+        return slotCount == 0 ? 0 : (slotCount + columns - 1) / columns
+    }
+
+    private func extentWithSpacing(ofSection section: Int) -> Double {
+        let rows = rowCount(ofSection: section)
+        guard rows > 0 else { return 0 }
+        return Double(rows) * itemSize.height + Double(rows - 1) * rowSpacing + sectionSpacing
+    }
+
+    func sectionStart(_ section: Int) -> Double { sectionExtents.prefixSum(section) }
+
+    /// The first section whose extent, trailing spacing included, ends after `y`.
+    ///
+    /// - Complexity: O(log sections).
+    func firstSection(endingAfter y: Double) -> Int {
+        max(0, sectionExtents.firstCount(reaching: y, strictly: true) - 1)
+    }
+
+    /// The slot of the item with global index `global` in `section`.
+    ///
+    /// - Complexity: O(log n) when collapsed, O(1) otherwise.
+    func slot(ofGlobal global: Int, section: Int) -> Int {
+        let first = items.first(ofSection: section)
+        guard isCollapsed else { return global - first }
+        return slots.prefixSum(global) - slots.prefixSum(first)
+    }
+
+    /// The first item of `section` (global index) whose slot is at least `slot`.
+    func firstItem(inSection section: Int, slotAtLeast slot: Int) -> Int {
+        let first = items.first(ofSection: section)
+        guard isCollapsed else { return min(first + slot, items.end(ofSection: section)) }
+        let target = slots.prefixSum(first) + slot
+        return min(slots.firstCount(reaching: target), items.end(ofSection: section))
+    }
+
+    func frame(ofSlot slot: Int, sectionStart: Double) -> Rect {
+        let row = slot / columns
+        let column = slot % columns
+        return Rect(
+            x: Double(column) * (itemSize.width + itemSpacing),
+            y: sectionStart + Double(row) * (itemSize.height + rowSpacing),
+            width: itemSize.width, height: itemSize.height)
+    }
+}

@@ -1,0 +1,45 @@
+/// Numbers the items of all sections in one sequence (global index = items before the section
+/// + item index), for strategies that lay items out as one run across sections.
+struct GlobalItemIndex: Sendable {
+    /// Global index of each section's first item, plus one entry holding the total.
+    private(set) var sectionFirst: [Int] = [0]
+
+    init() {}
+
+    /// - Complexity: O(sections).
+    init(_ model: CollectionModel) {
+        var firsts = [Int]()
+        firsts.reserveCapacity(model.numberOfSections + 1)
+        var total = 0
+        for section in model.sections {
+            firsts.append(total)
+            total += section.count
+        }
+        firsts.append(total)
+        sectionFirst = firsts
+    }
+
+    var itemCount: Int { sectionFirst[sectionFirst.count - 1] }
+
+    var sectionCount: Int { sectionFirst.count - 1 }
+
+    func global(_ path: ItemIndexPath) -> Int { sectionFirst[path.section] + path.item }
+
+    /// The global index one past the section's last item.
+    func end(ofSection section: Int) -> Int { sectionFirst[section + 1] }
+
+    func first(ofSection section: Int) -> Int { sectionFirst[section] }
+
+    /// The index path of a global index (empty sections are skipped over).
+    ///
+    /// - Complexity: O(log sections).
+    func path(ofGlobal global: Int) -> ItemIndexPath {
+        var low = 0
+        var high = sectionFirst.count - 1
+        while high - low > 1 {
+            let mid = (low + high) / 2
+            if sectionFirst[mid] <= global { low = mid } else { high = mid }
+        }
+        return ItemIndexPath(section: low, item: global - sectionFirst[low])
+    }
+}
