@@ -2,9 +2,10 @@ import Foundation
 import LayoutEngine
 import LayoutGeometry
 
-/// A layout fixture: input (model, parameters, viewport, selection, measurements) and the
-/// expected frames and content size. Files live in `Tests/Fixtures/<strategy>/*.json`; see
-/// `Tests/Fixtures/README.md` for the format.
+/// A layout fixture: input (model, parameters, viewport, selection, measurements), what the
+/// layout must look like, and optional steps (select, configure, scroll, snap), each with what
+/// must hold after it. Files live in `Tests/Fixtures/<strategy>/*.json`; the format is in
+/// `Tests/Fixtures/README.md`.
 struct Fixture: CustomStringConvertible, Sendable {
     var file: String
     var name: String
@@ -14,34 +15,66 @@ struct Fixture: CustomStringConvertible, Sendable {
     var sections: [SectionSpec]
     var selected: [String]
     var measurements: [(id: String, size: Size)]
-    var expectedMeasured: [String]?
-    var expectedContentSize: Size
-    /// Expected frames by element key; `complete` says whether these are all the elements.
-    var expectedFrames: [ElementKey: ExpectedElement]
-    var complete: Bool
-    var queries: [(rect: Rect, keys: Set<ElementKey>)]
+    var expected: Expectation
+    var steps: [Step]
     var transposable: Bool
+
+    var description: String { "\(file) (\(name))" }
+}
+
+/// What must hold after the input is laid out, or after a step.
+struct Expectation: Sendable {
+    var contentSize: Size?
+    var frames: [ElementKey: ExpectedElement] = [:]
+    /// Whether `frames` lists every element of the layout.
+    var complete = true
+    var queries: [(rect: Rect, keys: Set<ElementKey>)] = []
+    var measured: [String]?
+    var contentOffset: Point?
+    var anchor: String??
+    var transition: ExpectedTransition?
+    var target: Point?
 
     struct ExpectedElement: Sendable, Equatable {
         var frame: Rect
         var zIndex: Int?
+        var alpha: Double?
+        var effects: [String: Double]?
     }
 
-    var description: String { "\(file) (\(name))" }
+    struct ExpectedTransition: Sendable {
+        var duration: Double
+        var segments: [(key: ElementKey, from: Rect, to: Rect, delay: Double, duration: Double)]
+        /// Whether `segments` lists every segment.
+        var complete: Bool
+    }
+}
 
-    // MARK: Transposition
+/// Something done to the layout after the input is prepared.
+struct Step: Sendable {
+    enum Action: Sendable {
+        case select([String], SelectionMode)
+        case configure([String: ParameterValue], windowMargin: Double)
+        case scroll(Point)
+        case targetContentOffset(proposed: Point, velocity: Point)
+        case resize(Size)
+    }
 
+    var action: Action
+    var expected: Expectation
+}
+
+extension Fixture {
     /// The same fixture with the other scroll direction: every size, inset, offset and frame
     /// swaps its axes. A correct flow layout gives exactly the transposed frames.
     var transposed: Fixture {
+        precondition(steps.isEmpty, "transposed fixtures have no steps")
         var copy = self
         copy.name = name + " [transposed]"
         copy.parameters = parameters.mapValues { value in
             switch value {
             case .size(let size): .size(size.transposed)
             case .insets(let insets): .insets(insets.transposed)
-            case .string("vertical"): .string("horizontal")
-            case .string("horizontal"): .string("vertical")
             default: value
             }
         }
@@ -61,9 +94,13 @@ struct Fixture: CustomStringConvertible, Sendable {
                 headerSize: section.headerSize?.transposed, footerSize: section.footerSize?.transposed)
         }
         copy.measurements = measurements.map { ($0.id, $0.size.transposed) }
-        copy.expectedContentSize = expectedContentSize.transposed
-        copy.expectedFrames = expectedFrames.mapValues { ExpectedElement(frame: $0.frame.transposed, zIndex: $0.zIndex) }
-        copy.queries = queries.map { ($0.rect.transposed, $0.keys) }
+        copy.expected.contentSize = expected.contentSize?.transposed
+        copy.expected.frames = expected.frames.mapValues { element in
+            var transposed = element
+            transposed.frame = element.frame.transposed
+            return transposed
+        }
+        copy.expected.queries = expected.queries.map { ($0.rect.transposed, $0.keys) }
         return copy
     }
 }
@@ -94,25 +131,19 @@ extension Fixture {
     }
 
     init(file: String, json: [String: Any]) throws {
-        func fail(_ message: String) -> FixtureError { FixtureError(description: "\(file): \(message)") }
+        let reader = FixtureReader(file: file)
         self.file = file
         name = json["name"] as? String ?? file
         strategy = json["strategy"] as? String ?? String(file.split(separator: "/").first ?? "flow")
-        transposable = json["transpose"] as? Bool ?? true
-
-        var parameters = [String: ParameterValue]()
-        for (key, value) in json["params"] as? [String: Any] ?? [:] {
-            let kind = StrategyRegistry.builtIn.descriptor(named: strategy)?.parameter(named: key)?.kind
-            parameters[key] = try Self.parameterValue(value, name: key, kind: kind, fail: fail)
-        }
-        self.parameters = parameters
+        transposable = json["transpose"] as? Bool ?? (strategy == "flow")
+        parameters = try reader.parameters(json["params"], strategy: strategy)
 
         let viewportJSON = json["viewport"] as? [String: Any] ?? [:]
         viewport = Viewport(
             size: Size(
-                width: Self.number(viewportJSON["width"]) ?? 375, height: Self.number(viewportJSON["height"]) ?? 667),
-            offset: try viewportJSON["offset"].map { try Self.point($0, fail: fail) } ?? .zero,
-            contentInsets: try viewportJSON["contentInsets"].map { try Self.insets($0, fail: fail) } ?? .zero)
+                width: reader.number(viewportJSON["width"]) ?? 375, height: reader.number(viewportJSON["height"]) ?? 667),
+            offset: try viewportJSON["offset"].map(reader.point) ?? .zero,
+            contentInsets: try viewportJSON["contentInsets"].map(reader.insets) ?? .zero)
 
         var sections = [SectionSpec]()
         for (index, raw) in (json["sections"] as? [[String: Any]] ?? []).enumerated() {
@@ -122,60 +153,68 @@ extension Fixture {
                 items = (0..<count).map { ItemSpec(id: "\(id)-\($0)") }
             } else if let list = raw["items"] as? [Any] {
                 for (itemIndex, entry) in list.enumerated() {
-                    if let size = entry as? [Any] {
-                        items.append(ItemSpec(id: "\(id)-\(itemIndex)", size: try Self.size(size, fail: fail)))
+                    if entry is [Any] {
+                        items.append(ItemSpec(id: "\(id)-\(itemIndex)", size: try reader.size(entry)))
                         continue
                     }
-                    guard let item = entry as? [String: Any] else { throw fail("item \(itemIndex) of \(id)") }
+                    guard let item = entry as? [String: Any] else { throw reader.fail("item \(itemIndex) of \(id)") }
                     items.append(
                         ItemSpec(
                             id: item["id"] as? String ?? "\(id)-\(itemIndex)",
-                            size: try item["size"].map { try Self.size($0, fail: fail) },
-                            estimatedSize: try item["estimatedSize"].map { try Self.size($0, fail: fail) },
-                            selectedSize: try item["selectedSize"].map { try Self.size($0, fail: fail) }))
+                            size: try item["size"].map(reader.size),
+                            estimatedSize: try item["estimatedSize"].map(reader.size),
+                            selectedSize: try item["selectedSize"].map(reader.size)))
                 }
             }
             sections.append(
                 SectionSpec(
                     id: id, items: items,
-                    headerSize: try raw["headerSize"].map { try Self.size($0, fail: fail) },
-                    footerSize: try raw["footerSize"].map { try Self.size($0, fail: fail) }))
+                    headerSize: try raw["headerSize"].map(reader.size),
+                    footerSize: try raw["footerSize"].map(reader.size)))
         }
         self.sections = sections
         selected = json["selected"] as? [String] ?? []
         measurements = try (json["measure"] as? [[String: Any]] ?? []).map { entry in
-            guard let id = entry["id"] as? String, let size = entry["size"] else { throw fail("measure entry") }
-            return (id, try Self.size(size, fail: fail))
+            guard let id = entry["id"] as? String, let size = entry["size"] else { throw reader.fail("measure entry") }
+            return (id, try reader.size(size))
         }
-
-        guard let expected = json["expected"] as? [String: Any] else { throw fail("missing expected") }
-        expectedContentSize = try Self.size(expected["contentSize"] as Any, fail: fail)
-        expectedMeasured = expected["measured"] as? [String]
-        complete = expected["complete"] as? Bool ?? true
-        var frames = [ElementKey: ExpectedElement]()
-        for (key, value) in expected["frames"] as? [String: Any] ?? [:] {
-            let elementKey = try Self.elementKey(key, fail: fail)
-            if let object = value as? [String: Any] {
-                frames[elementKey] = ExpectedElement(
-                    frame: try Self.rect(object["frame"] as Any, fail: fail), zIndex: object["zIndex"] as? Int)
+        guard let expected = json["expected"] as? [String: Any] else { throw reader.fail("missing expected") }
+        self.expected = try reader.expectation(expected)
+        let strategyName = strategy
+        steps = try (json["steps"] as? [[String: Any]] ?? []).map { step in
+            guard let expected = step["expected"] as? [String: Any] else { throw reader.fail("step without expected") }
+            let action: Step.Action
+            if let ids = step["select"] as? [String] {
+                action = .select(ids, SelectionMode(rawValue: step["mode"] as? String ?? "set") ?? .set)
+            } else if let changes = step["configure"] {
+                action = .configure(
+                    try reader.parameters(changes, strategy: strategyName), windowMargin: reader.number(step["windowMargin"]) ?? 0)
+            } else if let offset = step["scroll"] {
+                action = .scroll(try reader.point(offset))
+            } else if let size = step["resize"] {
+                action = .resize(try reader.size(size))
+            } else if let snap = step["targetContentOffset"] as? [String: Any] {
+                action = .targetContentOffset(
+                    proposed: try reader.point(snap["proposed"] as Any),
+                    velocity: try snap["velocity"].map(reader.point) ?? .zero)
             } else {
-                frames[elementKey] = ExpectedElement(frame: try Self.rect(value, fail: fail), zIndex: nil)
+                throw reader.fail("unknown step \(step.keys.sorted())")
             }
-        }
-        expectedFrames = frames
-        queries = try (expected["queries"] as? [[String: Any]] ?? []).map { query in
-            let keys = try (query["keys"] as? [String] ?? []).map { try Self.elementKey($0, fail: fail) }
-            return (try Self.rect(query["rect"] as Any, fail: fail), Set(keys))
+            return Step(action: action, expected: try reader.expectation(expected))
         }
     }
+}
 
-    // MARK: JSON helpers
+/// Reads the compact JSON forms fixtures use: sizes `[w, h]`, points `[x, y]`, rects
+/// `[x, y, w, h]`, insets `[top, left, bottom, right]`, element keys `kind:id`.
+struct FixtureReader {
+    var file: String
 
-    private static func number(_ value: Any?) -> Double? {
-        (value as? NSNumber).map { $0.doubleValue }
-    }
+    func fail(_ message: String) -> FixtureError { FixtureError(description: "\(file): \(message)") }
 
-    private static func numbers(_ value: Any, count: Int, fail: (String) -> FixtureError) throws -> [Double] {
+    func number(_ value: Any?) -> Double? { (value as? NSNumber).map { $0.doubleValue } }
+
+    func numbers(_ value: Any, count: Int) throws -> [Double] {
         guard let array = value as? [Any], array.count == count else { throw fail("expected \(count) numbers, got \(value)") }
         return try array.map { element in
             guard let number = number(element) else { throw fail("not a number: \(element)") }
@@ -183,28 +222,27 @@ extension Fixture {
         }
     }
 
-    private static func size(_ value: Any, fail: (String) -> FixtureError) throws -> Size {
-        let v = try numbers(value, count: 2, fail: fail)
+    func size(_ value: Any) throws -> Size {
+        let v = try numbers(value, count: 2)
         return Size(width: v[0], height: v[1])
     }
 
-    private static func point(_ value: Any, fail: (String) -> FixtureError) throws -> Point {
-        let v = try numbers(value, count: 2, fail: fail)
+    func point(_ value: Any) throws -> Point {
+        let v = try numbers(value, count: 2)
         return Point(x: v[0], y: v[1])
     }
 
-    private static func rect(_ value: Any, fail: (String) -> FixtureError) throws -> Rect {
-        let v = try numbers(value, count: 4, fail: fail)
+    func rect(_ value: Any) throws -> Rect {
+        let v = try numbers(value, count: 4)
         return Rect(x: v[0], y: v[1], width: v[2], height: v[3])
     }
 
-    /// Insets as `[top, left, bottom, right]`.
-    private static func insets(_ value: Any, fail: (String) -> FixtureError) throws -> EdgeInsets {
-        let v = try numbers(value, count: 4, fail: fail)
+    func insets(_ value: Any) throws -> EdgeInsets {
+        let v = try numbers(value, count: 4)
         return EdgeInsets(top: v[0], left: v[1], bottom: v[2], right: v[3])
     }
 
-    private static func elementKey(_ text: String, fail: (String) -> FixtureError) throws -> ElementKey {
+    func elementKey(_ text: String) throws -> ElementKey {
         let parts = text.split(separator: ":", maxSplits: 1).map(String.init)
         guard parts.count == 2, let kind = ElementKind(rawValue: parts[0]) else {
             throw fail("element key must be kind:id, got \(text)")
@@ -212,22 +250,72 @@ extension Fixture {
         return ElementKey(kind: kind, id: parts[1])
     }
 
-    /// Sizes are `[w, h]`, insets `{"insets": [t, l, b, r]}`, null stays null, numbers, bools
+    /// Sizes are `[w, h]`, insets `{"insets": [t, l, b, r]}`, null stays null; numbers, bools
     /// and strings map directly. Foundation on Linux reads JSON booleans as numbers, so the
     /// declared kind decides which a number is.
-    private static func parameterValue(
-        _ value: Any, name: String, kind: ParameterKind?, fail: (String) -> FixtureError
-    ) throws -> ParameterValue {
-        if value is NSNull { return .null }
-        if let object = value as? [String: Any], let insets = object["insets"] {
-            return .insets(try Self.insets(insets, fail: fail))
+    func parameters(_ value: Any?, strategy: String) throws -> [String: ParameterValue] {
+        var result = [String: ParameterValue]()
+        let descriptor = StrategyRegistry.builtIn.descriptor(named: strategy)
+        for (name, raw) in value as? [String: Any] ?? [:] {
+            let kind = descriptor?.parameter(named: name)?.kind
+            if raw is NSNull {
+                result[name] = .null
+            } else if let object = raw as? [String: Any], let insets = object["insets"] {
+                result[name] = .insets(try self.insets(insets))
+            } else if raw is [Any] {
+                result[name] = .size(try size(raw))
+            } else if let string = raw as? String {
+                result[name] = .string(string)
+            } else if let number = raw as? NSNumber {
+                switch kind {
+                case .bool?: result[name] = .bool(number.boolValue)
+                case .integer?: result[name] = .integer(number.intValue)
+                default: result[name] = .number(number.doubleValue)
+                }
+            } else {
+                throw fail("parameter \(name): unsupported value \(raw)")
+            }
         }
-        if value is [Any] { return .size(try size(value, fail: fail)) }
-        if let string = value as? String { return .string(string) }
-        if let number = value as? NSNumber {
-            if kind == .bool { return .bool(number.boolValue) }
-            return .number(number.doubleValue)
+        return result
+    }
+
+    func expectation(_ json: [String: Any]) throws -> Expectation {
+        var expectation = Expectation()
+        expectation.contentSize = try json["contentSize"].map(size)
+        expectation.measured = json["measured"] as? [String]
+        expectation.complete = json["complete"] as? Bool ?? true
+        expectation.contentOffset = try json["contentOffset"].map(point)
+        expectation.target = try json["target"].map(point)
+        if let anchor = json["anchor"] {
+            expectation.anchor = .some(anchor as? String)
         }
-        throw fail("parameter \(name): unsupported value \(value)")
+        for (key, value) in json["frames"] as? [String: Any] ?? [:] {
+            let elementKey = try elementKey(key)
+            if let object = value as? [String: Any] {
+                expectation.frames[elementKey] = Expectation.ExpectedElement(
+                    frame: try rect(object["frame"] as Any), zIndex: object["zIndex"] as? Int,
+                    alpha: number(object["alpha"]),
+                    effects: (object["effects"] as? [String: Any])?.compactMapValues { number($0) })
+            } else {
+                expectation.frames[elementKey] = Expectation.ExpectedElement(frame: try rect(value))
+            }
+        }
+        expectation.queries = try (json["queries"] as? [[String: Any]] ?? []).map { query in
+            let keys = try (query["keys"] as? [String] ?? []).map(elementKey)
+            return (try rect(query["rect"] as Any), Set(keys))
+        }
+        if let transition = json["transition"] as? [String: Any] {
+            let segments = try (transition["segments"] as? [[String: Any]] ?? []).map { segment in
+                (
+                    key: try elementKey(segment["key"] as? String ?? ""),
+                    from: try rect(segment["from"] as Any), to: try rect(segment["to"] as Any),
+                    delay: number(segment["delay"]) ?? 0, duration: number(segment["duration"]) ?? 0
+                )
+            }
+            expectation.transition = Expectation.ExpectedTransition(
+                duration: number(transition["duration"]) ?? 0, segments: segments,
+                complete: transition["complete"] as? Bool ?? true)
+        }
+        return expectation
     }
 }

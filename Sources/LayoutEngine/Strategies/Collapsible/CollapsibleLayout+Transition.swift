@@ -12,7 +12,8 @@ extension CollapsibleLayout {
     ///    run, follower k (1-based) starts after `(k−1)·step` seconds, `step = min(0.1, T/c)`,
     ///    and arrives at `T = min(0.75, 0.3·longest)`, `longest` being the most followers any
     ///    affected run has;
-    /// 2. at `T`, everything (the new stacks included) moves to its collapsed frame over 0.25 s.
+    /// 2. at `T`, everything (the new stacks included) moves to its collapsed frame over 0.25 s
+    ///    (a follower whose stack does not move has no second segment).
     ///
     /// Anything else (expanding, or `basic`) moves together over `animationDuration`.
     ///
@@ -64,9 +65,12 @@ extension CollapsibleLayout {
             segments.append(
                 TransitionSegment(
                     key: move.key, from: move.from, to: onLeader, delay: delay, duration: stackingTime - delay))
-            segments.append(
-                TransitionSegment(
-                    key: move.key, from: onLeader, to: move.to, delay: stackingTime, duration: Self.settleDuration))
+            // A stack that does not move in phase 2 needs no second segment.
+            if onLeader != move.to {
+                segments.append(
+                    TransitionSegment(
+                        key: move.key, from: onLeader, to: move.to, delay: stackingTime, duration: Self.settleDuration))
+            }
         }
         return Transition(duration: stackingTime + Self.settleDuration, segments: segments)
     }

@@ -1,0 +1,217 @@
+import LayoutEngine
+import LayoutGeometry
+import Testing
+
+/// One runner for every file in `Tests/Fixtures/<strategy>/`. Flow fixtures also run
+/// transposed into the other scroll direction. A failure prints the input, the expected and the
+/// actual frames, and the list of differences.
+@Suite("fixtures")
+struct FixtureTests {
+    static let flow = Fixture.files(strategy: "flow")
+    static let collapsible = Fixture.files(strategy: "collapsible")
+    static let ultravisual = Fixture.files(strategy: "ultravisual")
+    static let display = Fixture.files(strategy: "display")
+
+    @Test("every strategy has its fixtures: 40+ for flow, the semantics vectors + 15 for the others")
+    func fixtureCounts() {
+        #expect(Self.flow.count >= 40, "flow: \(Self.flow.count)")
+        #expect(Self.collapsible.count >= 17, "collapsible: \(Self.collapsible.count)")
+        #expect(Self.ultravisual.count >= 18, "ultravisual: \(Self.ultravisual.count)")
+        #expect(Self.display.count >= 17, "display: \(Self.display.count)")
+    }
+
+    @Test("flow fixture matches as written", arguments: flow)
+    func flowAsWritten(file: String) throws { try FixtureRunner.run(try Fixture.load(file)) }
+
+    @Test("flow fixture matches transposed", arguments: flow)
+    func flowTransposed(file: String) throws {
+        let fixture = try Fixture.load(file)
+        guard fixture.transposable else { return }
+        try FixtureRunner.run(fixture.transposed)
+    }
+
+    @Test("collapsible fixture matches", arguments: collapsible)
+    func collapsibleFixture(file: String) throws { try FixtureRunner.run(try Fixture.load(file)) }
+
+    @Test("ultravisual fixture matches", arguments: ultravisual)
+    func ultravisualFixture(file: String) throws { try FixtureRunner.run(try Fixture.load(file)) }
+
+    @Test("display fixture matches", arguments: display)
+    func displayFixture(file: String) throws { try FixtureRunner.run(try Fixture.load(file)) }
+}
+
+enum FixtureRunner {
+    static let tolerance = 1e-6
+
+    static func run(_ fixture: Fixture, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let layout = try Layout(
+            strategy: StrategyRegistry.builtIn.makeStrategy(named: fixture.strategy, parameters: fixture.parameters),
+            model: CollectionModel(sections: fixture.sections), viewport: fixture.viewport)
+        try layout.select(fixture.selected, mode: .set)
+        var measured: [String]?
+        if !fixture.measurements.isEmpty {
+            measured = try layout.applyMeasurements(fixture.measurements).map { layout.model.itemID(at: $0) }
+        }
+        report(
+            check(layout, fixture.expected, measured: measured), layout: layout, expected: fixture.expected,
+            fixture: fixture, stage: "input", sourceLocation: sourceLocation)
+
+        for (index, step) in fixture.steps.enumerated() {
+            var switched: LayoutSwitch?
+            var target: Point?
+            switch step.action {
+            case .select(let ids, let mode):
+                try layout.select(ids, mode: mode)
+            case .configure(let changes, let margin):
+                switched = try layout.reconfigure(changes, windowMargin: margin)
+            case .scroll(let offset):
+                var viewport = layout.viewport
+                viewport.offset = offset
+                try layout.setViewport(viewport)
+            case .resize(let size):
+                var viewport = layout.viewport
+                viewport.size = size
+                try layout.setViewport(viewport)
+            case .targetContentOffset(let proposed, let velocity):
+                target = layout.targetContentOffset(proposed: proposed, velocity: velocity)
+            }
+            report(
+                check(layout, step.expected, switched: switched, target: target), layout: layout,
+                expected: step.expected, fixture: fixture, stage: "step \(index + 1) (\(step.action))",
+                sourceLocation: sourceLocation)
+        }
+    }
+
+    /// Every difference between `layout` and `expected`, as readable lines.
+    static func check(
+        _ layout: Layout, _ expected: Expectation, measured: [String]? = nil, switched: LayoutSwitch? = nil,
+        target: Point? = nil
+    ) -> [String] {
+        var problems = [String]()
+        let all = allElements(of: layout)
+        if let size = expected.contentSize, !layout.contentSize.isClose(to: size, tolerance: tolerance) {
+            problems.append("content size: expected \(size), actual \(layout.contentSize)")
+        }
+        if let expectedMeasured = expected.measured, measured != expectedMeasured {
+            problems.append("measurements that took effect: expected \(expectedMeasured), actual \(measured ?? [])")
+        }
+        for (key, element) in expected.frames.sorted(by: { $0.key < $1.key }) {
+            guard let actual = all[key] else {
+                problems.append("\(key): expected \(element.frame), actual missing")
+                continue
+            }
+            if !actual.frame.isClose(to: element.frame, tolerance: tolerance) {
+                problems.append("\(key): expected \(element.frame), actual \(actual.frame)")
+            }
+            if let zIndex = element.zIndex, zIndex != actual.zIndex {
+                problems.append("\(key): expected zIndex \(zIndex), actual \(actual.zIndex)")
+            }
+            if let alpha = element.alpha, abs(alpha - actual.alpha) > tolerance {
+                problems.append("\(key): expected alpha \(alpha), actual \(actual.alpha)")
+            }
+            for (name, value) in element.effects ?? [:] {
+                guard let actualValue = actual.effects[name], abs(actualValue - value) <= tolerance else {
+                    problems.append("\(key): expected effect \(name) \(value), actual \(actual.effects[name] as Any)")
+                    continue
+                }
+            }
+        }
+        if expected.complete && !expected.frames.isEmpty || expected.complete && expected.contentSize != nil {
+            for key in all.keys.sorted() where expected.frames[key] == nil {
+                problems.append("\(key): not expected, actual \(all[key]!.frame)")
+            }
+        }
+        let queried = layout.elements(in: everywhere(layout.contentSize))
+        if Set(queried.map(\.key)) != Set(all.keys) || queried.count != all.count {
+            problems.append("elements(in: everything) differs from per-element lookup:\n\(listing(all))")
+        }
+        for attributes in queried where all[attributes.key] != attributes {
+            problems.append("\(attributes.key): elements(in:) and attributes(for:) disagree")
+        }
+        for query in expected.queries {
+            let actual = Set(layout.elements(in: query.rect).map(\.key))
+            if actual != query.keys {
+                problems.append("query \(query.rect): expected \(query.keys.sorted()), actual \(actual.sorted())")
+            }
+        }
+        // The visible window must agree with brute force too, not only the whole content.
+        let window = layout.viewport.bounds
+        let windowed = Set(layout.elements(in: window).map(\.key))
+        let brute = Set(bruteForce(all, in: window).keys)
+        if windowed != brute {
+            problems.append("window query \(window): expected \(brute.sorted()), actual \(windowed.sorted())")
+        }
+        if let offset = expected.contentOffset {
+            let actual = switched?.contentOffset ?? layout.viewport.offset
+            if abs(actual.x - offset.x) > tolerance || abs(actual.y - offset.y) > tolerance {
+                problems.append("content offset: expected \(offset), actual \(actual)")
+            }
+            if actual != layout.viewport.offset {
+                problems.append("the layout's offset \(layout.viewport.offset) is not the reported \(actual)")
+            }
+        }
+        if let anchor = expected.anchor, switched?.anchor != anchor {
+            problems.append("anchor: expected \(anchor as Any), actual \(switched?.anchor as Any)")
+        }
+        if let expectedTarget = expected.target {
+            if let target, abs(target.x - expectedTarget.x) <= tolerance, abs(target.y - expectedTarget.y) <= tolerance {
+            } else {
+                problems.append("target content offset: expected \(expectedTarget), actual \(target as Any)")
+            }
+        }
+        if let transition = expected.transition {
+            problems += check(switched?.transition, against: transition)
+        }
+        return problems
+    }
+
+    static func check(_ actual: Transition?, against expected: Expectation.ExpectedTransition) -> [String] {
+        guard let actual else { return ["transition: expected one, actual none"] }
+        var problems = [String]()
+        if abs(actual.duration - expected.duration) > tolerance {
+            problems.append("transition duration: expected \(expected.duration), actual \(actual.duration)")
+        }
+        var remaining = actual.segments
+        for segment in expected.segments {
+            let match = remaining.firstIndex { candidate in
+                candidate.key == segment.key && candidate.from.frame.isClose(to: segment.from, tolerance: tolerance)
+                    && candidate.to.frame.isClose(to: segment.to, tolerance: tolerance)
+                    && abs(candidate.delay - segment.delay) <= tolerance
+                    && abs(candidate.duration - segment.duration) <= tolerance
+            }
+            if let match {
+                remaining.remove(at: match)
+            } else {
+                problems.append(
+                    "transition: missing \(segment.key) \(segment.from) → \(segment.to) delay \(segment.delay) duration \(segment.duration)")
+            }
+        }
+        if expected.complete {
+            for segment in remaining {
+                problems.append(
+                    "transition: unexpected \(segment.key) \(segment.from.frame) → \(segment.to.frame) delay \(segment.delay) duration \(segment.duration)")
+            }
+        }
+        return problems
+    }
+
+    static func report(
+        _ problems: [String], layout: Layout, expected: Expectation, fixture: Fixture, stage: String,
+        sourceLocation: SourceLocation
+    ) {
+        guard !problems.isEmpty else { return }
+        Issue.record(
+            Comment(rawValue: """
+                \(fixture) at \(stage)
+                INPUT: strategy \(fixture.strategy) params \(fixture.parameters.sorted { $0.key < $1.key })
+                       viewport \(fixture.viewport.size) offset \(fixture.viewport.offset) insets \(fixture.viewport.contentInsets)
+                       sections \(fixture.sections.map { "\($0.id): \($0.items.count) items" }) selected \(fixture.selected)
+                EXPECTED: content \(expected.contentSize.map { "\($0)" } ?? "-")
+                \(expected.frames.keys.sorted().map { "  \($0) \(expected.frames[$0]!.frame)" }.joined(separator: "\n"))
+                ACTUAL: content \(layout.contentSize) offset \(layout.viewport.offset)
+                \(listing(allElements(of: layout)))
+                PROBLEMS:
+                \(problems.map { "  " + $0 }.joined(separator: "\n"))
+                """), sourceLocation: sourceLocation)
+    }
+}
