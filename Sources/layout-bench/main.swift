@@ -61,7 +61,7 @@ func measure(_ name: String, n: Int, unit: String, scale: Double, per units: Int
     results.append(measurement)
     let (low, high) = measurement.spread
     print(
-        "\(name.padding(toLength: 44, withPad: " ", startingAt: 0)) n=\(String(n).padding(toLength: 8, withPad: " ", startingAt: 0)) "
+        "\(name.padding(toLength: 52, withPad: " ", startingAt: 0)) n=\(String(n).padding(toLength: 8, withPad: " ", startingAt: 0)) "
             + "\(String(format: "%10.3f", measurement.median)) \(unit)  (\(String(format: "%.3f", low))–\(String(format: "%.3f", high)))")
 }
 
@@ -127,6 +127,64 @@ for count in options.counts {
     measure("flow attributes(forItem:), variable", n: count, unit: "µs/lookup", scale: 1e6, per: lookups) {
         for step in 0..<lookups {
             sink &+= flow.attributes(forItem: "item-\(step * (count / lookups))")?.item ?? 0
+        }
+    }
+}
+
+// Incremental operations of the other strategies: cost per operation should not grow with n.
+for count in options.counts {
+    let ids = (0..<count).map { "item-\($0)" }
+    let model = try! CollectionModel(sections: [SectionSpec(id: "main", items: ids.map { ItemSpec(id: $0) })])
+    let window = Rect(x: 0, y: 0, width: 390, height: 844)
+
+    let collapsible = try! Layout(
+        strategy: registry.makeStrategy(named: "collapsible", parameters: ["collapsed": .bool(true)]),
+        model: model, viewport: phone)
+    var picks = Sizes()
+    // About 1,000 selected items in runs of up to four, as in the stacking-grid question.
+    var selected = [String]()
+    while selected.count < min(1_000, count / 4) {
+        let start = Int.random(in: 0..<(count - 4), using: &picks)
+        selected += ids[start..<(start + Int.random(in: 1...4, using: &picks))]
+    }
+    try! collapsible.select(selected, mode: .set)
+    measure("collapsible full layout (collapsed, ~1k selected)", n: count, unit: "ns/item", scale: 1e9, per: count) {
+        collapsible.replaceModel(collapsible.model)
+    }
+    let toggles = 2_000
+    let toggled = (0..<toggles).map { _ in ids[Int.random(in: 0..<count, using: &picks)] }
+    measure("collapsible selection toggle", n: count, unit: "µs/op", scale: 1e6, per: toggles) {
+        for id in toggled { try! collapsible.select([id], mode: .toggle) }
+    }
+    measure("collapsible toggle + window query", n: count, unit: "µs/op", scale: 1e6, per: toggles) {
+        for (index, id) in toggled.enumerated() {
+            try! collapsible.select([id], mode: .toggle)
+            let y = collapsible.contentSize.height * Double(index) / Double(toggles)
+            sink &+= collapsible.elements(in: window.offsetBy(dx: 0, dy: y)).count
+        }
+    }
+
+    let ultravisual = try! Layout(strategy: registry.makeStrategy(named: "ultravisual"), model: model, viewport: phone)
+    let ticks = 10_000
+    let extent = ultravisual.contentSize.height - phone.size.height
+    measure("ultravisual scroll tick + window query", n: count, unit: "µs/op", scale: 1e6, per: ticks) {
+        for tick in 0..<ticks {
+            var moved = phone
+            moved.offset = Point(x: 0, y: extent * Double(tick) / Double(ticks))
+            try! ultravisual.setViewport(moved)
+            sink &+= ultravisual.elements(in: moved.bounds).count
+        }
+    }
+
+    let display = try! Layout(strategy: registry.makeStrategy(named: "display"), model: model, viewport: phone)
+    var scrolled = phone
+    scrolled.offset = Point(x: 0, y: display.contentSize.height / 2)
+    try! display.setViewport(scrolled)
+    let modes = ["list", "inline", "grid"]
+    let switches = 30
+    measure("display mode switch (anchored, with transition)", n: count, unit: "µs/op", scale: 1e6, per: switches) {
+        for index in 0..<switches {
+            sink &+= try! display.reconfigure(["mode": .string(modes[index % 3])]).transition.segments.count
         }
     }
 }
