@@ -150,14 +150,9 @@ public final class CollapsibleLayout: LayoutStrategy {
     // MARK: Geometry
 
     /// Items per row: the seed wraps on `x > width` and lets items overflow; we wrap as soon as
-    /// `x + w > width`, so a row holds the largest m with `m·w + (m−1)·spacing <= width`.
+    /// `x + w > width` (see `lineCapacity`). Items that take no room share one row.
     static func columns(itemWidth w: Double, spacing s: Double, available: Double) -> Int {
-        guard w + s > 0 else { return Int.max / 4 }
-        let estimate = ((available + s) / (w + s)).rounded(.down)
-        var count = estimate.isFinite ? Int(max(1, min(estimate, 1e12))) : 1
-        while count > 1 && Double(count) * w + Double(count - 1) * s > available { count -= 1 }
-        while Double(count + 1) * w + Double(count) * s <= available { count += 1 }
-        return count
+        lineCapacity(itemExtent: w, spacing: s, available: available) ?? 1 << 40
     }
 
     /// 0 when the item and the next one in its section are both selected (it stacks under

@@ -161,7 +161,10 @@ extension FlowLayout {
         let cross = c.axis.cross(of: size)
         let main = c.axis.main(of: size)
         let spacing = c.interitemSpacing
-        let perLine = itemsPerFullLine(itemCross: cross, spacing: spacing, available: available, count: count)
+        // A full line's capacity, not capped by the item count: a grid-aligned last line sits on
+        // the columns of a full line even when no line is full. Items that take no room at all
+        // share one line, however many there are.
+        let perLine = lineCapacity(itemExtent: cross, spacing: spacing, available: available) ?? max(count, 1)
         let lineCount = count == 0 ? 0 : (count + perLine - 1) / perLine
         let lastCount = count - (lineCount - 1) * perLine
 
@@ -182,26 +185,6 @@ extension FlowLayout {
         return UniformLines(
             itemCross: cross, itemMain: main, perLine: perLine, lineCount: lineCount,
             pitch: main + c.lineSpacing, full: full, last: last)
-    }
-
-    /// The greedy rule solved for equal items: the largest m with `m·w + (m−1)·s <= available`,
-    /// at least 1 (an item too wide for a line gets a line of its own).
-    ///
-    /// This is a full line's capacity, not capped by the section's item count: a grid-aligned
-    /// last line sits on the columns of a full line even when no line is full.
-    private static func itemsPerFullLine(itemCross w: Double, spacing s: Double, available: Double, count: Int) -> Int {
-        // Items that take no room at all share one line, however many there are.
-        guard w + s > 0 else { return max(count, 1) }
-        let limit = 1 << 40
-        let estimate = ((available + s) / (w + s)).rounded(.down)
-        var perLine = estimate.isFinite ? Int(max(1, min(estimate, Double(limit)))) : limit
-        // The closed form can be one off the incremental test `used + s + w <= available` in
-        // floating point; settle on exactly what the greedy test decides.
-        while perLine > 1 && usedCross(count: perLine, itemCross: w, spacing: s) > available { perLine -= 1 }
-        while perLine < limit && usedCross(count: perLine + 1, itemCross: w, spacing: s) <= available {
-            perLine += 1
-        }
-        return perLine
     }
 
     private static func usedCross(count: Int, itemCross: Double, spacing: Double) -> Double {
