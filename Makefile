@@ -4,13 +4,15 @@ SWIFT ?= swift
 export PATH := $(PATH):/opt/swift/usr/bin
 
 BENCH_ARGS ?=
+# Debian packages the build and the tests need; scripts/ensure-deps.sh installs the missing ones.
+DEB_PACKAGES := libsystemd-dev pkg-config
 
 .PHONY: all deps build run test bench clean
 
 all: build
 
 deps:
-	@scripts/ensure-deps.sh
+	@scripts/ensure-deps.sh $(DEB_PACKAGES)
 
 build: deps
 	$(SWIFT) build

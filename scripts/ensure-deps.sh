@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# Installs what building and testing layoutd needs on Debian, or says exactly what to run.
-# Idempotent and quiet when everything is present.
+# Installs the Debian packages named as arguments (the Makefile's DEB_PACKAGES) when they are
+# missing, as root; otherwise says exactly what to run and fails. Quiet when all are present.
 set -euo pipefail
 
-packages=(libsystemd-dev pkg-config)
+packages=("$@")
 missing=()
 for package in "${packages[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q 'install ok installed'; then

@@ -16,6 +16,15 @@ struct TransitionTests {
         try CollectionModel(sections: [SectionSpec(id: "s", items: (0..<count).map { ItemSpec(id: "\($0)") })])
     }
 
+    /// 30 items of 100×100 under a 40 pt header, three per row, scrolled to `offset`.
+    static func flowWithHeaders(offset: Double) throws -> Layout {
+        let flow = try StrategyRegistry.builtIn.makeStrategy(
+            named: "flow",
+            parameters: ["itemSize": .size(Size(width: 100, height: 100)), "headerReferenceSize": .size(Size(width: 0, height: 40))])
+        return try Layout(
+            strategy: flow, model: model(30), viewport: Viewport(size: Size(width: 375, height: 667), offset: Point(x: 0, y: offset)))
+    }
+
     @Test("appearing and disappearing elements fade at their frame by default", arguments: ["flow", "ultravisual", "display", "collapsible"])
     func fadeDefaults(strategy name: String) throws {
         let layout = try Layout(
@@ -48,11 +57,7 @@ struct TransitionTests {
 
     @Test("switching from flow with headers to display: headers fade out, cells move, the anchor stays")
     func strategySwitch() throws {
-        let flow = try StrategyRegistry.builtIn.makeStrategy(
-            named: "flow",
-            parameters: ["itemSize": .size(Size(width: 100, height: 100)), "headerReferenceSize": .size(Size(width: 0, height: 40))])
-        let layout = try Layout(
-            strategy: flow, model: Self.model(30), viewport: Viewport(size: Size(width: 375, height: 667), offset: Point(x: 0, y: 370)))
+        let layout = try Self.flowWithHeaders(offset: 370)
         let anchor = try #require(layout.firstVisibleItem)
         #expect(anchor.id == "9")  // rows of 3 at 40, 150, 260, 370: item 9 starts the row at the top edge
         let switched = layout.switchStrategy(
@@ -69,11 +74,7 @@ struct TransitionTests {
 
     @Test("a header that disappears in the new strategy fades out; an offset above the content is clamped")
     func headerFadesOut() throws {
-        let flow = try StrategyRegistry.builtIn.makeStrategy(
-            named: "flow",
-            parameters: ["itemSize": .size(Size(width: 100, height: 100)), "headerReferenceSize": .size(Size(width: 0, height: 40))])
-        let layout = try Layout(
-            strategy: flow, model: Self.model(30), viewport: Viewport(size: Size(width: 375, height: 667), offset: Point(x: 0, y: 20)))
+        let layout = try Self.flowWithHeaders(offset: 20)
         let switched = layout.switchStrategy(
             to: try StrategyRegistry.builtIn.makeStrategy(named: "display", parameters: ["mode": .string("list")]))
         #expect(switched.anchor == "0")
