@@ -227,15 +227,18 @@ if let path = options.markdownPath {
     lines.append("")
     lines.append("## Scaling")
     lines.append("")
-    lines.append("Median at the largest n over the median at the smallest, in each row's own unit. 1.0")
-    lines.append("means the unit cost does not grow with n: linear total cost for ns/item rows, constant")
-    lines.append("cost for µs/query, µs/lookup and µs/layout rows.")
+    lines.append("Median at the largest n over the median at n = 10,000 (or the smallest n measured), in")
+    lines.append("each row's own unit. 1.0 means the unit cost does not grow with n: linear total cost for")
+    lines.append("ns/item rows, cost independent of n for µs/query, µs/lookup, µs/op and µs/layout rows")
+    lines.append("(O(log n) structures grow slowly, and cache misses grow with the working set).")
     lines.append("")
     let names = results.reduce(into: [String]()) { if !$0.contains($1.name) { $0.append($1.name) } }
     for name in names {
         let rows = results.filter { $0.name == name }
-        guard let first = rows.first, let last = rows.last, first.n != last.n else { continue }
-        lines.append("- \(name): \(String(format: "%.2f", last.median / first.median))× (n \(first.n) → \(last.n))")
+        guard let last = rows.last, let base = rows.first(where: { $0.n == 10_000 }) ?? rows.first, base.n != last.n else {
+            continue
+        }
+        lines.append("- \(name): \(String(format: "%.2f", last.median / base.median))× (n \(base.n) → \(last.n))")
     }
     lines.append("")
     try! lines.joined(separator: "\n").write(toFile: path, atomically: true, encoding: .utf8)
