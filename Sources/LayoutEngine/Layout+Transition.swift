@@ -37,25 +37,9 @@ extension Layout {
             _ = newStrategy.updateViewport(newViewport, model: model)
         }
 
-        let oldWindow = oldViewport.bounds.insetBy(dx: -windowMargin, dy: -windowMargin)
-        let newWindow = newViewport.bounds.insetBy(dx: -windowMargin, dy: -windowMargin)
-        var keys = Set(old.elements(in: oldWindow, model: model).map(\.key))
-        keys.formUnion(newStrategy.elements(in: newWindow, model: model).map(\.key))
-        var moves = [TransitionSegment]()
-        for key in keys.sorted() {
-            let before = Self.attributes(for: key, in: old, model: model)
-            let after = Self.attributes(for: key, in: newStrategy, model: model)
-            switch (before, after) {
-            case (let from?, let to?) where from != to:
-                moves.append(TransitionSegment(key: key, from: from, to: to))
-            case (let from?, nil):
-                moves.append(TransitionSegment(key: key, from: from, to: old.finalAttributes(forDisappearing: from, model: model)))
-            case (nil, let to?):
-                moves.append(TransitionSegment(key: key, from: newStrategy.initialAttributes(forAppearing: to, model: model), to: to))
-            default:
-                break
-            }
-        }
+        let moves = Self.moves(
+            from: (old, model, oldViewport.window(margin: windowMargin, axis: old.scrollAxis)),
+            to: (newStrategy, model, newViewport.window(margin: windowMargin, axis: newStrategy.scrollAxis)))
         let transition = newStrategy.planTransition(from: old, moves: moves, model: model)
         adopt(newStrategy)
         return LayoutSwitch(contentOffset: newViewport.offset, anchor: anchor?.id, transition: transition)
@@ -101,7 +85,38 @@ extension Layout {
         return axis == .vertical ? Point(x: offset.x, y: main) : Point(x: main, y: offset.y)
     }
 
-    private static func attributes(for key: ElementKey, in strategy: any LayoutStrategy, model: CollectionModel) -> LayoutAttributes? {
+    /// One segment per element in either window whose attributes differ between the two
+    /// layouts; elements only in one layout appear or disappear through that layout's
+    /// initial/final attributes.
+    ///
+    /// - Complexity: O(log n + k) per window, O(log n) per element.
+    static func moves(
+        from old: (strategy: any LayoutStrategy, model: CollectionModel, window: Rect),
+        to new: (strategy: any LayoutStrategy, model: CollectionModel, window: Rect)
+    ) -> [TransitionSegment] {
+        var keys = Set(old.strategy.elements(in: old.window, model: old.model).map(\.key))
+        keys.formUnion(new.strategy.elements(in: new.window, model: new.model).map(\.key))
+        var moves = [TransitionSegment]()
+        for key in keys.sorted() {
+            let before = attributes(for: key, in: old.strategy, model: old.model)
+            let after = attributes(for: key, in: new.strategy, model: new.model)
+            switch (before, after) {
+            case (let from?, let to?) where from != to:
+                moves.append(TransitionSegment(key: key, from: from, to: to))
+            case (let from?, nil):
+                moves.append(
+                    TransitionSegment(key: key, from: from, to: new.strategy.finalAttributes(forDisappearing: from, model: new.model)))
+            case (nil, let to?):
+                moves.append(
+                    TransitionSegment(key: key, from: new.strategy.initialAttributes(forAppearing: to, model: new.model), to: to))
+            default:
+                break
+            }
+        }
+        return moves
+    }
+
+    static func attributes(for key: ElementKey, in strategy: any LayoutStrategy, model: CollectionModel) -> LayoutAttributes? {
         key.kind == .cell
             ? strategy.attributes(forItem: key.id, model: model)
             : strategy.attributes(forSupplementary: key.kind, inSection: key.id, model: model)

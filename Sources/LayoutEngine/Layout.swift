@@ -90,6 +90,25 @@ public final class Layout {
         strategy = prepared
     }
 
+    /// Takes a new model and a strategy already prepared for it.
+    func adopt(_ prepared: any LayoutStrategy, model newModel: CollectionModel) {
+        strategy = prepared
+        model = newModel
+    }
+
+    /// Moves the offset so `anchor` (attributes from before a change) is where it was on screen
+    /// in `oldViewport`, clamped to the valid range; if it is gone, only clamps.
+    func keepAnchor(_ anchor: LayoutAttributes?, oldViewport: Viewport) {
+        var target = viewport
+        if let anchor, let moved = attributes(forItem: anchor.id) {
+            target.offset = Self.anchoredOffset(
+                keeping: anchor.frame, oldAxis: strategy.scrollAxis, oldViewport: oldViewport, at: moved.frame, in: strategy)
+        } else {
+            target.offset = Self.clamped(viewport.offset, in: strategy)
+        }
+        if target.offset != viewport.offset { _ = strategy.updateViewport(target, model: model) }
+    }
+
     /// Replaces the whole model and lays it out from scratch.
     public func replaceModel(_ newModel: CollectionModel) {
         model = newModel

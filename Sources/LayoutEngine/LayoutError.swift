@@ -19,6 +19,15 @@ public enum LayoutError: Error, Hashable, Sendable {
     case duplicateStrategy(String)
     case unknownParameter(strategy: String, parameter: String)
     case invalidParameter(parameter: String, reason: String)
+    /// A batch that cannot be applied as a whole (an id named twice, an insert into a section
+    /// the same batch deletes, ...).
+    case invalidBatch(reason: String)
+    /// A position outside `0...count` in the section (or section list) it targets.
+    case indexOutOfRange(target: String, index: Int, count: Int)
+    /// A configured limit (items per view, updates per batch) would be exceeded.
+    case limitExceeded(limit: String, maximum: Int)
+    /// The view moved on since the epoch the client based its change on.
+    case staleEpoch(expected: Int, actual: Int)
 
     /// The stable, machine-readable name clients switch on.
     public var name: String {
@@ -34,6 +43,10 @@ public enum LayoutError: Error, Hashable, Sendable {
         case .duplicateStrategy: "DuplicateStrategy"
         case .unknownParameter: "UnknownParameter"
         case .invalidParameter: "InvalidParameter"
+        case .invalidBatch: "InvalidBatch"
+        case .indexOutOfRange: "IndexOutOfRange"
+        case .limitExceeded: "LimitExceeded"
+        case .staleEpoch: "StaleEpoch"
         }
     }
 
@@ -61,6 +74,14 @@ public enum LayoutError: Error, Hashable, Sendable {
             "strategy '\(strategy)' has no parameter '\(parameter)'"
         case .invalidParameter(let parameter, let reason):
             "parameter '\(parameter)': \(reason)"
+        case .invalidBatch(let reason):
+            "invalid batch: \(reason)"
+        case .indexOutOfRange(let target, let index, let count):
+            "index \(index) is outside 0...\(count) in \(target)"
+        case .limitExceeded(let limit, let maximum):
+            "\(limit) would exceed its limit of \(maximum)"
+        case .staleEpoch(let expected, let actual):
+            "the view is at epoch \(actual), not \(expected)"
         }
     }
 
@@ -78,6 +99,11 @@ public enum LayoutError: Error, Hashable, Sendable {
             ["strategy": strategy, "parameter": parameter]
         case .invalidParameter(let parameter, let reason):
             ["parameter": parameter, "reason": reason]
+        case .invalidBatch(let reason): ["reason": reason]
+        case .indexOutOfRange(let target, let index, let count):
+            ["target": target, "index": String(index), "count": String(count)]
+        case .limitExceeded(let limit, let maximum): ["limit": limit, "maximum": String(maximum)]
+        case .staleEpoch(let expected, let actual): ["expected": String(expected), "actual": String(actual)]
         }
     }
 }

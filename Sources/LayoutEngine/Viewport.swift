@@ -16,6 +16,12 @@ public struct Viewport: Hashable, Sendable {
     /// The visible rect in content coordinates.
     public var bounds: Rect { Rect(origin: offset, size: size) }
 
+    /// The visible rect grown by `margin` before and after it along the scroll axis: what a
+    /// client keeps on hand to scroll without waiting (its prefetch window).
+    public func window(margin: Double, axis: Axis) -> Rect {
+        axis == .vertical ? bounds.insetBy(dx: 0, dy: -margin) : bounds.insetBy(dx: -margin, dy: 0)
+    }
+
     /// - Throws: `invalidViewport` unless the size is finite and positive and the offset and
     ///   insets are finite.
     public func validate() throws(LayoutError) {

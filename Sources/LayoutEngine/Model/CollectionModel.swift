@@ -27,16 +27,22 @@ public struct CollectionModel: Sendable {
     ///   `invalidSize` for negative, NaN or infinite sizes.
     /// - Complexity: O(n) in the number of items.
     public init(sections specs: [SectionSpec]) throws(LayoutError) {
-        var sectionIndices = [String: Int](minimumCapacity: specs.count)
-        let total = specs.reduce(0) { $0 + $1.items.count }
+        try self.init(records: specs.map(SectionRecords.init(spec:)))
+    }
+
+    /// Builds a model from records (specs, or the sections of another model being rebuilt),
+    /// validating ids and sizes.
+    init(records: [SectionRecords]) throws(LayoutError) {
+        var sectionIndices = [String: Int](minimumCapacity: records.count)
+        let total = records.reduce(0) { $0 + $1.items.count }
         var itemLocations = [String: ItemIndexPath](minimumCapacity: total)
-        for (sectionIndex, spec) in specs.enumerated() {
-            guard !spec.id.isEmpty else { throw .invalidID(spec.id) }
-            guard sectionIndices.updateValue(sectionIndex, forKey: spec.id) == nil else {
-                throw .duplicateSectionID(spec.id)
+        for (sectionIndex, section) in records.enumerated() {
+            guard !section.id.isEmpty else { throw .invalidID(section.id) }
+            guard sectionIndices.updateValue(sectionIndex, forKey: section.id) == nil else {
+                throw .duplicateSectionID(section.id)
             }
-            try Self.validateSupplementarySizes(of: spec)
-            for (itemIndex, item) in spec.items.enumerated() {
+            try Self.validateSupplementarySizes(of: section)
+            for (itemIndex, item) in section.items.enumerated() {
                 try Self.validate(item)
                 let path = ItemIndexPath(section: sectionIndex, item: itemIndex)
                 guard itemLocations.updateValue(path, forKey: item.id) == nil else {
@@ -44,7 +50,7 @@ public struct CollectionModel: Sendable {
                 }
             }
         }
-        self.sections = specs.map(Section.init(spec:))
+        self.sections = records.map(Section.init(records:))
         self.selection = []
         self.itemLocations = itemLocations
         self.sectionIndices = sectionIndices
@@ -148,20 +154,22 @@ public struct CollectionModel: Sendable {
 
     // MARK: Validation
 
-    private static func validate(_ item: ItemSpec) throws(LayoutError) {
+    private static func validate(_ item: ItemRecord) throws(LayoutError) {
         guard !item.id.isEmpty else { throw .invalidID(item.id) }
-        if let size = item.size, !size.isValidExtent {
-            throw .invalidSize(id: item.id, field: "size")
-        }
-        if let size = item.estimatedSize, !size.isValidExtent {
-            throw .invalidSize(id: item.id, field: "estimatedSize")
+        if item.source != .strategyDefault, !item.size.isValidExtent {
+            let field = switch item.source {
+            case .estimated: "estimatedSize"
+            case .measured: "measuredSize"
+            case .absolute, .strategyDefault: "size"
+            }
+            throw .invalidSize(id: item.id, field: field)
         }
         if let size = item.selectedSize, !size.isValidExtent {
             throw .invalidSize(id: item.id, field: "selectedSize")
         }
     }
 
-    private static func validateSupplementarySizes(of section: SectionSpec) throws(LayoutError) {
+    private static func validateSupplementarySizes(of section: SectionRecords) throws(LayoutError) {
         if let size = section.headerSize, !size.isValidExtent {
             throw .invalidSize(id: section.id, field: "headerSize")
         }

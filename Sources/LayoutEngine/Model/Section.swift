@@ -28,36 +28,7 @@ public struct Section: Sendable {
     }
 
     init(spec: SectionSpec) {
-        id = spec.id
-        itemIDs = spec.items.map(\.id)
-        let hasOwnSizes = spec.items.contains { $0.size != nil || $0.estimatedSize != nil }
-        if hasOwnSizes {
-            var sizes = [Size]()
-            var sources = [SizeSource]()
-            sizes.reserveCapacity(spec.items.count)
-            sources.reserveCapacity(spec.items.count)
-            for item in spec.items {
-                if let size = item.size {
-                    sizes.append(size)
-                    sources.append(.absolute)
-                } else if let estimate = item.estimatedSize {
-                    sizes.append(estimate)
-                    sources.append(.estimated)
-                } else {
-                    sizes.append(.zero)
-                    sources.append(.strategyDefault)
-                }
-            }
-            self.sizes = sizes
-            self.sizeSources = sources
-        }
-        var selectedSizes = [String: Size]()
-        for item in spec.items {
-            if let open = item.selectedSize { selectedSizes[item.id] = open }
-        }
-        self.selectedSizes = selectedSizes
-        headerSize = spec.headerSize
-        footerSize = spec.footerSize
+        self.init(records: SectionRecords(spec: spec))
     }
 
     /// The section as a client would describe it again (round trip of `SectionSpec`).

@@ -1,0 +1,77 @@
+import LayoutGeometry
+
+/// An item with its size and where the size came from: the unit batch updates move around, so
+/// a measured size survives a move.
+struct ItemRecord {
+    var id: String
+    var size: Size
+    var source: SizeSource
+    var selectedSize: Size?
+
+    init(spec: ItemSpec) {
+        id = spec.id
+        selectedSize = spec.selectedSize
+        if let size = spec.size {
+            self.size = size
+            source = .absolute
+        } else if let estimate = spec.estimatedSize {
+            size = estimate
+            source = .estimated
+        } else {
+            size = .zero
+            source = .strategyDefault
+        }
+    }
+
+    init(id: String, size: Size, source: SizeSource, selectedSize: Size?) {
+        self.id = id
+        self.size = size
+        self.source = source
+        self.selectedSize = selectedSize
+    }
+}
+
+/// A section as a list of records, for building or rebuilding a model.
+struct SectionRecords {
+    var id: String
+    var items: [ItemRecord]
+    var headerSize: Size?
+    var footerSize: Size?
+
+    init(spec: SectionSpec) {
+        id = spec.id
+        items = spec.items.map(ItemRecord.init(spec:))
+        headerSize = spec.headerSize
+        footerSize = spec.footerSize
+    }
+
+    init(section: Section) {
+        id = section.id
+        headerSize = section.headerSize
+        footerSize = section.footerSize
+        items = section.itemIDs.indices.map { index in
+            let id = section.itemIDs[index]
+            return ItemRecord(
+                id: id, size: section.sizes?[index] ?? .zero, source: section.sizeSources?[index] ?? .strategyDefault,
+                selectedSize: section.selectedSizes[id])
+        }
+    }
+}
+
+extension Section {
+    init(records: SectionRecords) {
+        id = records.id
+        itemIDs = records.items.map(\.id)
+        if records.items.contains(where: { $0.source != .strategyDefault }) {
+            sizes = records.items.map(\.size)
+            sizeSources = records.items.map(\.source)
+        }
+        var selectedSizes = [String: Size]()
+        for item in records.items {
+            if let open = item.selectedSize { selectedSizes[item.id] = open }
+        }
+        self.selectedSizes = selectedSizes
+        headerSize = records.headerSize
+        footerSize = records.footerSize
+    }
+}

@@ -1,0 +1,44 @@
+import LayoutGeometry
+
+/// UIKit's invalidation context, for clients that mirror `UICollectionViewLayoutInvalidationContext`.
+public struct InvalidationContext: Hashable, Sendable {
+    /// The whole layout was recomputed (new data, strategy, parameters or width).
+    public var invalidatesEverything = false
+    /// The number of sections or of items in a section changed.
+    public var invalidatesDataSourceCounts = false
+    /// Items the mutation named: inserted, deleted, moved, reloaded, measured or (de)selected.
+    public var invalidatedItems: [String] = []
+    /// New content size minus old.
+    public var contentSizeAdjustment = Size.zero
+    /// New content offset minus old (anchoring after a change above the window, clamping).
+    public var contentOffsetAdjustment = Point.zero
+
+    public init() {}
+}
+
+/// What one applied mutation changed, for a client that keeps only the elements in its window.
+///
+/// Applying `left`, then `entered` and `changed` to the elements a client held for the
+/// previous epoch gives exactly the elements of `window` now (the property the tests check
+/// after every random mutation).
+public struct Invalidation: Hashable, Sendable {
+    /// The view's epoch after the mutation: one more than before.
+    public var epoch: Int
+    public var contentSize: Size
+    public var contentOffset: Point
+    public var context: InvalidationContext
+    /// The region the client should hold: the viewport grown by the window margin.
+    public var window: Rect
+    /// Elements now in the window that were not in the previous one, with their attributes.
+    public var entered: [LayoutAttributes]
+    /// Elements in both windows whose attributes changed.
+    public var changed: [LayoutAttributes]
+    /// Elements that were in the previous window and are not in this one.
+    public var left: [ElementKey]
+    /// From/to attributes with timing, when the mutation was animated.
+    public var transition: Transition?
+    /// What a data mutation did, by id.
+    public var changes: DataChanges?
+    /// For `scrollEnd`: where scrolling comes to rest (already the new content offset).
+    public var targetContentOffset: Point?
+}
