@@ -1,0 +1,271 @@
+import LayoutEngine
+import LayoutGeometry
+
+/// One mutation of a view, drawn at random; `apply` runs it.
+enum ViewMutation: CustomStringConvertible {
+    case replace([SectionSpec], animated: Bool)
+    case batch([BatchUpdate], animated: Bool)
+    case measure([(id: String, size: Size)], animated: Bool)
+    case select([String], SelectionMode, animated: Bool)
+    case scroll(Point, ifEpoch: Int?)
+    case scrollEnd(Point, velocity: Point)
+    case resize(Size, animated: Bool)
+    case margin(Double)
+    case configure([String: ParameterValue], animated: Bool)
+    case switchStrategy(String, animated: Bool)
+
+    @discardableResult
+    func apply(to view: View) throws(LayoutError) -> Invalidation {
+        switch self {
+        case .replace(let sections, let animated): try view.replaceData(sections, animated: animated)
+        case .batch(let updates, let animated): try view.performBatch(updates, animated: animated)
+        case .measure(let sizes, let animated): try view.measure(sizes, animated: animated)
+        case .select(let ids, let mode, let animated): try view.select(ids, mode: mode, animated: animated)
+        case .scroll(let offset, let ifEpoch): try view.scroll(to: offset, ifEpoch: ifEpoch)
+        case .scrollEnd(let proposed, let velocity): try view.scrollEnd(proposed: proposed, velocity: velocity)
+        case .resize(let size, let animated): try view.resize(to: size, animated: animated)
+        case .margin(let margin): try view.setWindowMargin(margin)
+        case .configure(let changes, let animated): try view.configure(changes, animated: animated)
+        case .switchStrategy(let name, let animated): try view.switchStrategy(to: name, animated: animated)
+        }
+    }
+
+    var description: String {
+        switch self {
+        case .replace(let sections, let animated): "replace(\(sections.map { "\($0.id)[\($0.items.count)]" }), animated: \(animated))"
+        case .batch(let updates, let animated): "batch(\(updates), animated: \(animated))"
+        case .measure(let sizes, let animated): "measure(\(sizes.map { "\($0.id)=\($0.size)" }), animated: \(animated))"
+        case .select(let ids, let mode, let animated): "select(\(ids), \(mode), animated: \(animated))"
+        case .scroll(let offset, let ifEpoch): "scroll(\(offset), ifEpoch: \(ifEpoch.map(String.init) ?? "-"))"
+        case .scrollEnd(let proposed, let velocity): "scrollEnd(\(proposed), velocity: \(velocity))"
+        case .resize(let size, let animated): "resize(\(size), animated: \(animated))"
+        case .margin(let margin): "margin(\(margin))"
+        case .configure(let changes, let animated): "configure(\(changes.sorted { $0.key < $1.key }), animated: \(animated))"
+        case .switchStrategy(let name, let animated): "switchStrategy(\(name), animated: \(animated))"
+        }
+    }
+}
+
+/// Draws random models and random (mostly valid) mutations from one seed.
+struct ViewFuzzer {
+    var random: SeededGenerator
+    private var nextID = 0
+
+    init(seed: UInt64) { random = SeededGenerator(seed: seed) }
+
+    mutating func chance(_ percent: Int) -> Bool { Int.random(in: 0..<100, using: &random) < percent }
+
+    mutating func int(_ range: ClosedRange<Int>) -> Int { Int.random(in: range, using: &random) }
+
+    mutating func pick<T>(_ options: [T]) -> T { options[int(0...options.count - 1)] }
+
+    mutating func half(_ range: ClosedRange<Int>) -> Double { Double(int(range)) / 2 }
+
+    mutating func freshID(_ prefix: String) -> String {
+        nextID += 1
+        return "\(prefix)\(nextID)"
+    }
+
+    mutating func item() -> ItemSpec {
+        var item = ItemSpec(id: freshID("i"))
+        switch int(0...3) {
+        case 0: break
+        case 1: item.size = Size(width: half(20...400), height: half(20...300))
+        case 2: item.estimatedSize = Size(width: half(20...300), height: half(20...200))
+        default: item.size = Size(width: 80, height: 60)
+        }
+        if chance(15) { item.selectedSize = Size(width: half(20...400), height: half(40...500)) }
+        return item
+    }
+
+    mutating func section() -> SectionSpec {
+        var section = SectionSpec(id: freshID("s"), items: (0..<pick([0, 1, 3, 8, 20])).map { _ in item() })
+        if chance(20) { section.headerSize = Size(width: 0, height: half(0...80)) }
+        return section
+    }
+
+    mutating func sections() -> [SectionSpec] { (0..<int(1...4)).map { _ in section() } }
+
+    mutating func viewport() -> Viewport {
+        Viewport(size: Size(width: half(300...900), height: half(300...1400)))
+    }
+
+    // MARK: Mutations
+
+    mutating func mutation(for view: View) -> ViewMutation {
+        let ids = view.model.sections.flatMap(\.itemIDs)
+        let roll = int(0...99)
+        switch roll {
+        case 0..<24: return .scroll(scrollOffset(view), ifEpoch: chance(20) ? view.epoch : nil)
+        case 24..<38:
+            let chosen = ids.isEmpty ? [] : (0..<int(1...3)).map { _ in pick(ids) }
+            return .select(chosen, pick(SelectionMode.allCases), animated: chance(30))
+        case 38..<56: return .batch(batch(view), animated: chance(40))
+        case 56..<66:
+            let chosen = ids.isEmpty ? [] : (0..<int(1...3)).map { _ in pick(ids) }
+            return .measure(chosen.map { ($0, Size(width: half(20...300), height: half(20...300))) }, animated: chance(20))
+        case 66..<70: return .scrollEnd(scrollOffset(view), velocity: Point(x: 0, y: half(-4000...4000)))
+        case 70..<75: return .resize(Size(width: half(300...900), height: half(300...1400)), animated: chance(30))
+        case 75..<85: return .configure(configuration(for: view.strategyName), animated: chance(50))
+        case 85..<89: return .replace(chance(70) ? shuffledData(view) : sections(), animated: chance(30))
+        case 89..<93: return .switchStrategy(pick(["flow", "collapsible", "ultravisual", "display"]), animated: chance(50))
+        default: return .margin(pick([0, 0, 50, 300]))
+        }
+    }
+
+    /// A mutation the view must refuse without changing anything.
+    mutating func invalidMutation(for view: View) -> ViewMutation {
+        let ids = view.model.sections.flatMap(\.itemIDs)
+        let sectionIDs = view.model.sections.map(\.id)
+        switch int(0...11) {
+        case 0: return .select(["nope"], .add, animated: false)
+        case 1: return .batch([.deleteItems(["nope"])], animated: false)
+        case 2: return .measure([(ids.first ?? "nope", Size(width: .nan, height: 1))], animated: false)
+        case 3: return .scroll(Point(x: 0, y: .infinity), ifEpoch: nil)
+        case 4: return .scroll(Point(x: 0, y: 10), ifEpoch: view.epoch + 1)
+        case 5: return .configure(["noSuchParameter": .number(1)], animated: true)
+        case 6: return .switchStrategy("noSuchStrategy", animated: true)
+        case 7 where !ids.isEmpty: return .batch([.insertItems([ItemSpec(id: ids[0])], section: sectionIDs[0], at: 0)], animated: false)
+        case 7: return .batch([.insertItems([item()], section: "nope", at: 0)], animated: false)
+        case 8: return .resize(Size(width: 0, height: 100), animated: false)
+        case 9: return .margin(-1)
+        case 10:
+            let section = sectionIDs.first ?? "x"
+            return .batch([.deleteSections([section]), .insertItems([item()], section: section, at: 0)], animated: true)
+        default:
+            let count = view.model.sections.first?.count ?? 0
+            return .batch([.insertItems([item()], section: sectionIDs.first ?? "x", at: count + 1)], animated: false)
+        }
+    }
+
+    private mutating func scrollOffset(_ view: View) -> Point {
+        let axis = view.layout.strategy.scrollAxis
+        let extent = axis.main(of: view.layout.contentSize)
+        let main = Double(int(-200...Int(extent) + 200))
+        return axis == .vertical ? Point(x: 0, y: main) : Point(x: main, y: 0)
+    }
+
+    /// A valid batch: a few deletes, reloads, one move, one insertion, maybe section changes;
+    /// final positions chosen within the counts left after removals.
+    private mutating func batch(_ view: View) -> [BatchUpdate] {
+        let model = view.model
+        var updates = [BatchUpdate]()
+        var named = Set<String>()
+        var removedFrom = [String: Int]()
+        let ids = model.sections.flatMap(\.itemIDs)
+        for _ in 0..<int(0...3) where !ids.isEmpty {
+            let id = pick(ids)
+            guard named.insert(id).inserted else { continue }
+            updates.append(.deleteItems([id]))
+            removedFrom[model.sections[model.indexPath(ofItem: id)!.section].id, default: 0] += 1
+        }
+        for _ in 0..<int(0...2) where !ids.isEmpty {
+            let id = pick(ids)
+            guard named.insert(id).inserted else { continue }
+            var spec = item()
+            spec.id = id
+            updates.append(.reloadItems([spec]))
+        }
+        var movedItem: String?
+        if chance(50), !ids.isEmpty {
+            let id = pick(ids)
+            if named.insert(id).inserted {
+                movedItem = id
+                removedFrom[model.sections[model.indexPath(ofItem: id)!.section].id, default: 0] += 1
+            }
+        }
+        // Sections: maybe delete one nobody names, maybe move one, maybe insert one.
+        let namedSections = Set(named.compactMap { model.indexPath(ofItem: $0).map { model.sections[$0.section].id } })
+        var remainingSections = model.sections.map(\.id)
+        if chance(15), let victim = remainingSections.filter({ !namedSections.contains($0) }).randomElement(using: &random) {
+            updates.append(.deleteSections([victim]))
+            remainingSections.removeAll { $0 == victim }
+        }
+        var movedSection: String?
+        if chance(15), let mover = remainingSections.randomElement(using: &random) {
+            movedSection = mover
+        }
+        let sectionCountAfterRemovals = remainingSections.count - (movedSection == nil ? 0 : 1)
+        var newSection: SectionSpec?
+        if chance(15) {
+            let spec = section()
+            newSection = spec
+            updates.append(.insertSections([spec], at: int(0...sectionCountAfterRemovals)))
+        }
+        if let movedSection {
+            updates.append(.moveSection(movedSection, to: int(0...sectionCountAfterRemovals)))
+        }
+        // Item placements into a surviving or new section.
+        var targets = remainingSections.map { id in (id, model.sections[model.sectionIndex(of: id)!].count - (removedFrom[id] ?? 0)) }
+        if let newSection { targets.append((newSection.id, newSection.items.count)) }
+        if let movedItem, let target = targets.randomElement(using: &random) {
+            updates.append(.moveItem(movedItem, toSection: target.0, at: int(0...max(0, target.1))))
+        }
+        if chance(60), let target = targets.randomElement(using: &random) {
+            updates.append(.insertItems((0..<int(1...3)).map { _ in item() }, section: target.0, at: int(0...max(0, target.1))))
+        }
+        return updates.shuffled(using: &random)
+    }
+
+    /// The current data with some items dropped, some added, some reordered: a realistic reload.
+    private mutating func shuffledData(_ view: View) -> [SectionSpec] {
+        view.model.specs.map { section in
+            var items = section.items.filter { _ in !chance(15) }
+            if chance(50) { items.append(item()) }
+            if chance(30) { items.shuffle(using: &random) }
+            return SectionSpec(id: section.id, items: items, headerSize: section.headerSize, footerSize: section.footerSize)
+        }
+    }
+
+    private mutating func configuration(for strategy: String) -> [String: ParameterValue] {
+        switch strategy {
+        case "flow":
+            switch int(0...5) {
+            case 0: return ["itemSize": .size(Size(width: half(40...300), height: half(40...300)))]
+            case 1: return ["spacingMode": .string(pick(["justified", "fixed"]))]
+            case 2: return ["lastLineAlignment": .string(pick(FlowLayout.LastLineAlignment.allCases.map(\.rawValue)))]
+            case 3: return ["sectionHeadersPinToVisibleBounds": .bool(chance(50))]
+            case 4: return ["scrollDirection": .string(pick(["vertical", "horizontal"]))]
+            default: return ["headerReferenceSize": .size(Size(width: 0, height: half(0...80)))]
+            }
+        case "collapsible":
+            switch int(0...2) {
+            case 0: return ["collapsed": .bool(chance(60))]
+            case 1: return ["transition": .string(pick(["basic", "preStack"])), "collapsed": .bool(chance(50))]
+            default: return ["itemSize": .size(Size(width: half(40...200), height: half(40...200)))]
+            }
+        case "ultravisual":
+            let standard = half(40...200)
+            return ["standardHeight": .number(standard), "featuredHeight": .number(standard + half(20...300))]
+        default:
+            return chance(70) ? ["mode": .string(pick(["grid", "list", "inline"]))] : ["columns": .integer(int(1...4))]
+        }
+    }
+}
+
+/// Everything observable about a view, for "an invalid mutation changes nothing" checks.
+struct ViewDump: Equatable {
+    var epoch: Int
+    var strategy: String
+    var parameters: ResolvedParameters
+    var viewport: Viewport
+    var windowMargin: Double
+    var specs: [SectionSpec]
+    var sizeSources: [[SizeSource]?]
+    var selection: Set<String>
+    var contentSize: Size
+    var elements: [ElementKey: LayoutAttributes]
+
+    init(_ view: View) {
+        epoch = view.epoch
+        strategy = view.strategyName
+        parameters = view.parameters
+        viewport = view.viewport
+        windowMargin = view.windowMargin
+        specs = view.model.specs
+        sizeSources = view.model.sections.map(\.sizeSources)
+        selection = view.model.selection
+        contentSize = view.layout.contentSize
+        elements = allElements(of: view.layout)
+    }
+}
