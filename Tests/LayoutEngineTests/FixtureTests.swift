@@ -44,39 +44,44 @@ enum FixtureRunner {
     static let tolerance = 1e-6
 
     static func run(_ fixture: Fixture, sourceLocation: SourceLocation = #_sourceLocation) throws {
-        let layout = try Layout(
-            strategy: StrategyRegistry.builtIn.makeStrategy(named: fixture.strategy, parameters: fixture.parameters),
-            model: CollectionModel(sections: fixture.sections), viewport: fixture.viewport)
-        try layout.select(fixture.selected, mode: .set)
+        let view = try View(
+            strategy: fixture.strategy, parameters: fixture.parameters, sections: fixture.sections,
+            viewport: fixture.viewport)
+        try view.select(fixture.selected, mode: .set)
         var measured: [String]?
         if !fixture.measurements.isEmpty {
-            measured = try layout.applyMeasurements(fixture.measurements).map { layout.model.itemID(at: $0) }
+            measured = try view.measure(fixture.measurements).context.invalidatedItems
         }
+        let layout = view.layout
         report(
             check(layout, fixture.expected, measured: measured), layout: layout, expected: fixture.expected,
             fixture: fixture, stage: "input", sourceLocation: sourceLocation)
 
         for (index, step) in fixture.steps.enumerated() {
-            var switched: LayoutSwitch?
+            var invalidation: Invalidation?
             var target: Point?
+            let animated = step.animated
             switch step.action {
             case .select(let ids, let mode):
-                try layout.select(ids, mode: mode)
+                invalidation = try view.select(ids, mode: mode, animated: animated)
             case .configure(let changes, let margin):
-                switched = try layout.reconfigure(changes, windowMargin: margin)
+                if margin != view.windowMargin { try view.setWindowMargin(margin) }
+                invalidation = try view.configure(changes, animated: animated)
             case .scroll(let offset):
-                var viewport = layout.viewport
-                viewport.offset = offset
-                try layout.setViewport(viewport)
+                invalidation = try view.scroll(to: offset)
             case .resize(let size):
-                var viewport = layout.viewport
-                viewport.size = size
-                try layout.setViewport(viewport)
+                invalidation = try view.resize(to: size, animated: animated)
             case .targetContentOffset(let proposed, let velocity):
                 target = layout.targetContentOffset(proposed: proposed, velocity: velocity)
+            case .batch(let updates):
+                invalidation = try view.performBatch(updates, animated: animated)
+            case .measure(let sizes):
+                invalidation = try view.measure(sizes, animated: animated)
+            case .replace(let sections):
+                invalidation = try view.replaceData(sections, animated: animated)
             }
             report(
-                check(layout, step.expected, switched: switched, target: target), layout: layout,
+                check(layout, step.expected, invalidation: invalidation, target: target), layout: layout,
                 expected: step.expected, fixture: fixture, stage: "step \(index + 1) (\(step.action))",
                 sourceLocation: sourceLocation)
         }
@@ -84,7 +89,7 @@ enum FixtureRunner {
 
     /// Every difference between `layout` and `expected`, as readable lines.
     static func check(
-        _ layout: Layout, _ expected: Expectation, measured: [String]? = nil, switched: LayoutSwitch? = nil,
+        _ layout: Layout, _ expected: Expectation, measured: [String]? = nil, invalidation: Invalidation? = nil,
         target: Point? = nil
     ) -> [String] {
         var problems = [String]()
@@ -142,7 +147,7 @@ enum FixtureRunner {
             problems.append("window query \(window): expected \(brute.sorted()), actual \(windowed.sorted())")
         }
         if let offset = expected.contentOffset {
-            let actual = switched?.contentOffset ?? layout.viewport.offset
+            let actual = invalidation?.contentOffset ?? layout.viewport.offset
             if abs(actual.x - offset.x) > tolerance || abs(actual.y - offset.y) > tolerance {
                 problems.append("content offset: expected \(offset), actual \(actual)")
             }
@@ -150,8 +155,24 @@ enum FixtureRunner {
                 problems.append("the layout's offset \(layout.viewport.offset) is not the reported \(actual)")
             }
         }
-        if let anchor = expected.anchor, switched?.anchor != anchor {
-            problems.append("anchor: expected \(anchor as Any), actual \(switched?.anchor as Any)")
+        if let anchor = expected.anchor, invalidation?.anchor != anchor {
+            problems.append("anchor: expected \(anchor as Any), actual \(invalidation?.anchor as Any)")
+        }
+        if let delta = expected.delta {
+            let entered = Set(invalidation?.entered.map(\.key) ?? [])
+            let changed = Set(invalidation?.changed.map(\.key) ?? [])
+            let left = Set(invalidation?.left ?? [])
+            if let keys = delta.entered, keys != entered { problems.append("entered: expected \(keys.sorted()), actual \(entered.sorted())") }
+            if let keys = delta.changed, keys != changed { problems.append("changed: expected \(keys.sorted()), actual \(changed.sorted())") }
+            if let keys = delta.left, keys != left { problems.append("left: expected \(keys.sorted()), actual \(left.sorted())") }
+            if let adjustment = delta.contentOffsetAdjustment, invalidation?.context.contentOffsetAdjustment != adjustment {
+                problems.append(
+                    "content offset adjustment: expected \(adjustment), actual \(invalidation?.context.contentOffsetAdjustment as Any)")
+            }
+            if let adjustment = delta.contentSizeAdjustment, invalidation?.context.contentSizeAdjustment != adjustment {
+                problems.append(
+                    "content size adjustment: expected \(adjustment), actual \(invalidation?.context.contentSizeAdjustment as Any)")
+            }
         }
         if let expectedTarget = expected.target {
             if let target, abs(target.x - expectedTarget.x) <= tolerance, abs(target.y - expectedTarget.y) <= tolerance {
@@ -160,7 +181,7 @@ enum FixtureRunner {
             }
         }
         if let transition = expected.transition {
-            problems += check(switched?.transition, against: transition)
+            problems += check(invalidation?.transition, against: transition)
         }
         return problems
     }

@@ -41,4 +41,7 @@ public struct Invalidation: Hashable, Sendable {
     public var changes: DataChanges?
     /// For `scrollEnd`: where scrolling comes to rest (already the new content offset).
     public var targetContentOffset: Point?
+    /// The item kept in place on screen by a data change, resize or layout switch: the first
+    /// visible item before it, if any.
+    public var anchor: String?
 }

@@ -20,7 +20,7 @@ extension View {
             outcome.context.invalidatesEverything = true
             outcome.context.invalidatesDataSourceCounts = changes.changesCounts
             outcome.context.invalidatedItems = changes.touchedItems
-            outcome.transition = replaceModel(with: newModel, viewport: nil, animated: animated)
+            (outcome.transition, outcome.anchor) = replaceModel(with: newModel, viewport: nil, animated: animated)
             return outcome
         }
     }
@@ -40,7 +40,7 @@ extension View {
             var outcome = Outcome(changes: changes)
             outcome.context.invalidatesDataSourceCounts = changes.changesCounts
             outcome.context.invalidatedItems = changes.touchedItems
-            outcome.transition = replaceModel(with: newModel, viewport: nil, animated: animated)
+            (outcome.transition, outcome.anchor) = replaceModel(with: newModel, viewport: nil, animated: animated)
             return outcome
         }
     }
@@ -57,13 +57,18 @@ extension View {
                 var newModel = layout.model
                 let changed = try newModel.applyMeasurements(measurements, defaultSize: layout.strategy.defaultItemSize)
                 outcome.context.invalidatedItems = changed.map { newModel.itemID(at: $0) }
-                if !changed.isEmpty { outcome.transition = replaceModel(with: newModel, viewport: nil, animated: true) }
+                if !changed.isEmpty {
+                    (outcome.transition, outcome.anchor) = replaceModel(with: newModel, viewport: nil, animated: true)
+                }
             } else {
                 let anchor = layout.firstVisibleItem
                 let oldViewport = viewport
                 let changed = try layout.applyMeasurements(measurements)
                 outcome.context.invalidatedItems = changed.map { layout.model.itemID(at: $0) }
-                if !changed.isEmpty { layout.keepAnchor(anchor, oldViewport: oldViewport) }
+                if !changed.isEmpty {
+                    layout.keepAnchor(anchor, oldViewport: oldViewport)
+                    outcome.anchor = anchor?.id
+                }
             }
             return outcome
         }
@@ -81,13 +86,16 @@ extension View {
                 var newModel = layout.model
                 outcome.context.invalidatedItems = try newModel.select(ids, mode: mode)
                 if !outcome.context.invalidatedItems.isEmpty {
-                    outcome.transition = replaceModel(with: newModel, viewport: nil, animated: true)
+                    (outcome.transition, outcome.anchor) = replaceModel(with: newModel, viewport: nil, animated: true)
                 }
             } else {
                 let anchor = layout.firstVisibleItem
                 let oldViewport = viewport
                 outcome.context.invalidatedItems = try layout.select(ids, mode: mode)
-                if !outcome.context.invalidatedItems.isEmpty { layout.keepAnchor(anchor, oldViewport: oldViewport) }
+                if !outcome.context.invalidatedItems.isEmpty {
+                    layout.keepAnchor(anchor, oldViewport: oldViewport)
+                    outcome.anchor = anchor?.id
+                }
             }
             return outcome
         }
@@ -133,12 +141,14 @@ extension View {
             try resized.validate()
             var outcome = Outcome()
             if animated {
-                outcome.transition = replaceModel(with: layout.model, viewport: resized, animated: true)
+                (outcome.transition, outcome.anchor) = replaceModel(with: layout.model, viewport: resized, animated: true)
+                outcome.context.invalidatesEverything = true
             } else {
                 let anchor = layout.firstVisibleItem
                 let oldViewport = viewport
                 if try layout.setViewport(resized) == .layout { outcome.context.invalidatesEverything = true }
                 layout.keepAnchor(anchor, oldViewport: oldViewport)
+                outcome.anchor = anchor?.id
             }
             return outcome
         }
@@ -166,6 +176,7 @@ extension View {
             let switched = try layout.reconfigure(changes, windowMargin: windowMargin)
             var outcome = Outcome()
             outcome.context.invalidatesEverything = true
+            outcome.anchor = switched.anchor
             if animated { outcome.transition = switched.transition }
             return outcome
         }
@@ -182,6 +193,7 @@ extension View {
             strategyName = name
             var outcome = Outcome()
             outcome.context.invalidatesEverything = true
+            outcome.anchor = switched.anchor
             if animated { outcome.transition = switched.transition }
             return outcome
         }
@@ -195,6 +207,7 @@ extension View {
         var transition: Transition?
         var changes: DataChanges?
         var target: Point?
+        var anchor: String?
     }
 
     /// Checks the epoch, runs `body` (which validates everything before it changes anything),
@@ -229,7 +242,7 @@ extension View {
             epoch: epoch, contentSize: contentSize, contentOffset: viewport.offset, context: outcome.context,
             window: newWindow, entered: entered.sorted { $0.key < $1.key }, changed: changed.sorted { $0.key < $1.key },
             left: before.keys.sorted(), transition: outcome.transition, changes: outcome.changes,
-            targetContentOffset: outcome.target)
+            targetContentOffset: outcome.target, anchor: outcome.anchor)
     }
 
     private func checkBatch(_ count: Int) throws(LayoutError) {
@@ -243,8 +256,10 @@ extension View {
     /// the current model, supplies every element's from-attributes, including elements that
     /// slide into the window from outside it.
     ///
-    /// - Returns: the transition when animated.
-    private func replaceModel(with newModel: CollectionModel, viewport newViewport: Viewport?, animated: Bool) -> Transition? {
+    /// - Returns: the transition when animated, and the anchor kept in place.
+    private func replaceModel(
+        with newModel: CollectionModel, viewport newViewport: Viewport?, animated: Bool
+    ) -> (Transition?, String?) {
         let anchor = layout.firstVisibleItem
         let oldViewport = viewport
         let old = layout.strategy
@@ -261,9 +276,9 @@ extension View {
             layout.replaceModel(newModel)
         }
         layout.keepAnchor(anchor, oldViewport: oldViewport)
-        guard animated else { return nil }
+        guard animated else { return (nil, anchor?.id) }
         let moves = Layout.moves(
             from: (old, oldModel, oldWindow), to: (layout.strategy, layout.model, window))
-        return layout.strategy.planTransition(from: old, moves: moves, model: layout.model)
+        return (layout.strategy.planTransition(from: old, moves: moves, model: layout.model), anchor?.id)
     }
 }

@@ -34,6 +34,16 @@ struct Expectation: Sendable {
     var anchor: String??
     var transition: ExpectedTransition?
     var target: Point?
+    var delta: ExpectedDelta?
+
+    /// The window delta of the step's invalidation, by element key.
+    struct ExpectedDelta: Sendable {
+        var entered: Set<ElementKey>?
+        var changed: Set<ElementKey>?
+        var left: Set<ElementKey>?
+        var contentOffsetAdjustment: Point?
+        var contentSizeAdjustment: Size?
+    }
 
     struct ExpectedElement: Sendable, Equatable {
         var frame: Rect
@@ -58,7 +68,12 @@ struct Step: Sendable {
         case scroll(Point)
         case targetContentOffset(proposed: Point, velocity: Point)
         case resize(Size)
+        case batch([BatchUpdate])
+        case measure([(id: String, size: Size)])
+        case replace([SectionSpec])
     }
+
+    var animated = true
 
     var action: Action
     var expected: Expectation
@@ -145,34 +160,7 @@ extension Fixture {
             offset: try viewportJSON["offset"].map(reader.point) ?? .zero,
             contentInsets: try viewportJSON["contentInsets"].map(reader.insets) ?? .zero)
 
-        var sections = [SectionSpec]()
-        for (index, raw) in (json["sections"] as? [[String: Any]] ?? []).enumerated() {
-            let id = raw["id"] as? String ?? "s\(index)"
-            var items = [ItemSpec]()
-            if let count = raw["items"] as? Int {
-                items = (0..<count).map { ItemSpec(id: "\(id)-\($0)") }
-            } else if let list = raw["items"] as? [Any] {
-                for (itemIndex, entry) in list.enumerated() {
-                    if entry is [Any] {
-                        items.append(ItemSpec(id: "\(id)-\(itemIndex)", size: try reader.size(entry)))
-                        continue
-                    }
-                    guard let item = entry as? [String: Any] else { throw reader.fail("item \(itemIndex) of \(id)") }
-                    items.append(
-                        ItemSpec(
-                            id: item["id"] as? String ?? "\(id)-\(itemIndex)",
-                            size: try item["size"].map(reader.size),
-                            estimatedSize: try item["estimatedSize"].map(reader.size),
-                            selectedSize: try item["selectedSize"].map(reader.size)))
-                }
-            }
-            sections.append(
-                SectionSpec(
-                    id: id, items: items,
-                    headerSize: try raw["headerSize"].map(reader.size),
-                    footerSize: try raw["footerSize"].map(reader.size)))
-        }
-        self.sections = sections
+        sections = try reader.sections(json["sections"])
         selected = json["selected"] as? [String] ?? []
         measurements = try (json["measure"] as? [[String: Any]] ?? []).map { entry in
             guard let id = entry["id"] as? String, let size = entry["size"] else { throw reader.fail("measure entry") }
@@ -193,6 +181,15 @@ extension Fixture {
                 action = .scroll(try reader.point(offset))
             } else if let size = step["resize"] {
                 action = .resize(try reader.size(size))
+            } else if let updates = step["batch"] as? [[String: Any]] {
+                action = .batch(try updates.map(reader.batchUpdate))
+            } else if let sizes = step["measure"] as? [[String: Any]] {
+                action = .measure(try sizes.map { entry in
+                    guard let id = entry["id"] as? String, let size = entry["size"] else { throw reader.fail("measure entry") }
+                    return (id, try reader.size(size))
+                })
+            } else if let sections = step["replace"] {
+                action = .replace(try reader.sections(sections))
             } else if let snap = step["targetContentOffset"] as? [String: Any] {
                 action = .targetContentOffset(
                     proposed: try reader.point(snap["proposed"] as Any),
@@ -200,7 +197,9 @@ extension Fixture {
             } else {
                 throw reader.fail("unknown step \(step.keys.sorted())")
             }
-            return Step(action: action, expected: try reader.expectation(expected))
+            var parsed = Step(action: action, expected: try reader.expectation(expected))
+            parsed.animated = step["animated"] as? Bool ?? true
+            return parsed
         }
     }
 }
@@ -279,6 +278,51 @@ struct FixtureReader {
         return result
     }
 
+    func items(_ value: Any?, section id: String) throws -> [ItemSpec] {
+        if let count = value as? Int { return (0..<count).map { ItemSpec(id: "\(id)-\($0)") } }
+        var items = [ItemSpec]()
+        for (itemIndex, entry) in (value as? [Any] ?? []).enumerated() {
+            if entry is [Any] {
+                items.append(ItemSpec(id: "\(id)-\(itemIndex)", size: try size(entry)))
+                continue
+            }
+            guard let item = entry as? [String: Any] else { throw fail("item \(itemIndex) of \(id)") }
+            items.append(
+                ItemSpec(
+                    id: item["id"] as? String ?? "\(id)-\(itemIndex)",
+                    size: try item["size"].map(size), estimatedSize: try item["estimatedSize"].map(size),
+                    selectedSize: try item["selectedSize"].map(size)))
+        }
+        return items
+    }
+
+    func sections(_ value: Any?) throws -> [SectionSpec] {
+        try (value as? [[String: Any]] ?? []).enumerated().map { index, raw in
+            let id = raw["id"] as? String ?? "s\(index)"
+            return SectionSpec(
+                id: id, items: try items(raw["items"], section: id),
+                headerSize: try raw["headerSize"].map(size), footerSize: try raw["footerSize"].map(size))
+        }
+    }
+
+    /// `{"insertItems": [...], "section": "s", "at": 0}`, `{"deleteItems": ["a"]}`,
+    /// `{"moveItem": "a", "section": "s", "at": 3}`, `{"reloadItems": [...]}`,
+    /// `{"insertSections": [...], "at": 1}`, `{"deleteSections": ["s"]}`,
+    /// `{"moveSection": "s", "at": 0}`, `{"reloadSections": [...]}`.
+    func batchUpdate(_ json: [String: Any]) throws -> BatchUpdate {
+        let at = json["at"] as? Int ?? 0
+        let section = json["section"] as? String ?? ""
+        if let raw = json["insertItems"] { return .insertItems(try items(raw, section: section), section: section, at: at) }
+        if let ids = json["deleteItems"] as? [String] { return .deleteItems(ids) }
+        if let id = json["moveItem"] as? String { return .moveItem(id, toSection: section, at: at) }
+        if let raw = json["reloadItems"] { return .reloadItems(try items(raw, section: section)) }
+        if let raw = json["insertSections"] { return .insertSections(try sections(raw), at: at) }
+        if let ids = json["deleteSections"] as? [String] { return .deleteSections(ids) }
+        if let id = json["moveSection"] as? String { return .moveSection(id, to: at) }
+        if let raw = json["reloadSections"] { return .reloadSections(try sections(raw)) }
+        throw fail("unknown batch update \(json.keys.sorted())")
+    }
+
     func expectation(_ json: [String: Any]) throws -> Expectation {
         var expectation = Expectation()
         expectation.contentSize = try json["contentSize"].map(size)
@@ -303,6 +347,15 @@ struct FixtureReader {
         expectation.queries = try (json["queries"] as? [[String: Any]] ?? []).map { query in
             let keys = try (query["keys"] as? [String] ?? []).map(elementKey)
             return (try rect(query["rect"] as Any), Set(keys))
+        }
+        if let delta = json["delta"] as? [String: Any] {
+            func keys(_ name: String) throws -> Set<ElementKey>? {
+                try (delta[name] as? [String]).map { Set(try $0.map(elementKey)) }
+            }
+            expectation.delta = Expectation.ExpectedDelta(
+                entered: try keys("entered"), changed: try keys("changed"), left: try keys("left"),
+                contentOffsetAdjustment: try delta["contentOffsetAdjustment"].map(point),
+                contentSizeAdjustment: try delta["contentSizeAdjustment"].map(size))
         }
         if let transition = json["transition"] as? [String: Any] {
             let segments = try (transition["segments"] as? [[String: Any]] ?? []).map { segment in
