@@ -52,25 +52,15 @@ extension View {
     ) throws(LayoutError) -> Invalidation {
         try mutate(ifEpoch: ifEpoch) { () throws(LayoutError) -> Outcome in
             try checkBatch(measurements.count)
-            var outcome = Outcome()
-            if animated {
-                var newModel = layout.model
-                let changed = try newModel.applyMeasurements(measurements, defaultSize: layout.strategy.defaultItemSize)
-                outcome.context.invalidatedItems = changed.map { newModel.itemID(at: $0) }
-                if !changed.isEmpty {
-                    (outcome.transition, outcome.anchor) = replaceModel(with: newModel, viewport: nil, animated: true)
-                }
-            } else {
-                let anchor = layout.firstVisibleItem
-                let oldViewport = viewport
-                let changed = try layout.applyMeasurements(measurements)
-                outcome.context.invalidatedItems = changed.map { layout.model.itemID(at: $0) }
-                if !changed.isEmpty {
-                    layout.keepAnchor(anchor, oldViewport: oldViewport)
-                    outcome.anchor = anchor?.id
-                }
-            }
-            return outcome
+            let defaultSize = layout.strategy.defaultItemSize
+            return try changeModel(
+                animated: animated,
+                onCopy: { (model: inout CollectionModel) throws(LayoutError) -> [String] in
+                    try model.applyMeasurements(measurements, defaultSize: defaultSize).map { model.itemID(at: $0) }
+                },
+                inPlace: { () throws(LayoutError) -> [String] in
+                    try layout.applyMeasurements(measurements).map { layout.model.itemID(at: $0) }
+                })
         }
     }
 
@@ -81,23 +71,10 @@ extension View {
     ) throws(LayoutError) -> Invalidation {
         try mutate(ifEpoch: ifEpoch) { () throws(LayoutError) -> Outcome in
             try checkBatch(ids.count)
-            var outcome = Outcome()
-            if animated {
-                var newModel = layout.model
-                outcome.context.invalidatedItems = try newModel.select(ids, mode: mode)
-                if !outcome.context.invalidatedItems.isEmpty {
-                    (outcome.transition, outcome.anchor) = replaceModel(with: newModel, viewport: nil, animated: true)
-                }
-            } else {
-                let anchor = layout.firstVisibleItem
-                let oldViewport = viewport
-                outcome.context.invalidatedItems = try layout.select(ids, mode: mode)
-                if !outcome.context.invalidatedItems.isEmpty {
-                    layout.keepAnchor(anchor, oldViewport: oldViewport)
-                    outcome.anchor = anchor?.id
-                }
-            }
-            return outcome
+            return try changeModel(
+                animated: animated,
+                onCopy: { (model: inout CollectionModel) throws(LayoutError) -> [String] in try model.select(ids, mode: mode) },
+                inPlace: { () throws(LayoutError) -> [String] in try layout.select(ids, mode: mode) })
         }
     }
 
@@ -243,6 +220,32 @@ extension View {
             window: newWindow, entered: entered.sorted { $0.key < $1.key }, changed: changed.sorted { $0.key < $1.key },
             left: before.keys.sorted(), transition: outcome.transition, changes: outcome.changes,
             targetContentOffset: outcome.target, anchor: outcome.anchor)
+    }
+
+    /// A change to the current model that names the items it touched. Animated, it runs on a
+    /// copy laid out afresh (for from-attributes); otherwise in place through the strategy's
+    /// incremental update. The first visible item stays anchored either way.
+    private func changeModel(
+        animated: Bool, onCopy: (inout CollectionModel) throws(LayoutError) -> [String],
+        inPlace: () throws(LayoutError) -> [String]
+    ) throws(LayoutError) -> Outcome {
+        var outcome = Outcome()
+        if animated {
+            var newModel = layout.model
+            outcome.context.invalidatedItems = try onCopy(&newModel)
+            if !outcome.context.invalidatedItems.isEmpty {
+                (outcome.transition, outcome.anchor) = replaceModel(with: newModel, viewport: nil, animated: true)
+            }
+        } else {
+            let anchor = layout.firstVisibleItem
+            let oldViewport = viewport
+            outcome.context.invalidatedItems = try inPlace()
+            if !outcome.context.invalidatedItems.isEmpty {
+                layout.keepAnchor(anchor, oldViewport: oldViewport)
+                outcome.anchor = anchor?.id
+            }
+        }
+        return outcome
     }
 
     private func checkBatch(_ count: Int) throws(LayoutError) {
