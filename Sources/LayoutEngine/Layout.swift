@@ -76,6 +76,15 @@ public final class Layout {
         return changed
     }
 
+    /// Applies an atomic batch of inserts, deletes, moves and reloads to the model in place;
+    /// see `CollectionModel.apply(_:maximumItems:)`.
+    @discardableResult
+    public func apply(_ updates: [BatchUpdate], maximumItems: Int = .max) throws(LayoutError) -> DataChanges {
+        let changes = try model.apply(updates, maximumItems: maximumItems)
+        if !changes.isEmpty { strategy.dataDidChange(changes, model: model) }
+        return changes
+    }
+
     /// Scrolls or resizes.
     ///
     /// - Throws: `invalidViewport`.

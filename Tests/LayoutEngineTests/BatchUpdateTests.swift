@@ -8,7 +8,7 @@ struct BatchUpdateTests {
         try CollectionModel(sections: sections.map { SectionSpec(id: $0.0, items: $0.1.map { ItemSpec(id: $0) }) })
     }
 
-    static func ids(_ model: CollectionModel) -> [[String]] { model.sections.map(\.itemIDs) }
+    static func ids(_ model: CollectionModel) -> [[String]] { model.sections.map { Array($0.itemIDs) } }
 
     @Test("deletes and moves leave first, then inserts land at final positions in ascending order")
     func uikitOrdering() throws {

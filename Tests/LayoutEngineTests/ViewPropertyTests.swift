@@ -91,7 +91,7 @@ struct ViewPropertyTests {
             }
         case .replace(let sections, _):
             #expect(view.model.specs.map(\.id) == sections.map(\.id), "\(context)")
-            #expect(view.model.sections.map(\.itemIDs) == sections.map { $0.items.map(\.id) }, "\(context)")
+            #expect(view.model.sections.map { Array($0.itemIDs) } == sections.map { $0.items.map(\.id) }, "\(context)")
         case .batch(let updates, _):
             for update in updates {
                 switch update {

@@ -1,16 +1,33 @@
 import LayoutGeometry
 
 extension CollectionModel {
-    /// The model after `updates`, applied as one atomic batch, and what changed.
+    /// Applies `updates` as one atomic batch, in place.
     ///
+    /// - Returns: what changed, by id.
     /// - Throws: `itemNotFound` / `sectionNotFound` for unknown ids, `invalidBatch` for an id
     ///   named twice or an update into or out of a deleted section, `indexOutOfRange`,
-    ///   `duplicateItemID` / `duplicateSectionID`, `invalidSize`, `invalidID`. `self` is never
-    ///   changed: the result is a new model.
-    /// - Complexity: O(n + k log k) for n items and k updates.
-    public func applying(_ updates: [BatchUpdate]) throws(LayoutError) -> (CollectionModel, DataChanges) {
-        var plan = try BatchPlan(updates, model: self)
-        return try plan.apply(to: self)
+    ///   `duplicateItemID` / `duplicateSectionID`, `invalidSize`, `invalidID`; the whole batch is
+    ///   checked first, so the model is then unchanged.
+    /// - Complexity: O(k (log n + chunk size)) for k updated items; section insertions,
+    ///   deletions and moves add O(sections), and deleting or reloading a section O(its items).
+    /// - Parameter maximumItems: refuse (`limitExceeded`) a batch that would leave more items.
+    @discardableResult
+    public mutating func apply(_ updates: [BatchUpdate], maximumItems: Int = .max) throws(LayoutError) -> DataChanges {
+        let plan = try BatchPlan(updates, model: self)
+        guard numberOfItems + plan.changes.insertedItems.count - plan.changes.deletedItems.count <= maximumItems else {
+            throw .limitExceeded(limit: "items", maximum: maximumItems)
+        }
+        plan.apply(to: &self)
+        return plan.changes
+    }
+
+    /// The model after `updates` (see `apply(_:maximumItems:)`), leaving `self` as it is.
+    public func applying(
+        _ updates: [BatchUpdate], maximumItems: Int = .max
+    ) throws(LayoutError) -> (CollectionModel, DataChanges) {
+        var copy = self
+        let changes = try copy.apply(updates, maximumItems: maximumItems)
+        return (copy, changes)
     }
 
     /// What turning `self` into `new` changes, by id: items and sections that appear,
@@ -83,11 +100,11 @@ extension CollectionModel {
 
 /// A batch checked against the model, ready to apply.
 private struct BatchPlan {
-    var deletedItems = Set<String>()
+    var deletedItems = [String]()
     var deletedSections = Set<String>()
-    var movedSections = [(id: String, to: Int)]()
+    var movedSections = [(id: String, to: Int, order: Int)]()
     var reloadedSections = [String: SectionSpec]()
-    var reloadedItems = [String: ItemSpec]()
+    var reloadedItems = [ItemSpec]()
     var insertedSections = [(at: Int, order: Int, sections: [SectionSpec])]()
     /// Items placed by the batch (inserted or moved), by target section.
     var placements = [(section: String, at: Int, order: Int, items: [Placed])]()
@@ -97,6 +114,8 @@ private struct BatchPlan {
         case new(ItemSpec)
         case moved(String)
     }
+
+    // MARK: Checking
 
     init(_ updates: [BatchUpdate], model: CollectionModel) throws(LayoutError) {
         var namedItems = Set<String>()
@@ -109,12 +128,20 @@ private struct BatchPlan {
                 throw .invalidBatch(reason: "section '\(id)' is named more than once")
             }
         }
-        func existingItem(_ id: String) throws(LayoutError) -> ItemIndexPath {
-            guard let path = model.indexPath(ofItem: id) else { throw .itemNotFound(id) }
-            return path
+        func existingItem(_ id: String) throws(LayoutError) {
+            guard model.contains(item: id) else { throw .itemNotFound(id) }
         }
         func existingSection(_ id: String) throws(LayoutError) {
             guard model.sectionIndex(of: id) != nil else { throw .sectionNotFound(id) }
+        }
+        func newItem(_ spec: ItemSpec) throws(LayoutError) {
+            try CollectionModel.validate(ItemRecord(spec: spec))
+            guard !model.contains(item: spec.id) else { throw .duplicateItemID(spec.id) }
+            try nameItem(spec.id)
+        }
+        func newSection(_ spec: SectionSpec) throws(LayoutError) {
+            guard !spec.id.isEmpty else { throw .invalidID(spec.id) }
+            try CollectionModel.validateSupplementarySizes(of: SectionRecords(spec: spec))
         }
 
         for (order, update) in updates.enumerated() {
@@ -129,12 +156,13 @@ private struct BatchPlan {
             case .moveSection(let id, let index):
                 try existingSection(id)
                 try nameSection(id)
-                movedSections.append((id, index))
+                movedSections.append((id, index, order))
                 changes.movedSections.append(id)
             case .reloadSections(let specs):
                 for spec in specs {
                     try existingSection(spec.id)
                     try nameSection(spec.id)
+                    try newSection(spec)
                     reloadedSections[spec.id] = spec
                     changes.reloadedSections.append(spec.id)
                 }
@@ -142,42 +170,49 @@ private struct BatchPlan {
                 for spec in specs {
                     guard model.sectionIndex(of: spec.id) == nil else { throw .duplicateSectionID(spec.id) }
                     try nameSection(spec.id)
+                    try newSection(spec)
+                    for item in spec.items { try newItem(item) }
                     changes.insertedSections.append(spec.id)
                     changes.insertedItems += spec.items.map(\.id)
                 }
                 insertedSections.append((index, order, specs))
             case .deleteItems(let ids):
                 for id in ids {
-                    _ = try existingItem(id)
+                    try existingItem(id)
                     try nameItem(id)
-                    deletedItems.insert(id)
+                    deletedItems.append(id)
                     changes.deletedItems.append(id)
                 }
             case .moveItem(let id, let section, let index):
-                _ = try existingItem(id)
+                try existingItem(id)
                 try nameItem(id)
                 placements.append((section, index, order, [.moved(id)]))
                 changes.movedItems.append(id)
             case .reloadItems(let specs):
                 for spec in specs {
-                    _ = try existingItem(spec.id)
+                    try existingItem(spec.id)
                     try nameItem(spec.id)
-                    reloadedItems[spec.id] = spec
+                    try CollectionModel.validate(ItemRecord(spec: spec))
+                    reloadedItems.append(spec)
                     changes.reloadedItems.append(spec.id)
                 }
             case .insertItems(let specs, let section, let index):
-                for spec in specs {
-                    guard model.indexPath(ofItem: spec.id) == nil else { throw .duplicateItemID(spec.id) }
-                    try nameItem(spec.id)
-                    changes.insertedItems.append(spec.id)
-                }
+                for spec in specs { try newItem(spec) }
+                changes.insertedItems += specs.map(\.id)
                 placements.append((section, index, order, specs.map { .new($0) }))
             }
         }
-        // Nothing may reach into a section the batch deletes or reloads wholesale.
+        try checkSections(model: model, namedItems: namedItems)
+        try checkPositions(model: model)
+    }
+
+    /// Nothing may reach into a section the batch deletes or reloads wholesale, and a reloaded
+    /// section's new items must not exist elsewhere.
+    private mutating func checkSections(model: CollectionModel, namedItems: Set<String>) throws(LayoutError) {
         let replacedSections = deletedSections.union(reloadedSections.keys)
-        for id in namedItems where model.indexPath(ofItem: id) != nil {
-            let section = model.sections[model.indexPath(ofItem: id)!.section].id
+        for id in namedItems {
+            guard let path = model.indexPath(ofItem: id) else { continue }
+            let section = model.sections[path.section].id
             if replacedSections.contains(section) {
                 throw .invalidBatch(reason: "item '\(id)' is in section '\(section)', which the batch deletes or reloads")
             }
@@ -185,96 +220,160 @@ private struct BatchPlan {
         for placement in placements where deletedSections.contains(placement.section) {
             throw .invalidBatch(reason: "section '\(placement.section)' is deleted by the same batch")
         }
-        for (id, _) in movedSections where deletedSections.contains(id) {
-            throw .invalidBatch(reason: "section '\(id)' is both moved and deleted")
+        for move in movedSections where deletedSections.contains(move.id) {
+            throw .invalidBatch(reason: "section '\(move.id)' is both moved and deleted")
         }
         for id in reloadedSections.keys where deletedSections.contains(id) {
             throw .invalidBatch(reason: "section '\(id)' is both reloaded and deleted")
         }
-        // Items of reloaded sections: old ones that do not come back are deleted, new ones inserted.
-        for (id, spec) in reloadedSections {
+        for (id, spec) in reloadedSections.sorted(by: { $0.key < $1.key }) {
             let old = model.sections[model.sectionIndex(of: id)!]
-            let newIDs = Set(spec.items.map(\.id))
-            changes.deletedItems += old.itemIDs.filter { !newIDs.contains($0) }
             let oldIDs = Set(old.itemIDs)
+            var newIDs = Set<String>()
+            for item in spec.items {
+                try CollectionModel.validate(ItemRecord(spec: item))
+                guard newIDs.insert(item.id).inserted else { throw .duplicateItemID(item.id) }
+                if !oldIDs.contains(item.id) && (model.contains(item: item.id) || namedItems.contains(item.id)) {
+                    throw .duplicateItemID(item.id)
+                }
+            }
+            changes.deletedItems += old.itemIDs.filter { !newIDs.contains($0) }
             changes.insertedItems += spec.items.map(\.id).filter { !oldIDs.contains($0) }
         }
-        for id in deletedSections {
+        for id in deletedSections.sorted() {
             changes.deletedItems += model.sections[model.sectionIndex(of: id)!].itemIDs
         }
     }
 
-    mutating func apply(to model: CollectionModel) throws(LayoutError) -> (CollectionModel, DataChanges) {
-        // 1. Remove what is deleted or moved; replace what is reloaded.
-        let movedItemIDs = Set(placements.flatMap { $0.items }.compactMap { placed -> String? in
-            if case .moved(let id) = placed { return id }
-            return nil
-        })
-        let movedSectionIDs = Set(movedSections.map(\.id))
-        var working = [SectionRecords]()
-        var setAside = [String: SectionRecords]()
-        var itemRecords = [String: ItemRecord]()
-        for section in model.sections where !deletedSections.contains(section.id) {
-            var records: SectionRecords
-            if let spec = reloadedSections[section.id] {
-                records = SectionRecords(spec: spec)
-            } else {
-                records = SectionRecords(section: section)
-                records.items.removeAll { record in
-                    if movedItemIDs.contains(record.id) { itemRecords[record.id] = record }
-                    return deletedItems.contains(record.id) || movedItemIDs.contains(record.id)
-                }
-                for index in records.items.indices {
-                    if let spec = reloadedItems[records.items[index].id] {
-                        records.items[index] = ItemRecord(spec: spec)
-                    }
-                }
-            }
-            if movedSectionIDs.contains(section.id) {
-                setAside[section.id] = records
-            } else {
-                working.append(records)
-            }
-        }
-        // 2. Insert sections (new and moved) in ascending order of their final positions.
+    /// Simulates the counts the batch leaves, so every final position is checked before
+    /// anything changes.
+    private func checkPositions(model: CollectionModel) throws(LayoutError) {
+        var sectionCount = model.numberOfSections - deletedSections.count - movedSections.count
         var sectionInsertions = insertedSections.flatMap { insertion in
-            insertion.sections.enumerated().map { offset, spec in
-                (at: insertion.at + offset, order: insertion.order, records: SectionRecords(spec: spec))
+            insertion.sections.indices.map { (at: insertion.at + $0, order: insertion.order) }
+        }
+        sectionInsertions += movedSections.map { (at: $0.to, order: $0.order) }
+        for insertion in sectionInsertions.sorted(by: { ($0.at, $0.order) < ($1.at, $1.order) }) {
+            guard insertion.at >= 0, insertion.at <= sectionCount else {
+                throw .indexOutOfRange(target: "sections", index: insertion.at, count: sectionCount)
+            }
+            sectionCount += 1
+        }
+        var counts = [String: Int]()
+        for section in model.sections where !deletedSections.contains(section.id) {
+            counts[section.id] = reloadedSections[section.id]?.items.count ?? section.count
+        }
+        for insertion in insertedSections {
+            for spec in insertion.sections { counts[spec.id] = spec.items.count }
+        }
+        for placement in placements {
+            if case .moved(let id) = placement.items[0], let path = model.indexPath(ofItem: id) {
+                counts[model.sections[path.section].id]! -= 1
             }
         }
-        for (order, move) in movedSections.enumerated() {
-            sectionInsertions.append((move.to, -1 - order, setAside[move.id]!))
+        for id in deletedItems {
+            counts[model.sections[model.indexPath(ofItem: id)!.section].id]! -= 1
         }
-        sectionInsertions.sort { ($0.at, $0.order) < ($1.at, $1.order) }
-        for insertion in sectionInsertions {
-            guard insertion.at >= 0, insertion.at <= working.count else {
-                throw .indexOutOfRange(target: "sections", index: insertion.at, count: working.count)
-            }
-            working.insert(insertion.records, at: insertion.at)
-        }
-        // 3. Insert items (new and moved) in ascending order of their final positions.
-        var sectionPositions = [String: Int]()
-        for (index, section) in working.enumerated() { sectionPositions[section.id] = index }
-        let ordered = placements.sorted { ($0.at, $0.order) < ($1.at, $1.order) }
-        for placement in ordered {
-            guard let target = sectionPositions[placement.section] else { throw .sectionNotFound(placement.section) }
-            let count = working[target].items.count
+        for placement in placements.sorted(by: { ($0.at, $0.order) < ($1.at, $1.order) }) {
+            guard let count = counts[placement.section] else { throw .sectionNotFound(placement.section) }
             guard placement.at >= 0, placement.at <= count else {
                 throw .indexOutOfRange(target: "section '\(placement.section)'", index: placement.at, count: count)
             }
+            counts[placement.section] = count + placement.items.count
+        }
+    }
+
+    // MARK: Applying
+
+    /// Applies the checked batch; cannot fail.
+    func apply(to model: inout CollectionModel) {
+        var droppedFromSelection = Set<String>()
+        // 1. Take out deleted and moved items; reload items in place.
+        var movedRecords = [String: ItemRecord]()
+        for placement in placements {
+            guard case .moved(let id) = placement.items[0] else { continue }
+            movedRecords[id] = model.removeItem(id)
+        }
+        for id in deletedItems {
+            _ = model.removeItem(id)
+            droppedFromSelection.insert(id)
+        }
+        for spec in reloadedItems {
+            let path = model.indexPath(ofItem: spec.id)!
+            let record = ItemRecord(spec: spec)
+            model.sections[path.section].items.setSize(record.size, source: record.source, at: path.item)
+            model.sections[path.section].selectedSizes[spec.id] = spec.selectedSize
+        }
+        // 2. Sections: drop deleted ones, replace reloaded ones, set moved ones aside.
+        let sectionsChanged = !deletedSections.isEmpty || !movedSections.isEmpty || !insertedSections.isEmpty
+        if sectionsChanged || !reloadedSections.isEmpty {
+            applySectionChanges(to: &model, droppedFromSelection: &droppedFromSelection)
+        }
+        // 3. Insert items (new and moved) in ascending order of their final positions.
+        for placement in placements.sorted(by: { ($0.at, $0.order) < ($1.at, $1.order) }) {
             let records = placement.items.map { placed -> ItemRecord in
                 switch placed {
                 case .new(let spec): ItemRecord(spec: spec)
-                case .moved(let id): itemRecords[id]!
+                case .moved(let id): movedRecords[id]!
                 }
             }
-            working[target].items.insert(contentsOf: records, at: placement.at)
+            let ordinal = model.sectionIndex(of: placement.section)!
+            let moved = model.sections[ordinal].items.insert(records, at: placement.at)
+            model.reindex(moved, sectionSerial: model.sections[ordinal].serial)
+            for record in records {
+                model.sections[ordinal].selectedSizes[record.id] = record.selectedSize
+            }
         }
-        // 4. Build and validate the final model (ids unique, sizes valid); keep the selection
-        //    of items that survive.
-        var result = try CollectionModel(records: working)
-        let surviving = model.selection.filter { result.indexPath(ofItem: $0) != nil }
-        try result.select(Array(surviving), mode: .set)
-        return (result, changes)
+        // 4. Items that left do not stay selected.
+        for id in droppedFromSelection where model.itemKeys[id] == nil { model.selection.remove(id) }
+    }
+
+    /// Drops deleted sections, replaces reloaded ones and inserts new and moved ones at their
+    /// final positions, in ascending order.
+    ///
+    /// - Complexity: O(sections + items of deleted, reloaded and inserted sections).
+    private func applySectionChanges(to model: inout CollectionModel, droppedFromSelection: inout Set<String>) {
+        var setAside = [String: Section]()
+        var kept = [Section]()
+        for section in model.sections {
+            if deletedSections.contains(section.id) {
+                for id in section.itemIDs {
+                    model.itemKeys[id] = nil
+                    droppedFromSelection.insert(id)
+                }
+                continue
+            }
+            var section = section
+            if let spec = reloadedSections[section.id] {
+                let newIDs = Set(spec.items.map(\.id))
+                for id in section.itemIDs where !newIDs.contains(id) {
+                    model.itemKeys[id] = nil
+                    droppedFromSelection.insert(id)
+                }
+                section = Section(records: SectionRecords(spec: spec), serial: section.serial)
+                model.indexItems(of: section)
+            }
+            if movedSections.contains(where: { $0.id == section.id }) {
+                setAside[section.id] = section
+            } else {
+                kept.append(section)
+            }
+        }
+        var serial = model.nextSectionSerial
+        var sectionInsertions = [(at: Int, order: Int, section: Section)]()
+        for insertion in insertedSections {
+            for (offset, spec) in insertion.sections.enumerated() {
+                let section = Section(records: SectionRecords(spec: spec), serial: serial)
+                serial += 1
+                model.indexItems(of: section)
+                sectionInsertions.append((insertion.at + offset, insertion.order, section))
+            }
+        }
+        for move in movedSections { sectionInsertions.append((move.to, move.order, setAside[move.id]!)) }
+        for insertion in sectionInsertions.sorted(by: { ($0.at, $0.order) < ($1.at, $1.order) }) {
+            kept.insert(insertion.section, at: insertion.at)
+        }
+        model.sections = kept
+        model.reindexSections()
     }
 }

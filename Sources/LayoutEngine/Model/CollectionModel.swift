@@ -6,19 +6,32 @@ import LayoutGeometry
 /// Index paths are derived from order; everything clients say is by id. Every mutating method
 /// validates its whole input before changing anything, so a thrown `LayoutError` leaves the
 /// model exactly as it was.
+///
+/// The id index maps an item to its section and chunk (by serials that do not change when
+/// other items come and go), so inserting or deleting one item updates one entry, and an index
+/// path is computed on demand in O(log n + chunk size).
 public struct CollectionModel: Sendable {
-    public private(set) var sections: [Section]
-    public private(set) var selection: Set<String>
-    private var itemLocations: [String: ItemIndexPath]
-    private var sectionIndices: [String: Int]
+    public internal(set) var sections: [Section]
+    public internal(set) var selection: Set<String>
+    var itemKeys: [String: ItemKey]
+    private(set) var sectionIndices: [String: Int]
+    /// Section ordinal by section serial, -1 for sections that no longer exist.
+    private(set) var sectionOrdinals: [Int]
+
+    /// Where an item lives: its section's serial and its chunk's serial.
+    struct ItemKey: Hashable, Sendable {
+        var section: Int32
+        var chunk: Int32
+    }
 
     // MARK: Lifecycle
 
     public init() {
         sections = []
         selection = []
-        itemLocations = [:]
+        itemKeys = [:]
         sectionIndices = [:]
+        sectionOrdinals = []
     }
 
     /// Builds a model from client specs.
@@ -35,40 +48,55 @@ public struct CollectionModel: Sendable {
     init(records: [SectionRecords]) throws(LayoutError) {
         var sectionIndices = [String: Int](minimumCapacity: records.count)
         let total = records.reduce(0) { $0 + $1.items.count }
-        var itemLocations = [String: ItemIndexPath](minimumCapacity: total)
+        var seen = Set<String>(minimumCapacity: total)
         for (sectionIndex, section) in records.enumerated() {
             guard !section.id.isEmpty else { throw .invalidID(section.id) }
             guard sectionIndices.updateValue(sectionIndex, forKey: section.id) == nil else {
                 throw .duplicateSectionID(section.id)
             }
             try Self.validateSupplementarySizes(of: section)
-            for (itemIndex, item) in section.items.enumerated() {
+            for item in section.items {
                 try Self.validate(item)
-                let path = ItemIndexPath(section: sectionIndex, item: itemIndex)
-                guard itemLocations.updateValue(path, forKey: item.id) == nil else {
-                    throw .duplicateItemID(item.id)
-                }
+                guard seen.insert(item.id).inserted else { throw .duplicateItemID(item.id) }
             }
         }
-        self.sections = records.map(Section.init(records:))
+        self.sections = records.enumerated().map { Section(records: $1, serial: $0) }
         self.selection = []
-        self.itemLocations = itemLocations
         self.sectionIndices = sectionIndices
+        self.sectionOrdinals = Array(sections.indices)
+        var itemKeys = [String: ItemKey](minimumCapacity: total)
+        for section in sections {
+            for chunk in section.items.chunks {
+                let key = ItemKey(section: Int32(section.serial), chunk: Int32(chunk.serial))
+                for id in chunk.ids { itemKeys[id] = key }
+            }
+        }
+        self.itemKeys = itemKeys
     }
 
     // MARK: Lookup
 
     public var numberOfSections: Int { sections.count }
 
-    public var numberOfItems: Int { itemLocations.count }
+    public var numberOfItems: Int { itemKeys.count }
 
+    /// - Complexity: O(log n + chunk size).
+    public func indexPath(ofItem id: String) -> ItemIndexPath? {
+        guard let key = itemKeys[id] else { return nil }
+        let section = sectionOrdinals[Int(key.section)]
+        guard let item = sections[section].items.position(of: id, inChunk: Int(key.chunk)) else { return nil }
+        return ItemIndexPath(section: section, item: item)
+    }
+
+    /// Whether an item with this id exists.
+    ///
     /// - Complexity: O(1) on average.
-    public func indexPath(ofItem id: String) -> ItemIndexPath? { itemLocations[id] }
+    public func contains(item id: String) -> Bool { itemKeys[id] != nil }
 
     /// - Complexity: O(1) on average.
     public func sectionIndex(of id: String) -> Int? { sectionIndices[id] }
 
-    public func itemID(at path: ItemIndexPath) -> String { sections[path.section].itemIDs[path.item] }
+    public func itemID(at path: ItemIndexPath) -> String { sections[path.section].items.id(at: path.item) }
 
     public func isSelected(_ id: String) -> Bool { selection.contains(id) }
 
@@ -86,7 +114,7 @@ public struct CollectionModel: Sendable {
     /// - Complexity: O(k) for k ids (`.set`: plus the size of the old selection).
     @discardableResult
     public mutating func select(_ ids: [String], mode: SelectionMode) throws(LayoutError) -> [String] {
-        for id in ids where itemLocations[id] == nil { throw .itemNotFound(id) }
+        for id in ids where itemKeys[id] == nil { throw .itemNotFound(id) }
         var changed = [String]()
         switch mode {
         case .add:
@@ -129,8 +157,7 @@ public struct CollectionModel: Sendable {
     ///   - tolerance: 0.5 pt in the product; a parameter so tests can pin it.
     /// - Returns: index paths of the items whose size really changed, in order.
     /// - Throws: `itemNotFound` or `invalidSize`, before anything is applied.
-    /// - Complexity: O(k) for k measurements (plus O(section) once when a uniform section first
-    ///   gets per-item storage).
+    /// - Complexity: O(k (log n + chunk size)) for k measurements.
     @discardableResult
     public mutating func applyMeasurements(
         _ measurements: [(id: String, size: Size)], defaultSize: Size, tolerance: Double = 0.5
@@ -138,7 +165,7 @@ public struct CollectionModel: Sendable {
         var paths = [ItemIndexPath]()
         paths.reserveCapacity(measurements.count)
         for (id, size) in measurements {
-            guard let path = itemLocations[id] else { throw .itemNotFound(id) }
+            guard let path = indexPath(ofItem: id) else { throw .itemNotFound(id) }
             guard size.isValidExtent else { throw .invalidSize(id: id, field: "measuredSize") }
             paths.append(path)
         }
@@ -152,9 +179,53 @@ public struct CollectionModel: Sendable {
         return changed.sorted()
     }
 
+    // MARK: Index maintenance
+
+    /// Points the id index at new chunk serials after an `ItemList` insertion.
+    mutating func reindex(_ moved: [(id: String, serial: Int)], sectionSerial: Int) {
+        for (id, serial) in moved { itemKeys[id] = ItemKey(section: Int32(sectionSerial), chunk: Int32(serial)) }
+    }
+
+    /// Recomputes section ordinals and the id → ordinal map after sections came, went or moved.
+    ///
+    /// - Complexity: O(sections).
+    mutating func reindexSections() {
+        var ordinals = Array(repeating: -1, count: (sections.map(\.serial).max() ?? -1) + 1)
+        var indices = [String: Int](minimumCapacity: sections.count)
+        for (ordinal, section) in sections.enumerated() {
+            ordinals[section.serial] = ordinal
+            indices[section.id] = ordinal
+        }
+        sectionOrdinals = ordinals
+        sectionIndices = indices
+    }
+
+    /// Removes an item from its section and the id index, keeping the rest of the model.
+    ///
+    /// - Returns: the item's record (with its selected size), for a move.
+    mutating func removeItem(_ id: String) -> ItemRecord {
+        let path = indexPath(ofItem: id)!
+        let selectedSize = sections[path.section].selectedSizes.removeValue(forKey: id)
+        var record = sections[path.section].items.remove(at: path.item)
+        record.selectedSize = selectedSize
+        itemKeys[id] = nil
+        return record
+    }
+
+    /// Adds every item of `section` to the id index.
+    mutating func indexItems(of section: Section) {
+        for chunk in section.items.chunks {
+            let key = ItemKey(section: Int32(section.serial), chunk: Int32(chunk.serial))
+            for id in chunk.ids { itemKeys[id] = key }
+        }
+    }
+
+    /// A serial no section has used.
+    var nextSectionSerial: Int { max(sectionOrdinals.count, (sections.map(\.serial).max() ?? -1) + 1) }
+
     // MARK: Validation
 
-    private static func validate(_ item: ItemRecord) throws(LayoutError) {
+    static func validate(_ item: ItemRecord) throws(LayoutError) {
         guard !item.id.isEmpty else { throw .invalidID(item.id) }
         if item.source != .strategyDefault, !item.size.isValidExtent {
             let field = switch item.source {
@@ -169,7 +240,7 @@ public struct CollectionModel: Sendable {
         }
     }
 
-    private static func validateSupplementarySizes(of section: SectionRecords) throws(LayoutError) {
+    static func validateSupplementarySizes(of section: SectionRecords) throws(LayoutError) {
         if let size = section.headerSize, !size.isValidExtent {
             throw .invalidSize(id: section.id, field: "headerSize")
         }

@@ -49,29 +49,16 @@ struct SectionRecords {
         id = section.id
         headerSize = section.headerSize
         footerSize = section.footerSize
-        items = section.itemIDs.indices.map { index in
-            let id = section.itemIDs[index]
-            return ItemRecord(
-                id: id, size: section.sizes?[index] ?? .zero, source: section.sizeSources?[index] ?? .strategyDefault,
-                selectedSize: section.selectedSizes[id])
+        items = []
+        items.reserveCapacity(section.count)
+        for chunk in section.items.chunks {
+            for offset in 0..<chunk.count {
+                let id = chunk.ids[offset]
+                items.append(
+                    ItemRecord(
+                        id: id, size: chunk.sizes?[offset] ?? .zero, source: chunk.sources?[offset] ?? .strategyDefault,
+                        selectedSize: section.selectedSizes[id]))
+            }
         }
-    }
-}
-
-extension Section {
-    init(records: SectionRecords) {
-        id = records.id
-        itemIDs = records.items.map(\.id)
-        if records.items.contains(where: { $0.source != .strategyDefault }) {
-            sizes = records.items.map(\.size)
-            sizeSources = records.items.map(\.source)
-        }
-        var selectedSizes = [String: Size]()
-        for item in records.items {
-            if let open = item.selectedSize { selectedSizes[item.id] = open }
-        }
-        self.selectedSizes = selectedSizes
-        headerSize = records.headerSize
-        footerSize = records.footerSize
     }
 }

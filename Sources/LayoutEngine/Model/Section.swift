@@ -1,65 +1,136 @@
 import LayoutGeometry
 
-/// One section of a `CollectionModel`, stored as parallel arrays (struct of arrays) so a
-/// million items cost a few words each and uniform sections cost nothing per item.
+/// One section of a `CollectionModel`. Items live in chunks (`ItemList`), so inserting or
+/// removing one costs a chunk's worth of work, not the section's; a chunk stores sizes only
+/// once one of its items has a size of its own, so uniform sections cost nothing per item
+/// beyond their ids.
 public struct Section: Sendable {
     public let id: String
-    public internal(set) var itemIDs: [String]
-    /// Per-item sizes, or `nil` when every item uses the strategy's default size.
-    public internal(set) var sizes: [Size]?
-    /// Parallel to `sizes`; `nil` exactly when `sizes` is.
-    public internal(set) var sizeSources: [SizeSource]?
+    /// Stable while the section exists; the model's id index refers to sections by serial.
+    let serial: Int
+    var items: ItemList
     /// Open sizes of expanding items, by item id. Sparse: most items never expand.
     public internal(set) var selectedSizes: [String: Size]
     public internal(set) var headerSize: Size?
     public internal(set) var footerSize: Size?
 
-    public var count: Int { itemIDs.count }
+    public var count: Int { items.count }
+
+    /// The item ids in order. Iterating walks the chunks; a subscript is O(log chunks).
+    public var itemIDs: ItemIDs { ItemIDs(items: items) }
+
+    /// Whether any item has a size of its own; a section without is laid out from the
+    /// strategy's default size alone.
+    public var hasOwnSizes: Bool { items.hasOwnSizes }
+
+    /// Every item's stored size (`.zero` where the default applies), or `nil` when no item has
+    /// a size of its own. For inspection: O(n).
+    public var sizes: [Size]? {
+        guard hasOwnSizes else { return nil }
+        return items.chunks.flatMap { $0.sizes ?? Array(repeating: .zero, count: $0.count) }
+    }
+
+    /// Where each item's size came from, or `nil` when no item has a size of its own. O(n).
+    public var sizeSources: [SizeSource]? {
+        guard hasOwnSizes else { return nil }
+        return items.chunks.flatMap { $0.sources ?? Array(repeating: .strategyDefault, count: $0.count) }
+    }
 
     /// The item's closed size: its own, or `defaultSize` when it has none.
     ///
-    /// - Complexity: O(1).
-    @inlinable
+    /// - Complexity: O(log chunks).
     public func baseSize(ofItem index: Int, default defaultSize: Size) -> Size {
-        guard let sizes, let sizeSources, sizeSources[index] != .strategyDefault else {
-            return defaultSize
-        }
-        return sizes[index]
+        items.size(at: index, default: defaultSize)
     }
 
-    init(spec: SectionSpec) {
-        self.init(records: SectionRecords(spec: spec))
+    /// Calls `body` with each item's index, id and closed size, in order from `start`, until it
+    /// returns false: how full layouts read a section without a lookup per item.
+    public func forEachItem(from start: Int = 0, default defaultSize: Size, _ body: (Int, String, Size) -> Bool) {
+        items.forEach(from: start, default: defaultSize, body)
+    }
+
+    init(records: SectionRecords, serial: Int) {
+        id = records.id
+        self.serial = serial
+        items = ItemList(records.items)
+        var selectedSizes = [String: Size]()
+        for item in records.items {
+            if let open = item.selectedSize { selectedSizes[item.id] = open }
+        }
+        self.selectedSizes = selectedSizes
+        headerSize = records.headerSize
+        footerSize = records.footerSize
     }
 
     /// The section as a client would describe it again (round trip of `SectionSpec`).
     public var spec: SectionSpec {
-        SectionSpec(
-            id: id,
-            items: itemIDs.indices.map { itemSpec(at: $0) },
-            headerSize: headerSize, footerSize: footerSize)
+        var specs = [ItemSpec]()
+        specs.reserveCapacity(count)
+        for chunk in items.chunks {
+            for offset in 0..<chunk.count {
+                specs.append(Self.itemSpec(chunk: chunk, offset: offset, selectedSizes: selectedSizes))
+            }
+        }
+        return SectionSpec(id: id, items: specs, headerSize: headerSize, footerSize: footerSize)
     }
 
     public func itemSpec(at index: Int) -> ItemSpec {
-        let id = itemIDs[index]
+        let (ordinal, offset) = items.locate(index)
+        return Self.itemSpec(chunk: items.chunks[ordinal], offset: offset, selectedSizes: selectedSizes)
+    }
+
+    private static func itemSpec(chunk: ItemList.Chunk, offset: Int, selectedSizes: [String: Size]) -> ItemSpec {
+        let id = chunk.ids[offset]
         var spec = ItemSpec(id: id, selectedSize: selectedSizes[id])
-        if let sizes, let sizeSources {
-            switch sizeSources[index] {
+        if let sizes = chunk.sizes, let sources = chunk.sources {
+            switch sources[offset] {
             case .strategyDefault: break
-            case .absolute, .measured: spec.size = sizes[index]
-            case .estimated: spec.estimatedSize = sizes[index]
+            case .absolute, .measured: spec.size = sizes[offset]
+            case .estimated: spec.estimatedSize = sizes[offset]
             }
         }
         return spec
     }
 
-    /// Records a measured size, materialising per-item storage the first time a section
-    /// that used only default sizes gets one.
+    func record(at index: Int) -> ItemRecord {
+        let id = items.id(at: index)
+        return items.record(at: index, selectedSize: selectedSizes[id])
+    }
+
+    /// Records a measured size.
     mutating func setMeasuredSize(_ size: Size, ofItem index: Int) {
-        if sizes == nil {
-            sizes = Array(repeating: .zero, count: itemIDs.count)
-            sizeSources = Array(repeating: .strategyDefault, count: itemIDs.count)
+        items.setSize(size, source: .measured, at: index)
+    }
+}
+
+/// A section's item ids in order, without copying them out of the section's chunks.
+public struct ItemIDs: RandomAccessCollection, Sendable {
+    let items: ItemList
+
+    public var startIndex: Int { 0 }
+    public var endIndex: Int { items.count }
+
+    /// - Complexity: O(log chunks).
+    public subscript(position: Int) -> String { items.id(at: position) }
+
+    public func makeIterator() -> Iterator { Iterator(chunks: items.chunks) }
+
+    /// Walks the chunks in order: O(1) per id.
+    public struct Iterator: IteratorProtocol {
+        let chunks: [ItemList.Chunk]
+        var chunk = 0
+        var offset = 0
+
+        public mutating func next() -> String? {
+            while chunk < chunks.count {
+                if offset < chunks[chunk].count {
+                    defer { offset += 1 }
+                    return chunks[chunk].ids[offset]
+                }
+                chunk += 1
+                offset = 0
+            }
+            return nil
         }
-        sizes![index] = size
-        sizeSources![index] = .measured
     }
 }

@@ -47,6 +47,9 @@ public protocol LayoutStrategy: AnyObject, SendableMetatype {
     /// The sizes of the items at `paths` changed in `model` (measurements).
     func sizesDidChange(_ paths: [ItemIndexPath], model: CollectionModel)
 
+    /// Items or sections were inserted, deleted, moved or reloaded in `model` (a batch).
+    func dataDidChange(_ changes: DataChanges, model: CollectionModel)
+
     /// Takes a new viewport (scroll, resize), recomputing whatever it affects.
     ///
     /// - Returns: which frames may have changed, so a caller knows whether to re-query.
@@ -101,6 +104,10 @@ extension LayoutStrategy {
     }
 
     public func sizesDidChange(_ paths: [ItemIndexPath], model: CollectionModel) {
+        prepare(model: model, viewport: viewport)
+    }
+
+    public func dataDidChange(_ changes: DataChanges, model: CollectionModel) {
         prepare(model: model, viewport: viewport)
     }
 

@@ -33,14 +33,20 @@ extension View {
             guard size <= limits.maximumBatchSize else {
                 throw .limitExceeded(limit: "batch size", maximum: limits.maximumBatchSize)
             }
-            let (newModel, changes) = try layout.model.applying(updates)
-            guard newModel.numberOfItems <= limits.maximumItems else {
-                throw .limitExceeded(limit: "items", maximum: limits.maximumItems)
+            var outcome = Outcome()
+            if animated {
+                let (newModel, changes) = try layout.model.applying(updates, maximumItems: limits.maximumItems)
+                outcome.changes = changes
+                (outcome.transition, outcome.anchor) = replaceModel(with: newModel, viewport: nil, animated: true)
+            } else {
+                let anchor = layout.firstVisibleItem
+                let oldViewport = viewport
+                outcome.changes = try layout.apply(updates, maximumItems: limits.maximumItems)
+                layout.keepAnchor(anchor, oldViewport: oldViewport)
+                outcome.anchor = anchor?.id
             }
-            var outcome = Outcome(changes: changes)
-            outcome.context.invalidatesDataSourceCounts = changes.changesCounts
-            outcome.context.invalidatedItems = changes.touchedItems
-            (outcome.transition, outcome.anchor) = replaceModel(with: newModel, viewport: nil, animated: animated)
+            outcome.context.invalidatesDataSourceCounts = outcome.changes?.changesCounts ?? false
+            outcome.context.invalidatedItems = outcome.changes?.touchedItems ?? []
             return outcome
         }
     }

@@ -141,15 +141,19 @@ extension FlowLayout {
     }
 
     /// The one size every item of the section has, or `nil` if sizes differ.
+    ///
+    /// - Complexity: O(1) for a section without sizes of its own, else O(n).
     private static func uniformSize(of section: Section, expanded: [Int: Size], default defaultSize: Size) -> Size? {
         guard section.count > 0 else { return defaultSize }
-        if section.sizes == nil && expanded.isEmpty { return defaultSize }
-        let first = expanded[0] ?? section.baseSize(ofItem: 0, default: defaultSize)
-        for index in 1..<section.count {
-            let size = expanded[index] ?? section.baseSize(ofItem: index, default: defaultSize)
-            if size != first { return nil }
+        if !section.hasOwnSizes && expanded.isEmpty { return defaultSize }
+        var first: Size?
+        var uniform = true
+        section.forEachItem(default: defaultSize) { index, _, base in
+            let size = expanded[index] ?? base
+            if first == nil { first = size } else if size != first { uniform = false }
+            return uniform
         }
-        return first
+        return uniform ? first : nil
     }
 
     // MARK: Uniform sections
@@ -205,32 +209,20 @@ extension FlowLayout {
         let axis = c.axis
         let spacing = c.interitemSpacing
         let count = section.count
-        let defaultSize = c.defaultItemSize
         let expanded = lines.expanded
-        func size(_ index: Int) -> Size { expanded[index] ?? section.baseSize(ofItem: index, default: defaultSize) }
 
         var mainCursor = itemsStart
         var widest = 0.0
         var previousGap: Double?
-        var index = 0
-        while index < count {
-            let first = index
-            let firstSize = size(index)
-            var used = axis.cross(of: firstSize)
-            var thickness = axis.main(of: firstSize)
-            index += 1
-            while index < count {
-                let next = size(index)
-                let cross = axis.cross(of: next)
-                guard used + spacing + cross <= available else { break }
-                used += spacing + cross
-                thickness = max(thickness, axis.main(of: next))
-                index += 1
-            }
+        // The line being filled: first item, used cross extent, thickness.
+        var first = 0
+        var used = 0.0
+        var thickness = 0.0
+        func closeLine(end: Int) {
             let placement = placeLine(
-                count: index - first, used: used, available: available, isLast: index == count,
+                count: end - first, used: used, available: available, isLast: end == count,
                 previousGap: previousGap, configuration: c)
-            previousGap = index - first >= 2 ? placement.gap : nil
+            previousGap = end - first >= 2 ? placement.gap : nil
             lines.firstItem.append(first)
             lines.mainStart.append(mainCursor)
             lines.thickness.append(thickness)
@@ -238,6 +230,24 @@ extension FlowLayout {
             widest = max(widest, used)
             mainCursor += thickness + c.lineSpacing
         }
+        section.forEachItem(default: c.defaultItemSize) { index, _, base in
+            let size = expanded[index] ?? base
+            let cross = axis.cross(of: size)
+            if index == 0 {
+                used = cross
+                thickness = axis.main(of: size)
+            } else if used + spacing + cross <= available {
+                used += spacing + cross
+                thickness = max(thickness, axis.main(of: size))
+            } else {
+                closeLine(end: index)
+                first = index
+                used = cross
+                thickness = axis.main(of: size)
+            }
+            return true
+        }
+        if count > 0 { closeLine(end: count) }
         let extent = lines.count == 0 ? 0 : mainCursor - c.lineSpacing - itemsStart
         return (extent, widest)
     }

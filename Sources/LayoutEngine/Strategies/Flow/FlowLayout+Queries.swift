@@ -166,16 +166,18 @@ extension FlowLayout {
         let placement = lines.placement[line]
         let thickness = lines.thickness[line]
         var cross = placement.start
-        for item in first..<end {
-            let size = lines.expanded[item] ?? section.baseSize(ofItem: item, default: defaultSize)
+        section.forEachItem(from: first, default: defaultSize) { item, id, base in
+            guard item < end else { return false }
+            let size = lines.expanded[item] ?? base
             let itemCross = axis.cross(of: size)
             let itemMain = axis.main(of: size)
             let main = lines.mainStart[line] + configuration.mainOffset(ofItemExtent: itemMain, inLineOf: thickness)
             let attributes = LayoutAttributes(
-                kind: .cell, id: section.itemIDs[item], section: sectionIndex, item: item,
+                kind: .cell, id: id, section: sectionIndex, item: item,
                 frame: axis.rect(cross: cross, main: main, crossExtent: itemCross, mainExtent: itemMain))
-            guard body(attributes) else { return }
+            guard body(attributes) else { return false }
             cross += itemCross + placement.gap
+            return true
         }
     }
 }
