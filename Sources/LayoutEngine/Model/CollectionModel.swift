@@ -47,30 +47,30 @@ public struct CollectionModel: Sendable {
     /// validating ids and sizes.
     init(records: [SectionRecords]) throws(LayoutError) {
         var sectionIndices = [String: Int](minimumCapacity: records.count)
-        let total = records.reduce(0) { $0 + $1.items.count }
-        var seen = Set<String>(minimumCapacity: total)
         for (sectionIndex, section) in records.enumerated() {
             guard !section.id.isEmpty else { throw .invalidID(section.id) }
             guard sectionIndices.updateValue(sectionIndex, forKey: section.id) == nil else {
                 throw .duplicateSectionID(section.id)
             }
             try Self.validateSupplementarySizes(of: section)
-            for item in section.items {
-                try Self.validate(item)
-                guard seen.insert(item.id).inserted else { throw .duplicateItemID(item.id) }
-            }
+            for item in section.items { try Self.validate(item) }
         }
-        self.sections = records.enumerated().map { Section(records: $1, serial: $0) }
-        self.selection = []
-        self.sectionIndices = sectionIndices
-        self.sectionOrdinals = Array(sections.indices)
+        let sections = records.enumerated().map { Section(records: $1, serial: $0) }
+        // One hash table does both jobs: the id index, and finding duplicates.
+        let total = records.reduce(0) { $0 + $1.items.count }
         var itemKeys = [String: ItemKey](minimumCapacity: total)
         for section in sections {
             for chunk in section.items.chunks {
                 let key = ItemKey(section: Int32(section.serial), chunk: Int32(chunk.serial))
-                for id in chunk.ids { itemKeys[id] = key }
+                for id in chunk.ids where itemKeys.updateValue(key, forKey: id) != nil {
+                    throw .duplicateItemID(id)
+                }
             }
         }
+        self.sections = sections
+        self.selection = []
+        self.sectionIndices = sectionIndices
+        self.sectionOrdinals = Array(sections.indices)
         self.itemKeys = itemKeys
     }
 

@@ -10,13 +10,51 @@ import LayoutGeometry
 struct ItemList: Sendable {
     struct Chunk: Sendable {
         var serial: Int
-        var ids: [String]
+        private(set) var ids: [String]
+        /// `ids[i].hashValue`, so finding an id in a chunk scans integers, not strings.
+        private(set) var hashes: [Int]
         /// Per-item sizes, or `nil` while every item of the chunk uses the strategy default.
         var sizes: [Size]?
         /// Parallel to `sizes`.
         var sources: [SizeSource]?
 
         var count: Int { ids.count }
+
+        init(serial: Int, ids: [String]) {
+            self.serial = serial
+            self.ids = ids
+            hashes = ids.map(\.hashValue)
+        }
+
+        /// The offset of `id` in this chunk.
+        ///
+        /// - Complexity: O(chunk size) integer comparisons, one string comparison per match.
+        func offset(of id: String) -> Int? {
+            let hash = id.hashValue
+            for offset in hashes.indices where hashes[offset] == hash && ids[offset] == id { return offset }
+            return nil
+        }
+
+        mutating func insertIDs(_ newIDs: [String], at offset: Int) {
+            ids.insert(contentsOf: newIDs, at: offset)
+            hashes.insert(contentsOf: newIDs.map(\.hashValue), at: offset)
+        }
+
+        mutating func removeID(at offset: Int) {
+            ids.remove(at: offset)
+            hashes.remove(at: offset)
+        }
+
+        /// Moves the ids from `offset` on into a new chunk with `serial` (sizes stay behind;
+        /// the caller moves them).
+        mutating func splitIDs(at offset: Int, serial: Int) -> Chunk {
+            var second = Chunk(serial: serial, ids: [])
+            second.ids = Array(ids[offset...])
+            second.hashes = Array(hashes[offset...])
+            ids.removeSubrange(offset...)
+            hashes.removeSubrange(offset...)
+            return second
+        }
     }
 
     /// Chunks are filled to this size when built and split in half past twice this size.
@@ -102,7 +140,7 @@ struct ItemList: Sendable {
     func position(of id: String, inChunk serial: Int) -> Int? {
         guard serial < ordinals.count, ordinals[serial] >= 0 else { return nil }
         let ordinal = ordinals[serial]
-        guard let offset = chunks[ordinal].ids.firstIndex(of: id) else { return nil }
+        guard let offset = chunks[ordinal].offset(of: id) else { return nil }
         return counts.prefixSum(ordinal) + offset
     }
 
@@ -127,7 +165,7 @@ struct ItemList: Sendable {
         let (ordinal, offset) = index == count ? (chunks.count - 1, chunks[chunks.count - 1].count) : locate(index)
         let hadSizes = chunks[ordinal].sizes != nil
         if records.contains(where: { $0.source != .strategyDefault }) { materializeSizes(ordinal) }
-        chunks[ordinal].ids.insert(contentsOf: records.map(\.id), at: offset)
+        chunks[ordinal].insertIDs(records.map(\.id), at: offset)
         if chunks[ordinal].sizes != nil {
             chunks[ordinal].sizes!.insert(contentsOf: records.map(\.size), at: offset)
             chunks[ordinal].sources!.insert(contentsOf: records.map(\.source), at: offset)
@@ -149,7 +187,7 @@ struct ItemList: Sendable {
     mutating func remove(at index: Int) -> ItemRecord {
         let record = record(at: index, selectedSize: nil)
         let (ordinal, offset) = locate(index)
-        chunks[ordinal].ids.remove(at: offset)
+        chunks[ordinal].removeID(at: offset)
         chunks[ordinal].sizes?.remove(at: offset)
         chunks[ordinal].sources?.remove(at: offset)
         count -= 1
@@ -174,16 +212,37 @@ struct ItemList: Sendable {
 
     // MARK: Iteration
 
-    /// Calls `body` with each item's id, own size (or `defaultSize`) and source, in order,
-    /// from `start`: the way full layouts read a section without a lookup per item.
+    /// Calls `body` with each item's index, id and own size (or `defaultSize`), in order from
+    /// `start`, until it returns false: how layouts read a section without a lookup per item.
     func forEach(from start: Int = 0, default defaultSize: Size, _ body: (Int, String, Size) -> Bool) {
+        walk(from: start) { index, chunk, offset, ids, sizes, sources in
+            let size = sizes.map { sources![offset] == .strategyDefault ? defaultSize : $0[offset] } ?? defaultSize
+            return body(index, ids[offset], size)
+        }
+    }
+
+    /// Like `forEach`, without the ids: the full-layout loop reads only sizes.
+    func forEachSize(from start: Int = 0, default defaultSize: Size, _ body: (Int, Size) -> Bool) {
+        walk(from: start) { index, chunk, offset, _, sizes, sources in
+            body(index, sizes.map { sources![offset] == .strategyDefault ? defaultSize : $0[offset] } ?? defaultSize)
+        }
+    }
+
+    /// Visits items in order from `start`, handing each chunk's arrays over once per chunk.
+    @inline(__always)
+    private func walk(
+        from start: Int,
+        _ visit: (Int, Int, Int, [String], [Size]?, [SizeSource]?) -> Bool
+    ) {
         guard start < count else { return }
         var (ordinal, offset) = locate(start)
         var index = start
         while ordinal < chunks.count {
-            let chunk = chunks[ordinal]
-            while offset < chunk.count {
-                guard body(index, chunk.ids[offset], Self.size(in: chunk, at: offset, default: defaultSize)) else { return }
+            let ids = chunks[ordinal].ids
+            let sizes = chunks[ordinal].sizes
+            let sources = chunks[ordinal].sources
+            while offset < ids.count {
+                guard visit(index, ordinal, offset, ids, sizes, sources) else { return }
                 index += 1
                 offset += 1
             }
@@ -204,8 +263,7 @@ struct ItemList: Sendable {
     /// Splits an over-full chunk in two; the second half gets a new serial.
     private mutating func split(_ ordinal: Int) -> [(id: String, serial: Int)] {
         let half = chunks[ordinal].count / 2
-        var second = Chunk(serial: ordinals.count, ids: Array(chunks[ordinal].ids[half...]))
-        chunks[ordinal].ids.removeSubrange(half...)
+        var second = chunks[ordinal].splitIDs(at: half, serial: ordinals.count)
         if let sizes = chunks[ordinal].sizes, let sources = chunks[ordinal].sources {
             second.sizes = Array(sizes[half...])
             second.sources = Array(sources[half...])

@@ -49,6 +49,11 @@ public struct Section: Sendable {
         items.forEach(from: start, default: defaultSize, body)
     }
 
+    /// Like `forEachItem`, without the ids.
+    public func forEachSize(from start: Int = 0, default defaultSize: Size, _ body: (Int, Size) -> Bool) {
+        items.forEachSize(from: start, default: defaultSize, body)
+    }
+
     init(records: SectionRecords, serial: Int) {
         id = records.id
         self.serial = serial

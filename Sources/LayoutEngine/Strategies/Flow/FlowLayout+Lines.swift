@@ -148,8 +148,8 @@ extension FlowLayout {
         if !section.hasOwnSizes && expanded.isEmpty { return defaultSize }
         var first: Size?
         var uniform = true
-        section.forEachItem(default: defaultSize) { index, _, base in
-            let size = expanded[index] ?? base
+        section.forEachSize(default: defaultSize) { index, base in
+            let size = expanded.isEmpty ? base : expanded[index] ?? base
             if first == nil { first = size } else if size != first { uniform = false }
             return uniform
         }
@@ -230,8 +230,8 @@ extension FlowLayout {
             widest = max(widest, used)
             mainCursor += thickness + c.lineSpacing
         }
-        section.forEachItem(default: c.defaultItemSize) { index, _, base in
-            let size = expanded[index] ?? base
+        section.forEachSize(default: c.defaultItemSize) { index, base in
+            let size = expanded.isEmpty ? base : expanded[index] ?? base
             let cross = axis.cross(of: size)
             if index == 0 {
                 used = cross
