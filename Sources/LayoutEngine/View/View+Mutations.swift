@@ -14,13 +14,16 @@ extension View {
             guard newModel.numberOfItems <= limits.maximumItems else {
                 throw .limitExceeded(limit: "items", maximum: limits.maximumItems)
             }
-            try newModel.select(layout.model.selection.filter { newModel.indexPath(ofItem: $0) != nil }, mode: .set)
+            try newModel.select(layout.model.selection.filter { newModel.contains(item: $0) }, mode: .set)
             let changes = layout.model.changes(to: newModel)
             var outcome = Outcome(changes: changes)
             outcome.context.invalidatesEverything = true
             outcome.context.invalidatesDataSourceCounts = changes.changesCounts
             outcome.context.invalidatedItems = changes.touchedItems
-            (outcome.transition, outcome.anchor) = replaceModel(with: newModel, viewport: nil, animated: animated)
+            (outcome.transition, outcome.anchor) = try anchored(animated: animated) { () throws(LayoutError) -> Bool in
+                layout.replaceModel(newModel)
+                return true
+            }
             return outcome
         }
     }
@@ -34,16 +37,10 @@ extension View {
                 throw .limitExceeded(limit: "batch size", maximum: limits.maximumBatchSize)
             }
             var outcome = Outcome()
-            if animated {
-                let (newModel, changes) = try layout.model.applying(updates, maximumItems: limits.maximumItems)
+            (outcome.transition, outcome.anchor) = try anchored(animated: animated) { () throws(LayoutError) -> Bool in
+                let changes = try layout.apply(updates, maximumItems: limits.maximumItems)
                 outcome.changes = changes
-                (outcome.transition, outcome.anchor) = replaceModel(with: newModel, viewport: nil, animated: true)
-            } else {
-                let anchor = layout.firstVisibleItem
-                let oldViewport = viewport
-                outcome.changes = try layout.apply(updates, maximumItems: limits.maximumItems)
-                layout.keepAnchor(anchor, oldViewport: oldViewport)
-                outcome.anchor = anchor?.id
+                return !changes.isEmpty
             }
             outcome.context.invalidatesDataSourceCounts = outcome.changes?.changesCounts ?? false
             outcome.context.invalidatedItems = outcome.changes?.touchedItems ?? []
@@ -58,15 +55,12 @@ extension View {
     ) throws(LayoutError) -> Invalidation {
         try mutate(ifEpoch: ifEpoch) { () throws(LayoutError) -> Outcome in
             try checkBatch(measurements.count)
-            let defaultSize = layout.strategy.defaultItemSize
-            return try changeModel(
-                animated: animated,
-                onCopy: { (model: inout CollectionModel) throws(LayoutError) -> [String] in
-                    try model.applyMeasurements(measurements, defaultSize: defaultSize).map { model.itemID(at: $0) }
-                },
-                inPlace: { () throws(LayoutError) -> [String] in
-                    try layout.applyMeasurements(measurements).map { layout.model.itemID(at: $0) }
-                })
+            var outcome = Outcome()
+            (outcome.transition, outcome.anchor) = try anchored(animated: animated) { () throws(LayoutError) -> Bool in
+                outcome.context.invalidatedItems = try layout.applyMeasurements(measurements).map { layout.model.itemID(at: $0) }
+                return !outcome.context.invalidatedItems.isEmpty
+            }
+            return outcome
         }
     }
 
@@ -77,10 +71,12 @@ extension View {
     ) throws(LayoutError) -> Invalidation {
         try mutate(ifEpoch: ifEpoch) { () throws(LayoutError) -> Outcome in
             try checkBatch(ids.count)
-            return try changeModel(
-                animated: animated,
-                onCopy: { (model: inout CollectionModel) throws(LayoutError) -> [String] in try model.select(ids, mode: mode) },
-                inPlace: { () throws(LayoutError) -> [String] in try layout.select(ids, mode: mode) })
+            var outcome = Outcome()
+            (outcome.transition, outcome.anchor) = try anchored(animated: animated) { () throws(LayoutError) -> Bool in
+                outcome.context.invalidatedItems = try layout.select(ids, mode: mode)
+                return !outcome.context.invalidatedItems.isEmpty
+            }
+            return outcome
         }
     }
 
@@ -123,15 +119,10 @@ extension View {
             resized.size = size
             try resized.validate()
             var outcome = Outcome()
-            if animated {
-                (outcome.transition, outcome.anchor) = replaceModel(with: layout.model, viewport: resized, animated: true)
-                outcome.context.invalidatesEverything = true
-            } else {
-                let anchor = layout.firstVisibleItem
-                let oldViewport = viewport
+            let changed = resized.size != viewport.size
+            (outcome.transition, outcome.anchor) = try anchored(animated: animated) { () throws(LayoutError) -> Bool in
                 if try layout.setViewport(resized) == .layout { outcome.context.invalidatesEverything = true }
-                layout.keepAnchor(anchor, oldViewport: oldViewport)
-                outcome.anchor = anchor?.id
+                return changed
             }
             return outcome
         }
@@ -228,66 +219,59 @@ extension View {
             targetContentOffset: outcome.target, anchor: outcome.anchor)
     }
 
-    /// A change to the current model that names the items it touched. Animated, it runs on a
-    /// copy laid out afresh (for from-attributes); otherwise in place through the strategy's
-    /// incremental update. The first visible item stays anchored either way.
-    private func changeModel(
-        animated: Bool, onCopy: (inout CollectionModel) throws(LayoutError) -> [String],
-        inPlace: () throws(LayoutError) -> [String]
-    ) throws(LayoutError) -> Outcome {
-        var outcome = Outcome()
-        if animated {
-            var newModel = layout.model
-            outcome.context.invalidatedItems = try onCopy(&newModel)
-            if !outcome.context.invalidatedItems.isEmpty {
-                (outcome.transition, outcome.anchor) = replaceModel(with: newModel, viewport: nil, animated: true)
-            }
-        } else {
-            let anchor = layout.firstVisibleItem
-            let oldViewport = viewport
-            outcome.context.invalidatedItems = try inPlace()
-            if !outcome.context.invalidatedItems.isEmpty {
-                layout.keepAnchor(anchor, oldViewport: oldViewport)
-                outcome.anchor = anchor?.id
-            }
-        }
-        return outcome
-    }
-
     private func checkBatch(_ count: Int) throws(LayoutError) {
         guard count <= limits.maximumBatchSize else {
             throw .limitExceeded(limit: "batch size", maximum: limits.maximumBatchSize)
         }
     }
 
-    /// Puts `newModel` (and `newViewport`) in place, keeping the first visible item anchored.
-    /// Animated, a fresh strategy instance lays out the new state while the current one, with
-    /// the current model, supplies every element's from-attributes, including elements that
-    /// slide into the window from outside it.
+    /// Runs `change` in place (the strategy's incremental update); when it reports that it
+    /// changed something, keeps the first visible item where it was on screen.
     ///
-    /// - Returns: the transition when animated, and the anchor kept in place.
-    private func replaceModel(
-        with newModel: CollectionModel, viewport newViewport: Viewport?, animated: Bool
-    ) -> (Transition?, String?) {
+    /// Animated, the attributes around the window are captured first (the window grown by one
+    /// viewport along the scroll axis on each side), so an element that slides into the window
+    /// from just outside it moves from where it was; one from farther away fades in. The capture
+    /// is O(log n + k), so an animated change costs what the change itself costs.
+    ///
+    /// - Returns: the transition (when animated) and the anchor kept in place.
+    private func anchored(
+        animated: Bool, _ change: () throws(LayoutError) -> Bool
+    ) throws(LayoutError) -> (Transition?, String?) {
         let anchor = layout.firstVisibleItem
         let oldViewport = viewport
-        let old = layout.strategy
-        let oldModel = layout.model
         let oldWindow = window
+        var captured = [ElementKey: LayoutAttributes]()
+        var oldKeys = Set<ElementKey>()
         if animated {
-            let fresh = type(of: old).init(parameters: old.parameters)
-            fresh.prepare(model: newModel, viewport: newViewport ?? oldViewport)
-            layout.adopt(fresh, model: newModel)
-        } else if let newViewport {
-            layout.replaceModel(newModel)
-            _ = try? layout.setViewport(newViewport)
-        } else {
-            layout.replaceModel(newModel)
+            let axis = layout.strategy.scrollAxis
+            let reach = windowMargin + axis.main(of: oldViewport.size)
+            for attributes in layout.elements(in: oldViewport.window(margin: reach, axis: axis)) {
+                captured[attributes.key] = attributes
+                if attributes.frame.intersects(oldWindow) { oldKeys.insert(attributes.key) }
+            }
         }
+        guard try change() else { return (animated ? Transition(duration: 0, segments: []) : nil, nil) }
         layout.keepAnchor(anchor, oldViewport: oldViewport)
         guard animated else { return (nil, anchor?.id) }
-        let moves = Layout.moves(
-            from: (old, oldModel, oldWindow), to: (layout.strategy, layout.model, window))
-        return (layout.strategy.planTransition(from: old, moves: moves, model: layout.model), anchor?.id)
+
+        let strategy = layout.strategy
+        var keys = oldKeys
+        keys.formUnion(layout.elements(in: window).map(\.key))
+        var moves = [TransitionSegment]()
+        for key in keys.sorted() {
+            let before = captured[key]
+            let after = layout.attributes(for: key)
+            switch (before, after) {
+            case (let from?, let to?) where from != to:
+                moves.append(TransitionSegment(key: key, from: from, to: to))
+            case (let from?, nil):
+                moves.append(TransitionSegment(key: key, from: from, to: strategy.finalAttributes(forDisappearing: from, model: layout.model)))
+            case (nil, let to?):
+                moves.append(TransitionSegment(key: key, from: strategy.initialAttributes(forAppearing: to, model: layout.model), to: to))
+            default:
+                break
+            }
+        }
+        return (strategy.planTransition(from: strategy, moves: moves, model: layout.model), anchor?.id)
     }
 }
