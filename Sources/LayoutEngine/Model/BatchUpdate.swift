@@ -41,8 +41,16 @@ public struct DataChanges: Hashable, Sendable {
     public var deletedSections: [String] = []
     public var movedSections: [String] = []
     public var reloadedSections: [String] = []
+    /// Sections whose items changed (items deleted from, moved out of, moved into, inserted
+    /// into or reloaded in them), for strategies that lay out only what changed.
+    public var touchedSections: [String] = []
 
     public init() {}
+
+    /// Whether sections themselves came, went, moved or were replaced.
+    public var changesSectionList: Bool {
+        !insertedSections.isEmpty || !deletedSections.isEmpty || !movedSections.isEmpty || !reloadedSections.isEmpty
+    }
 
     public var isEmpty: Bool {
         insertedItems.isEmpty && deletedItems.isEmpty && movedItems.isEmpty && reloadedItems.isEmpty

@@ -204,6 +204,11 @@ private struct BatchPlan {
         }
         try checkSections(model: model, namedItems: namedItems)
         try checkPositions(model: model)
+        var touched = Set(placements.map(\.section))
+        for id in namedItems {
+            if let path = model.indexPath(ofItem: id) { touched.insert(model.sections[path.section].id) }
+        }
+        changes.touchedSections = touched.sorted()
     }
 
     /// Nothing may reach into a section the batch deletes or reloads wholesale, and a reloaded

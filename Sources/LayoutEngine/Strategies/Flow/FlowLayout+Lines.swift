@@ -25,7 +25,8 @@ struct UniformLines {
     func placement(ofLine line: Int) -> LinePlacement { line == lineCount - 1 ? last : full }
 }
 
-/// A section with varying sizes: one record per line, stored as parallel arrays.
+/// A section with varying sizes: one record per line, stored as parallel arrays. Line starts
+/// are relative to the section's first line, so moving a section moves no line.
 struct VariableLines {
     var firstItem: [Int] = []
     var mainStart: [Double] = []
@@ -49,7 +50,8 @@ struct VariableLines {
         return low
     }
 
-    /// The first line that ends after `main` (lines ends never decrease).
+    /// The first line that ends after `main`, relative to the first line (line ends never
+    /// decrease).
     ///
     /// - Complexity: O(log lines).
     func firstLine(endingAfter main: Double) -> Int {
@@ -82,6 +84,17 @@ struct FlowSection {
     var crossExtent: Double
 
     var end: Double { footerStart + footerExtent }
+
+    /// The same section starting at `newStart`: everything in it is relative, so O(1).
+    func moved(to newStart: Double) -> FlowSection {
+        let delta = newStart - start
+        var copy = self
+        copy.start = newStart
+        copy.itemsStart += delta
+        copy.itemsEnd += delta
+        copy.footerStart += delta
+        return copy
+    }
 }
 
 extension FlowLayout {
@@ -117,7 +130,7 @@ extension FlowLayout {
             var variable = VariableLines()
             variable.expanded = expanded
             (linesExtent, usedCross) = fillLines(
-                of: section, into: &variable, itemsStart: itemsStart, available: available, configuration: c)
+                of: section, into: &variable, available: available, configuration: c)
             lines = .variable(variable)
         }
         let itemsEnd = itemsStart + linesExtent
@@ -203,7 +216,7 @@ extension FlowLayout {
     /// - Returns: the lines' total main extent and the widest line's used cross extent.
     /// - Complexity: O(n).
     private static func fillLines(
-        of section: Section, into lines: inout VariableLines, itemsStart: Double,
+        of section: Section, into lines: inout VariableLines,
         available: Double, configuration c: FlowConfiguration
     ) -> (mainExtent: Double, usedCross: Double) {
         let axis = c.axis
@@ -211,7 +224,7 @@ extension FlowLayout {
         let count = section.count
         let expanded = lines.expanded
 
-        var mainCursor = itemsStart
+        var mainCursor = 0.0
         var widest = 0.0
         var previousGap: Double?
         // The line being filled: first item, used cross extent, thickness.
@@ -248,7 +261,7 @@ extension FlowLayout {
             return true
         }
         if count > 0 { closeLine(end: count) }
-        let extent = lines.count == 0 ? 0 : mainCursor - c.lineSpacing - itemsStart
+        let extent = lines.count == 0 ? 0 : mainCursor - c.lineSpacing
         return (extent, widest)
     }
 

@@ -20,7 +20,7 @@ extension FlowLayout {
             case .uniform(let lines):
                 appendCells(of: lines, section: section, sectionIndex: index, model: model, in: rect, to: &result)
             case .variable(let lines):
-                appendCells(of: lines, sectionIndex: index, model: model, in: rect, to: &result)
+                appendCells(of: lines, section: section, sectionIndex: index, model: model, in: rect, to: &result)
             }
             if let footer = supplementary(.footer, sectionIndex: index, model: model), footer.frame.intersects(rect) {
                 result.append(footer)
@@ -42,7 +42,7 @@ extension FlowLayout {
         case .variable(let lines):
             let line = lines.line(containing: path.item)
             var found: LayoutAttributes?
-            forEachCell(ofLine: line, in: lines, sectionIndex: path.section, model: model) { attributes in
+            forEachCell(ofLine: line, in: lines, section: section, sectionIndex: path.section, model: model) { attributes in
                 if attributes.item == path.item { found = attributes }
                 return attributes.item! < path.item
             }
@@ -139,13 +139,13 @@ extension FlowLayout {
     // MARK: Variable sections
 
     private func appendCells(
-        of lines: VariableLines, sectionIndex: Int, model: CollectionModel, in rect: Rect,
+        of lines: VariableLines, section: FlowSection, sectionIndex: Int, model: CollectionModel, in rect: Rect,
         to result: inout [LayoutAttributes]
     ) {
         let (low, high) = configuration.axis.mainRange(of: rect)
-        var line = lines.firstLine(endingAfter: low)
-        while line < lines.count, lines.mainStart[line] < high {
-            forEachCell(ofLine: line, in: lines, sectionIndex: sectionIndex, model: model) { attributes in
+        var line = lines.firstLine(endingAfter: low - section.itemsStart)
+        while line < lines.count, section.itemsStart + lines.mainStart[line] < high {
+            forEachCell(ofLine: line, in: lines, section: section, sectionIndex: sectionIndex, model: model) { attributes in
                 if attributes.frame.intersects(rect) { result.append(attributes) }
                 return true
             }
@@ -155,11 +155,12 @@ extension FlowLayout {
 
     /// Calls `body` with each cell of `line` in order until it returns false.
     private func forEachCell(
-        ofLine line: Int, in lines: VariableLines, sectionIndex: Int, model: CollectionModel,
-        _ body: (LayoutAttributes) -> Bool
+        ofLine line: Int, in lines: VariableLines, section flowSection: FlowSection, sectionIndex: Int,
+        model: CollectionModel, _ body: (LayoutAttributes) -> Bool
     ) {
         let axis = configuration.axis
         let section = model.sections[sectionIndex]
+        let lineStart = flowSection.itemsStart + lines.mainStart[line]
         let defaultSize = configuration.defaultItemSize
         let first = lines.firstItem[line]
         let end = line + 1 < lines.count ? lines.firstItem[line + 1] : section.count
@@ -171,7 +172,7 @@ extension FlowLayout {
             let size = lines.expanded[item] ?? base
             let itemCross = axis.cross(of: size)
             let itemMain = axis.main(of: size)
-            let main = lines.mainStart[line] + configuration.mainOffset(ofItemExtent: itemMain, inLineOf: thickness)
+            let main = lineStart + configuration.mainOffset(ofItemExtent: itemMain, inLineOf: thickness)
             let attributes = LayoutAttributes(
                 kind: .cell, id: id, section: sectionIndex, item: item,
                 frame: axis.rect(cross: cross, main: main, crossExtent: itemCross, mainExtent: itemMain))

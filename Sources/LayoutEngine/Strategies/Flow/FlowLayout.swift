@@ -47,15 +47,51 @@ public final class FlowLayout: LayoutStrategy {
         contentCross = widest
     }
 
-    /// Only expanding items change size with the selection; anything else is a no-op.
+    /// Only expanding items change size with the selection: their sections are laid out again.
     ///
-    /// - Complexity: O(k) for k ids when none of them expands; a full prepare otherwise.
+    /// - Complexity: O(k) for k ids when none of them expands; otherwise O(items of the sections
+    ///   holding expanding items + sections).
     public func selectionDidChange(_ ids: [String], model: CollectionModel) {
-        let expands = ids.contains { id in
-            guard let path = model.indexPath(ofItem: id) else { return false }
-            return model.sections[path.section].selectedSizes[id] != nil
+        var touched = Set<Int>()
+        for id in ids {
+            guard let path = model.indexPath(ofItem: id), model.sections[path.section].selectedSizes[id] != nil else { continue }
+            touched.insert(path.section)
         }
-        if expands { prepare(model: model, viewport: viewport) }
+        relayout(touched, model: model)
+    }
+
+    /// - Complexity: O(items of the sections holding the changed items + sections).
+    public func sizesDidChange(_ paths: [ItemIndexPath], model: CollectionModel) {
+        relayout(Set(paths.map(\.section)), model: model)
+    }
+
+    /// Item changes lay out only the sections they touch; section changes lay out everything.
+    ///
+    /// - Complexity: O(items of the touched sections + sections), or a full prepare.
+    public func dataDidChange(_ changes: DataChanges, model: CollectionModel) {
+        guard changes.changesSectionList == false, sections.count == model.numberOfSections else {
+            prepare(model: model, viewport: viewport)
+            return
+        }
+        relayout(Set(changes.touchedSections.compactMap(model.sectionIndex(of:))), model: model)
+    }
+
+    /// Lays out `touched` sections again and moves the sections after the first of them.
+    private func relayout(_ touched: Set<Int>, model: CollectionModel) {
+        guard let first = touched.min() else { return }
+        let viewportCross = configuration.axis.cross(of: viewport.size)
+        var cursor = sections[first].start
+        for index in first..<sections.count {
+            if touched.contains(index) {
+                sections[index] = Self.layoutSection(
+                    model.sections[index], at: cursor, model: model, viewportCross: viewportCross,
+                    configuration: configuration)
+            } else if sections[index].start != cursor {
+                sections[index] = sections[index].moved(to: cursor)
+            }
+            cursor = sections[index].end
+        }
+        contentCross = sections.reduce(viewportCross) { max($0, $1.crossExtent) }
     }
 
     public func updateViewport(_ newViewport: Viewport, model: CollectionModel) -> ViewportInvalidation {
