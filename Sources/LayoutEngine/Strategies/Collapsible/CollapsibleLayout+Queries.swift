@@ -28,7 +28,7 @@ extension CollapsibleLayout {
                         if frame.intersects(rect) {
                             result.append(cell(global: global, section: section, frame: frame, model: model))
                         }
-                        currentSlot += advance(atGlobal: global)
+                        currentSlot += advance(atGlobal: global, section: section)
                         global += 1
                     }
                     row += 1
@@ -69,11 +69,11 @@ extension CollapsibleLayout {
 
     func isStacked(_ path: ItemIndexPath) -> Bool {
         guard isCollapsed, path.item > 0 else { return false }
-        return advance(atGlobal: items.global(path) - 1) == 0
+        return advances[path.section][path.item - 1] == 0
     }
 
-    func advance(atGlobal global: Int) -> Int {
-        isCollapsed ? Int(advances[global]) : 1
+    func advance(atGlobal global: Int, section: Int) -> Int {
+        isCollapsed ? Int(advances[section][global - items.first(ofSection: section)]) : 1
     }
 
     private func cell(global: Int, section: Int, frame: Rect, model: CollectionModel) -> LayoutAttributes {

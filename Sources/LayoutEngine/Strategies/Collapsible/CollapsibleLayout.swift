@@ -10,9 +10,9 @@ import LayoutGeometry
 ///
 /// Positions come from *slots*: item i of a section sits in slot `Σ advances(j) for j < i`,
 /// where an item advances the cursor unless it and the next item are both selected (and the
-/// layout is collapsed). Slots live in a Fenwick tree over the advance flags, and section
-/// offsets in a Fenwick tree over section extents, so a selection toggle is O(log n) and a
-/// rect query O(log n + k).
+/// layout is collapsed). Slots live in a Fenwick tree per section over the advance flags, and
+/// section offsets in a Fenwick tree over section extents, so a selection toggle is O(log n),
+/// a rect query O(log n + k), and an item batch rebuilds only the sections it touches.
 public final class CollapsibleLayout: LayoutStrategy {
     /// How toggling `collapsed` animates.
     public enum TransitionStyle: String, Sendable, CaseIterable {
@@ -55,10 +55,10 @@ public final class CollapsibleLayout: LayoutStrategy {
     public private(set) var viewport = Viewport(size: Size(width: 1, height: 1))
     private(set) var columns = 1
     private(set) var items = GlobalItemIndex()
-    /// Per global item: 1 if the item advances the slot cursor. Empty when not collapsed
+    /// Per section, per item: 1 if the item advances the slot cursor. Empty when not collapsed
     /// (every item advances, and slots are item indices).
-    private(set) var advances: [UInt8] = []
-    private var slots = FenwickTree<Int>([])
+    private(set) var advances: [[UInt8]] = []
+    private var slots: [FenwickTree<Int>] = []
     /// Per section: its extent plus the spacing after it (when it has items).
     private var sectionExtents = FenwickTree<Double>([])
     private var sectionsWithItems = 0
@@ -88,17 +88,44 @@ public final class CollapsibleLayout: LayoutStrategy {
         columns = Self.columns(itemWidth: itemSize.width, spacing: itemSpacing, available: viewport.size.width)
         items = GlobalItemIndex(model)
         if isCollapsed {
-            var flags = [UInt8](repeating: 1, count: items.itemCount)
+            var flags = model.sections.map { [UInt8](repeating: 1, count: $0.count) }
             for id in model.selection {
                 guard let path = model.indexPath(ofItem: id) else { continue }
-                flags[items.global(path)] = advanceFlag(at: path, model: model)
+                flags[path.section][path.item] = advanceFlag(at: path, model: model)
             }
             advances = flags
-            slots = FenwickTree(flags.map(Int.init))
+            slots = flags.map { FenwickTree($0.map(Int.init)) }
         } else {
             advances = []
-            slots = FenwickTree([])
+            slots = []
         }
+        updateSectionExtents(model: model)
+    }
+
+    /// Item batches rebuild the slots of the sections they touch; section changes re-prepare.
+    ///
+    /// - Complexity: O(items of the touched sections + sections).
+    public func dataDidChange(_ changes: DataChanges, model: CollectionModel) {
+        guard !changes.changesSectionList, model.numberOfSections == items.sectionCount else {
+            prepare(model: model, viewport: viewport)
+            return
+        }
+        items = GlobalItemIndex(model)
+        if isCollapsed {
+            for id in changes.touchedSections {
+                guard let section = model.sectionIndex(of: id) else { continue }
+                var flags = [UInt8](repeating: 1, count: model.sections[section].count)
+                for (item, itemID) in model.sections[section].itemIDs.enumerated() where model.isSelected(itemID) {
+                    flags[item] = advanceFlag(at: ItemIndexPath(section: section, item: item), model: model)
+                }
+                advances[section] = flags
+                slots[section] = FenwickTree(flags.map(Int.init))
+            }
+        }
+        updateSectionExtents(model: model)
+    }
+
+    private func updateSectionExtents(model: CollectionModel) {
         sectionsWithItems = model.sections.count { $0.count > 0 }
         sectionExtents = FenwickTree((0..<model.numberOfSections).map(extentWithSpacing(ofSection:)))
     }
@@ -114,11 +141,11 @@ public final class CollapsibleLayout: LayoutStrategy {
             guard let path = model.indexPath(ofItem: id) else { continue }
             for item in [path.item - 1, path.item] where item >= 0 {
                 let neighbour = ItemIndexPath(section: path.section, item: item)
-                let global = items.global(neighbour)
                 let flag = advanceFlag(at: neighbour, model: model)
-                if flag != advances[global] {
-                    slots.add(Int(flag) - Int(advances[global]), at: global)
-                    advances[global] = flag
+                let old = advances[path.section][item]
+                if flag != old {
+                    slots[path.section].add(Int(flag) - Int(old), at: item)
+                    advances[path.section][item] = flag
                 }
             }
             touchedSections.insert(path.section)
@@ -165,10 +192,8 @@ public final class CollapsibleLayout: LayoutStrategy {
 
     /// Slots (grid positions) a section uses.
     func slotCount(ofSection section: Int) -> Int {
-        let first = items.first(ofSection: section)
-        let end = items.end(ofSection: section)
-        guard isCollapsed else { return end - first }
-        return slots.prefixSum(end) - slots.prefixSum(first)
+        guard isCollapsed else { return items.end(ofSection: section) - items.first(ofSection: section) }
+        return slots[section].total
     }
 
     func rowCount(ofSection section: Int) -> Int {
@@ -195,17 +220,17 @@ public final class CollapsibleLayout: LayoutStrategy {
     ///
     /// - Complexity: O(log n) when collapsed, O(1) otherwise.
     func slot(ofGlobal global: Int, section: Int) -> Int {
-        let first = items.first(ofSection: section)
-        guard isCollapsed else { return global - first }
-        return slots.prefixSum(global) - slots.prefixSum(first)
+        let item = global - items.first(ofSection: section)
+        guard isCollapsed else { return item }
+        return slots[section].prefixSum(item)
     }
 
     /// The first item of `section` (global index) whose slot is at least `slot`.
     func firstItem(inSection section: Int, slotAtLeast slot: Int) -> Int {
         let first = items.first(ofSection: section)
-        guard isCollapsed else { return min(first + slot, items.end(ofSection: section)) }
-        let target = slots.prefixSum(first) + slot
-        return min(slots.firstCount(reaching: target), items.end(ofSection: section))
+        let count = items.end(ofSection: section) - first
+        guard isCollapsed else { return first + min(slot, count) }
+        return first + min(slots[section].firstCount(reaching: slot), count)
     }
 
     func frame(ofSlot slot: Int, sectionStart: Double) -> Rect {
