@@ -70,9 +70,16 @@ public final class Layout {
     public func applyMeasurements(
         _ measurements: [(id: String, size: Size)], tolerance: Double = 0.5
     ) throws(LayoutError) -> [ItemIndexPath] {
+        var previous = [ItemIndexPath: PreviousSize]()
+        for (id, _) in measurements {
+            if let path = model.indexPath(ofItem: id), previous[path] == nil { previous[path] = model.previousSize(of: path) }
+        }
         let changed = try model.applyMeasurements(
             measurements, defaultSize: strategy.defaultItemSize, tolerance: tolerance)
-        if !changed.isEmpty { strategy.sizesDidChange(changed, model: model) }
+        if !changed.isEmpty {
+            strategy.sizesDidChange(
+                changed.map { .resized(section: $0.section, item: $0.item, previous: previous[$0]!) }, model: model)
+        }
         return changed
     }
 

@@ -31,6 +31,37 @@ public enum BatchUpdate: Hashable, Sendable {
     }
 }
 
+/// An item's size before a change, for strategies that keep counts of sizes.
+public struct PreviousSize: Hashable, Sendable {
+    /// The item's own size, or `nil` when it used the strategy's default.
+    public var size: Size?
+    /// The open size that was in effect (the item was selected and expands), if any.
+    public var openSize: Size?
+
+    public init(size: Size?, openSize: Size?) {
+        self.size = size
+        self.openSize = openSize
+    }
+
+    /// The size the item had in a layout whose default item size is `defaultSize`.
+    public func effective(default defaultSize: Size) -> Size { openSize ?? size ?? defaultSize }
+}
+
+/// One item-level step of a change, in the order it was applied; positions are valid at that
+/// moment (section ordinals do not change within a change that has item edits only).
+public enum ItemEdit: Hashable, Sendable {
+    case removed(section: Int, item: Int, previous: PreviousSize)
+    case inserted(section: Int, item: Int, count: Int)
+    /// The item's size (or open state) changed.
+    case resized(section: Int, item: Int, previous: PreviousSize)
+
+    public var section: Int {
+        switch self {
+        case .removed(let section, _, _), .inserted(let section, _, _), .resized(let section, _, _): section
+        }
+    }
+}
+
 /// What a data change did, by id: the UIKit-style summary a client animates from.
 public struct DataChanges: Hashable, Sendable {
     public var insertedItems: [String] = []
@@ -44,6 +75,8 @@ public struct DataChanges: Hashable, Sendable {
     /// Sections whose items changed (items deleted from, moved out of, moved into, inserted
     /// into or reloaded in them), for strategies that lay out only what changed.
     public var touchedSections: [String] = []
+    /// The item-level steps, in order (empty when sections themselves changed).
+    public var edits: [ItemEdit] = []
 
     public init() {}
 

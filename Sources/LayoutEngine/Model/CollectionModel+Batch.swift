@@ -17,8 +17,9 @@ extension CollectionModel {
         guard numberOfItems + plan.changes.insertedItems.count - plan.changes.deletedItems.count <= maximumItems else {
             throw .limitExceeded(limit: "items", maximum: maximumItems)
         }
-        plan.apply(to: &self)
-        return plan.changes
+        var changes = plan.changes
+        changes.edits = plan.apply(to: &self)
+        return changes
     }
 
     /// The model after `updates` (see `apply(_:maximumItems:)`), leaving `self` as it is.
@@ -291,20 +292,26 @@ private struct BatchPlan {
     // MARK: Applying
 
     /// Applies the checked batch; cannot fail.
-    func apply(to model: inout CollectionModel) {
+    ///
+    /// - Returns: the item-level steps taken (none when sections themselves changed).
+    func apply(to model: inout CollectionModel) -> [ItemEdit] {
+        var edits = [ItemEdit]()
         var droppedFromSelection = Set<String>()
         // 1. Take out deleted and moved items; reload items in place.
         var movedRecords = [String: ItemRecord]()
         for placement in placements {
             guard case .moved(let id) = placement.items[0] else { continue }
-            movedRecords[id] = model.removeItem(id)
+            let (record, edit) = model.removeItem(id)
+            movedRecords[id] = record
+            edits.append(edit)
         }
         for id in deletedItems {
-            _ = model.removeItem(id)
+            edits.append(model.removeItem(id).1)
             droppedFromSelection.insert(id)
         }
         for spec in reloadedItems {
             let path = model.indexPath(ofItem: spec.id)!
+            edits.append(.resized(section: path.section, item: path.item, previous: model.previousSize(of: path)))
             let record = ItemRecord(spec: spec)
             model.sections[path.section].items.setSize(record.size, source: record.source, at: path.item)
             model.sections[path.section].selectedSizes[spec.id] = spec.selectedSize
@@ -328,9 +335,11 @@ private struct BatchPlan {
             for record in records {
                 model.sections[ordinal].selectedSizes[record.id] = record.selectedSize
             }
+            edits.append(.inserted(section: ordinal, item: placement.at, count: records.count))
         }
         // 4. Items that left do not stay selected.
         for id in droppedFromSelection where model.itemKeys[id] == nil { model.selection.remove(id) }
+        return sectionsChanged || !reloadedSections.isEmpty ? [] : edits
     }
 
     /// Drops deleted sections, replaces reloaded ones and inserts new and moved ones at their

@@ -200,16 +200,26 @@ public struct CollectionModel: Sendable {
         sectionIndices = indices
     }
 
+    /// The size an item has now, in the form a later `ItemEdit` reports it.
+    func previousSize(of path: ItemIndexPath) -> PreviousSize {
+        let section = sections[path.section]
+        let own: Size? = section.items.source(at: path.item) == .strategyDefault
+            ? nil : section.baseSize(ofItem: path.item, default: .zero)
+        let id = section.items.id(at: path.item)
+        return PreviousSize(size: own, openSize: isSelected(id) ? section.selectedSizes[id] : nil)
+    }
+
     /// Removes an item from its section and the id index, keeping the rest of the model.
     ///
-    /// - Returns: the item's record (with its selected size), for a move.
-    mutating func removeItem(_ id: String) -> ItemRecord {
+    /// - Returns: the item's record (with its selected size), for a move, and its edit.
+    mutating func removeItem(_ id: String) -> (ItemRecord, ItemEdit) {
         let path = indexPath(ofItem: id)!
+        let edit = ItemEdit.removed(section: path.section, item: path.item, previous: previousSize(of: path))
         let selectedSize = sections[path.section].selectedSizes.removeValue(forKey: id)
         var record = sections[path.section].items.remove(at: path.item)
         record.selectedSize = selectedSize
         itemKeys[id] = nil
-        return record
+        return (record, edit)
     }
 
     /// Adds every item of `section` to the id index.

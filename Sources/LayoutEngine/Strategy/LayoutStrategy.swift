@@ -44,8 +44,8 @@ public protocol LayoutStrategy: AnyObject, SendableMetatype {
     /// The selection of `ids` changed in `model`; everything else is as last prepared.
     func selectionDidChange(_ ids: [String], model: CollectionModel)
 
-    /// The sizes of the items at `paths` changed in `model` (measurements).
-    func sizesDidChange(_ paths: [ItemIndexPath], model: CollectionModel)
+    /// Items changed size in `model` (measurements); every edit is `.resized`.
+    func sizesDidChange(_ edits: [ItemEdit], model: CollectionModel)
 
     /// Items or sections were inserted, deleted, moved or reloaded in `model` (a batch).
     func dataDidChange(_ changes: DataChanges, model: CollectionModel)
@@ -103,7 +103,7 @@ extension LayoutStrategy {
         prepare(model: model, viewport: viewport)
     }
 
-    public func sizesDidChange(_ paths: [ItemIndexPath], model: CollectionModel) {
+    public func sizesDidChange(_ edits: [ItemEdit], model: CollectionModel) {
         prepare(model: model, viewport: viewport)
     }
 

@@ -157,7 +157,7 @@ public final class CollapsibleLayout: LayoutStrategy {
     }
 
     /// Sizes are uniform: measurements do not move anything.
-    public func sizesDidChange(_ paths: [ItemIndexPath], model: CollectionModel) {}
+    public func sizesDidChange(_ edits: [ItemEdit], model: CollectionModel) {}
 
     public func updateViewport(_ newViewport: Viewport, model: CollectionModel) -> ViewportInvalidation {
         let widthChanged = newViewport.size.width != viewport.size.width

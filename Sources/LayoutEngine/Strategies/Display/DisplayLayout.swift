@@ -106,7 +106,7 @@ public final class DisplayLayout: LayoutStrategy {
     public func selectionDidChange(_ ids: [String], model: CollectionModel) {}
 
     /// Sizes come from the mode: measurements do not change this layout.
-    public func sizesDidChange(_ paths: [ItemIndexPath], model: CollectionModel) {}
+    public func sizesDidChange(_ edits: [ItemEdit], model: CollectionModel) {}
 
     public func updateViewport(_ newViewport: Viewport, model: CollectionModel) -> ViewportInvalidation {
         guard newViewport.size != viewport.size else {

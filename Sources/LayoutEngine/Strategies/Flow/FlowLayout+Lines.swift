@@ -25,44 +25,11 @@ struct UniformLines {
     func placement(ofLine line: Int) -> LinePlacement { line == lineCount - 1 ? last : full }
 }
 
-/// A section with varying sizes: one record per line, stored as parallel arrays. Line starts
-/// are relative to the section's first line, so moving a section moves no line.
+/// A section with varying sizes: its lines, and the open sizes of its selected expanding items.
 struct VariableLines {
-    var firstItem: [Int] = []
-    var mainStart: [Double] = []
-    var thickness: [Double] = []
-    var placement: [LinePlacement] = []
+    var lines: LineList
     /// Open sizes of the section's selected expanding items, by item index.
-    var expanded: [Int: Size] = [:]
-
-    var count: Int { firstItem.count }
-
-    /// The line holding `item`.
-    ///
-    /// - Complexity: O(log lines).
-    func line(containing item: Int) -> Int {
-        var low = 0
-        var high = firstItem.count
-        while high - low > 1 {
-            let mid = (low + high) / 2
-            if firstItem[mid] <= item { low = mid } else { high = mid }
-        }
-        return low
-    }
-
-    /// The first line that ends after `main`, relative to the first line (line ends never
-    /// decrease).
-    ///
-    /// - Complexity: O(log lines).
-    func firstLine(endingAfter main: Double) -> Int {
-        var low = 0
-        var high = firstItem.count
-        while low < high {
-            let mid = (low + high) / 2
-            if mainStart[mid] + thickness[mid] > main { high = mid } else { low = mid + 1 }
-        }
-        return low
-    }
+    var expanded: [Int: Size]
 }
 
 enum SectionLines {
@@ -80,7 +47,13 @@ struct FlowSection {
     var footerExtent: Double
     var itemCount: Int
     var lines: SectionLines
-    /// How far the section's lines reach across the layout, insets included.
+    /// How many items have each size (open sizes included): a section is uniform exactly when
+    /// all its items share one size, and this is how that is known without a scan.
+    var sizeCounts: [Size: Int]
+    /// Cross extents of lines wider than the available space (an item too wide for any line),
+    /// counted: they alone can widen the content.
+    var oversized: [Double: Int]
+    /// How far the section reaches across the layout, insets included, when a line overflows.
     var crossExtent: Double
 
     var end: Double { footerStart + footerExtent }
@@ -100,73 +73,82 @@ struct FlowSection {
 extension FlowLayout {
     /// Lays out one section starting at `start`.
     ///
-    /// - Complexity: O(1) for a uniform section, O(n) otherwise.
+    /// - Complexity: O(1) for a section whose items have no sizes of their own, O(n) otherwise.
     static func layoutSection(
         _ section: Section, at start: Double, model: CollectionModel,
         viewportCross: Double, configuration c: FlowConfiguration
     ) -> FlowSection {
+        let expanded = expandedItems(of: section, model: model)
+        var sizeCounts = [Size: Int]()
+        if !section.hasOwnSizes && expanded.isEmpty {
+            if section.count > 0 { sizeCounts[c.defaultItemSize] = section.count }
+        } else {
+            section.forEachSize(default: c.defaultItemSize) { index, base in
+                sizeCounts[expanded.isEmpty ? base : expanded[index] ?? base, default: 0] += 1
+                return true
+            }
+        }
+        var laidOut = FlowSection(
+            start: start, headerExtent: 0, itemsStart: 0, itemsEnd: 0, footerStart: 0, footerExtent: 0,
+            itemCount: section.count, lines: .uniform(uniformLines(count: 0, size: .zero, available: 0, configuration: c)),
+            sizeCounts: sizeCounts, oversized: [:], crossExtent: 0)
+        relayLines(of: &laidOut, section: section, expanded: expanded, viewportCross: viewportCross, configuration: c)
+        return laidOut
+    }
+
+    /// Lays out all lines of `laidOut` again from its size counts (uniform) or its items.
+    ///
+    /// - Complexity: O(1) for a uniform section, O(n) otherwise.
+    static func relayLines(
+        of laidOut: inout FlowSection, section: Section, expanded: [Int: Size], viewportCross: Double,
+        configuration c: FlowConfiguration
+    ) {
+        let available = viewportCross - c.sectionInset.crossLeading - c.sectionInset.crossTrailing
+        laidOut.itemCount = section.count
+        laidOut.oversized = [:]
+        if laidOut.sizeCounts.count <= 1 {
+            let size = laidOut.sizeCounts.first?.key ?? c.defaultItemSize
+            let uniform = uniformLines(count: section.count, size: size, available: available, configuration: c)
+            laidOut.lines = .uniform(uniform)
+            if section.count > 0 && uniform.itemCross > available { laidOut.oversized[uniform.itemCross] = 1 }
+        } else {
+            let lines = flowLines(
+                of: section, expanded: expanded, from: 0, previousGap: nil, available: available, configuration: c
+            ) { _ in false }
+            for line in lines where line.used > available { laidOut.oversized[line.used, default: 0] += 1 }
+            laidOut.lines = .variable(VariableLines(lines: LineList(lines, spacing: c.lineSpacing), expanded: expanded))
+        }
+        settle(&laidOut, section: section, configuration: c)
+    }
+
+    /// Recomputes the section's extents from its lines and its supplementary sizes.
+    static func settle(_ laidOut: inout FlowSection, section: Section, configuration c: FlowConfiguration) {
         let axis = c.axis
         let inset = c.sectionInset
-        let available = viewportCross - inset.crossLeading - inset.crossTrailing
-        let headerExtent = axis.main(of: section.headerSize ?? c.headerReferenceSize)
-        let footerExtent = axis.main(of: section.footerSize ?? c.footerReferenceSize)
-        let itemsStart = start + headerExtent + inset.mainLeading
-
-        let expanded = expandedItems(of: section, model: model)
-        let lines: SectionLines
+        laidOut.headerExtent = axis.main(of: section.headerSize ?? c.headerReferenceSize)
+        laidOut.footerExtent = axis.main(of: section.footerSize ?? c.footerReferenceSize)
+        laidOut.itemsStart = laidOut.start + laidOut.headerExtent + inset.mainLeading
         let linesExtent: Double
-        let usedCross: Double
-        if let size = uniformSize(of: section, expanded: expanded, default: c.defaultItemSize) {
-            let uniform = uniformLines(
-                count: section.count, size: size, available: available, configuration: c)
-            lines = .uniform(uniform)
-            linesExtent = uniform.lineCount == 0
-                ? 0 : Double(uniform.lineCount - 1) * uniform.pitch + uniform.itemMain
-            let perLine = Double(min(uniform.perLine, section.count))
-            // Only an item wider than the line can push the used extent past `available`.
-            usedCross = section.count == 0
-                ? 0 : perLine * uniform.itemCross + (perLine - 1) * c.interitemSpacing
-        } else {
-            var variable = VariableLines()
-            variable.expanded = expanded
-            (linesExtent, usedCross) = fillLines(
-                of: section, into: &variable, available: available, configuration: c)
-            lines = .variable(variable)
+        switch laidOut.lines {
+        case .uniform(let uniform):
+            linesExtent = uniform.lineCount == 0 ? 0 : Double(uniform.lineCount - 1) * uniform.pitch + uniform.itemMain
+        case .variable(let variable):
+            linesExtent = variable.lines.mainExtent
         }
-        let itemsEnd = itemsStart + linesExtent
-        let footerStart = itemsEnd + inset.mainTrailing
-        return FlowSection(
-            start: start, headerExtent: headerExtent, itemsStart: itemsStart, itemsEnd: itemsEnd,
-            footerStart: footerStart, footerExtent: footerExtent, itemCount: section.count,
-            lines: lines,
-            crossExtent: inset.crossLeading + max(usedCross, 0) + inset.crossTrailing)
+        laidOut.itemsEnd = laidOut.itemsStart + linesExtent
+        laidOut.footerStart = laidOut.itemsEnd + inset.mainTrailing
+        laidOut.crossExtent = inset.crossLeading + (laidOut.oversized.keys.max() ?? 0) + inset.crossTrailing
     }
 
     /// Selected items of `section` that have an open size, by index.
     ///
     /// - Complexity: O(expanding items in the section).
-    private static func expandedItems(of section: Section, model: CollectionModel) -> [Int: Size] {
+    static func expandedItems(of section: Section, model: CollectionModel) -> [Int: Size] {
         var expanded = [Int: Size]()
         for (id, open) in section.selectedSizes where model.isSelected(id) {
             if let path = model.indexPath(ofItem: id) { expanded[path.item] = open }
         }
         return expanded
-    }
-
-    /// The one size every item of the section has, or `nil` if sizes differ.
-    ///
-    /// - Complexity: O(1) for a section without sizes of its own, else O(n).
-    private static func uniformSize(of section: Section, expanded: [Int: Size], default defaultSize: Size) -> Size? {
-        guard section.count > 0 else { return defaultSize }
-        if !section.hasOwnSizes && expanded.isEmpty { return defaultSize }
-        var first: Size?
-        var uniform = true
-        section.forEachSize(default: defaultSize) { index, base in
-            let size = expanded.isEmpty ? base : expanded[index] ?? base
-            if first == nil { first = size } else if size != first { uniform = false }
-            return uniform
-        }
-        return uniform ? first : nil
     }
 
     // MARK: Uniform sections
@@ -210,43 +192,36 @@ extension FlowLayout {
 
     // MARK: Variable sections
 
-    /// STEP 1 (variable): fill lines greedily. An item joins the line when
-    /// `used + spacing + w <= available`, else it starts the next line.
+    /// STEP 1 (variable): fill lines greedily from item `start`. An item joins the line when
+    /// `used + spacing + w <= available`, else it starts the next line. After each line that
+    /// does not reach the section's end, `stop(end)` may end the walk (a re-flow that found the
+    /// old line breaks again).
     ///
-    /// - Returns: the lines' total main extent and the widest line's used cross extent.
-    /// - Complexity: O(n).
-    private static func fillLines(
-        of section: Section, into lines: inout VariableLines,
-        available: Double, configuration c: FlowConfiguration
-    ) -> (mainExtent: Double, usedCross: Double) {
+    /// - Complexity: O(items walked).
+    static func flowLines(
+        of section: Section, expanded: [Int: Size], from start: Int, previousGap: Double?,
+        available: Double, configuration c: FlowConfiguration, stop: (Int) -> Bool
+    ) -> [FlowLine] {
         let axis = c.axis
         let spacing = c.interitemSpacing
         let count = section.count
-        let expanded = lines.expanded
-
-        var mainCursor = 0.0
-        var widest = 0.0
-        var previousGap: Double?
-        // The line being filled: first item, used cross extent, thickness.
-        var first = 0
+        var lines = [FlowLine]()
+        var previousGap = previousGap
+        var first = start
         var used = 0.0
         var thickness = 0.0
+        var stopped = false
         func closeLine(end: Int) {
             let placement = placeLine(
                 count: end - first, used: used, available: available, isLast: end == count,
                 previousGap: previousGap, configuration: c)
             previousGap = end - first >= 2 ? placement.gap : nil
-            lines.firstItem.append(first)
-            lines.mainStart.append(mainCursor)
-            lines.thickness.append(thickness)
-            lines.placement.append(placement)
-            widest = max(widest, used)
-            mainCursor += thickness + c.lineSpacing
+            lines.append(FlowLine(count: end - first, used: used, thickness: thickness, placement: placement))
         }
-        section.forEachSize(default: c.defaultItemSize) { index, base in
+        section.forEachSize(from: start, default: c.defaultItemSize) { index, base in
             let size = expanded.isEmpty ? base : expanded[index] ?? base
             let cross = axis.cross(of: size)
-            if index == 0 {
+            if index == first {
                 used = cross
                 thickness = axis.main(of: size)
             } else if used + spacing + cross <= available {
@@ -254,15 +229,18 @@ extension FlowLayout {
                 thickness = max(thickness, axis.main(of: size))
             } else {
                 closeLine(end: index)
+                if stop(index) {
+                    stopped = true
+                    return false
+                }
                 first = index
                 used = cross
                 thickness = axis.main(of: size)
             }
             return true
         }
-        if count > 0 { closeLine(end: count) }
-        let extent = lines.count == 0 ? 0 : mainCursor - c.lineSpacing
-        return (extent, widest)
+        if !stopped && start < count { closeLine(end: count) }
+        return lines
     }
 
     // MARK: Placing a line

@@ -39,10 +39,13 @@ extension FlowLayout {
             return cell(
                 path.item, line: path.item / lines.perLine, of: lines, section: section, sectionIndex: path.section,
                 model: model)
-        case .variable(let lines):
-            let line = lines.line(containing: path.item)
+        case .variable(let variable):
+            guard let position = variable.lines.position(containingItem: path.item) else { return nil }
             var found: LayoutAttributes?
-            forEachCell(ofLine: line, in: lines, section: section, sectionIndex: path.section, model: model) { attributes in
+            forEachCell(
+                of: variable.lines.line(at: position), at: position, in: variable, section: section,
+                sectionIndex: path.section, model: model
+            ) { attributes in
                 if attributes.item == path.item { found = attributes }
                 return attributes.item! < path.item
             }
@@ -139,45 +142,43 @@ extension FlowLayout {
     // MARK: Variable sections
 
     private func appendCells(
-        of lines: VariableLines, section: FlowSection, sectionIndex: Int, model: CollectionModel, in rect: Rect,
+        of variable: VariableLines, section: FlowSection, sectionIndex: Int, model: CollectionModel, in rect: Rect,
         to result: inout [LayoutAttributes]
     ) {
         let (low, high) = configuration.axis.mainRange(of: rect)
-        var line = lines.firstLine(endingAfter: low - section.itemsStart)
-        while line < lines.count, section.itemsStart + lines.mainStart[line] < high {
-            forEachCell(ofLine: line, in: lines, section: section, sectionIndex: sectionIndex, model: model) { attributes in
+        guard let first = variable.lines.position(endingAfter: low - section.itemsStart) else { return }
+        variable.lines.forEach(from: first) { position, line in
+            guard section.itemsStart + position.mainStart < high else { return false }
+            forEachCell(of: line, at: position, in: variable, section: section, sectionIndex: sectionIndex, model: model) {
+                attributes in
                 if attributes.frame.intersects(rect) { result.append(attributes) }
                 return true
             }
-            line += 1
+            return true
         }
     }
 
-    /// Calls `body` with each cell of `line` in order until it returns false.
+    /// Calls `body` with each cell of the line at `position` in order until it returns false.
     private func forEachCell(
-        ofLine line: Int, in lines: VariableLines, section flowSection: FlowSection, sectionIndex: Int,
-        model: CollectionModel, _ body: (LayoutAttributes) -> Bool
+        of line: FlowLine, at position: LineList.Position, in variable: VariableLines, section flowSection: FlowSection,
+        sectionIndex: Int, model: CollectionModel, _ body: (LayoutAttributes) -> Bool
     ) {
         let axis = configuration.axis
-        let section = model.sections[sectionIndex]
-        let lineStart = flowSection.itemsStart + lines.mainStart[line]
-        let defaultSize = configuration.defaultItemSize
-        let first = lines.firstItem[line]
-        let end = line + 1 < lines.count ? lines.firstItem[line + 1] : section.count
-        let placement = lines.placement[line]
-        let thickness = lines.thickness[line]
-        var cross = placement.start
-        section.forEachItem(from: first, default: defaultSize) { item, id, base in
+        let lineStart = flowSection.itemsStart + position.mainStart
+        let end = position.firstItem + line.count
+        var cross = line.placement.start
+        model.sections[sectionIndex].forEachItem(from: position.firstItem, default: configuration.defaultItemSize) {
+            item, id, base in
             guard item < end else { return false }
-            let size = lines.expanded[item] ?? base
+            let size = variable.expanded.isEmpty ? base : variable.expanded[item] ?? base
             let itemCross = axis.cross(of: size)
             let itemMain = axis.main(of: size)
-            let main = lineStart + configuration.mainOffset(ofItemExtent: itemMain, inLineOf: thickness)
+            let main = lineStart + configuration.mainOffset(ofItemExtent: itemMain, inLineOf: line.thickness)
             let attributes = LayoutAttributes(
                 kind: .cell, id: id, section: sectionIndex, item: item,
                 frame: axis.rect(cross: cross, main: main, crossExtent: itemCross, mainExtent: itemMain))
             guard body(attributes) else { return false }
-            cross += itemCross + placement.gap
+            cross += itemCross + line.placement.gap
             return true
         }
     }

@@ -12,8 +12,8 @@ public final class FlowLayout: LayoutStrategy {
     let configuration: FlowConfiguration
 
     public private(set) var viewport = Viewport(size: Size(width: 1, height: 1))
-    private(set) var sections: [FlowSection] = []
-    private var contentCross = 0.0
+    var sections: [FlowSection] = []
+    var contentCross = 0.0
 
     // MARK: Lifecycle
 
@@ -47,51 +47,34 @@ public final class FlowLayout: LayoutStrategy {
         contentCross = widest
     }
 
-    /// Only expanding items change size with the selection: their sections are laid out again.
+    /// Only expanding items change size with the selection; their lines re-flow.
     ///
-    /// - Complexity: O(k) for k ids when none of them expands; otherwise O(items of the sections
-    ///   holding expanding items + sections).
+    /// - Complexity: O(k) for k ids when none of them expands; otherwise as `sizesDidChange`.
     public func selectionDidChange(_ ids: [String], model: CollectionModel) {
-        var touched = Set<Int>()
+        var edits = [ItemEdit]()
         for id in ids {
-            guard let path = model.indexPath(ofItem: id), model.sections[path.section].selectedSizes[id] != nil else { continue }
-            touched.insert(path.section)
+            guard let path = model.indexPath(ofItem: id), let open = model.sections[path.section].selectedSizes[id] else {
+                continue
+            }
+            var previous = model.previousSize(of: path)
+            previous.openSize = model.isSelected(id) ? nil : open
+            edits.append(.resized(section: path.section, item: path.item, previous: previous))
         }
-        relayout(touched, model: model)
+        apply(edits, model: model)
     }
 
-    /// - Complexity: O(items of the sections holding the changed items + sections).
-    public func sizesDidChange(_ paths: [ItemIndexPath], model: CollectionModel) {
-        relayout(Set(paths.map(\.section)), model: model)
+    /// - Complexity: see `apply(_:model:)`.
+    public func sizesDidChange(_ edits: [ItemEdit], model: CollectionModel) {
+        apply(edits, model: model)
     }
 
-    /// Item changes lay out only the sections they touch; section changes lay out everything.
-    ///
-    /// - Complexity: O(items of the touched sections + sections), or a full prepare.
+    /// Item changes re-flow the lines around them; section changes lay out everything.
     public func dataDidChange(_ changes: DataChanges, model: CollectionModel) {
-        guard changes.changesSectionList == false, sections.count == model.numberOfSections else {
+        guard !changes.changesSectionList, sections.count == model.numberOfSections else {
             prepare(model: model, viewport: viewport)
             return
         }
-        relayout(Set(changes.touchedSections.compactMap(model.sectionIndex(of:))), model: model)
-    }
-
-    /// Lays out `touched` sections again and moves the sections after the first of them.
-    private func relayout(_ touched: Set<Int>, model: CollectionModel) {
-        guard let first = touched.min() else { return }
-        let viewportCross = configuration.axis.cross(of: viewport.size)
-        var cursor = sections[first].start
-        for index in first..<sections.count {
-            if touched.contains(index) {
-                sections[index] = Self.layoutSection(
-                    model.sections[index], at: cursor, model: model, viewportCross: viewportCross,
-                    configuration: configuration)
-            } else if sections[index].start != cursor {
-                sections[index] = sections[index].moved(to: cursor)
-            }
-            cursor = sections[index].end
-        }
-        contentCross = sections.reduce(viewportCross) { max($0, $1.crossExtent) }
+        apply(changes.edits, model: model)
     }
 
     public func updateViewport(_ newViewport: Viewport, model: CollectionModel) -> ViewportInvalidation {

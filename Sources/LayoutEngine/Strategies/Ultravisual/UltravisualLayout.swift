@@ -83,7 +83,7 @@ public final class UltravisualLayout: LayoutStrategy {
     public func selectionDidChange(_ ids: [String], model: CollectionModel) {}
 
     /// Sizes come from the parameters: measurements do not change this layout.
-    public func sizesDidChange(_ paths: [ItemIndexPath], model: CollectionModel) {}
+    public func sizesDidChange(_ edits: [ItemEdit], model: CollectionModel) {}
 
     /// Every offset change moves the featured and next cells; a resize changes widths and the
     /// content height. Nothing is recomputed ahead of queries either way.

@@ -1,0 +1,159 @@
+import LayoutGeometry
+
+// Incremental updates: a change re-flows the lines from the one before it until the line
+// breaks meet the old ones again, and moves the sections after it. Names follow
+// layout-semantics.md, section 1, like the full layout in FlowLayout+Lines.swift.
+
+extension FlowLayout {
+    /// Applies item edits: a section with one edit re-flows locally (while it keeps varying
+    /// sizes); a section with several, or one that turns uniform or stops being uniform, is
+    /// laid out again. Sections after the first touched one move.
+    ///
+    /// - Complexity: for one edit in a section with varying sizes, O(log n + chunk + the lines
+    ///   re-flowed until the breaks realign) plus O(sections after it). Realigning is quick
+    ///   when line lengths vary; in a grid whose lines all hold the same number of items an
+    ///   insertion shifts every later line's items, and every later line re-flows (any exact
+    ///   flow layout must: each of those lines' thickness can change).
+    func apply(_ edits: [ItemEdit], model: CollectionModel) {
+        var bySection = [Int: [ItemEdit]]()
+        for edit in edits where edit.section < sections.count { bySection[edit.section, default: []].append(edit) }
+        guard let first = bySection.keys.min() else { return }
+        let viewportCross = configuration.axis.cross(of: viewport.size)
+        var cursor = sections[first].start
+        for index in first..<sections.count {
+            if let sectionEdits = bySection[index] {
+                var laidOut = sections[index].moved(to: cursor)
+                update(&laidOut, with: sectionEdits, section: model.sections[index], model: model, viewportCross: viewportCross)
+                sections[index] = laidOut
+            } else if sections[index].start != cursor {
+                sections[index] = sections[index].moved(to: cursor)
+            }
+            cursor = sections[index].end
+        }
+        contentCross = sections.reduce(viewportCross) { max($0, $1.crossExtent) }
+    }
+
+    private func update(
+        _ laidOut: inout FlowSection, with edits: [ItemEdit], section: Section, model: CollectionModel,
+        viewportCross: Double
+    ) {
+        let c = configuration
+        let expanded = Self.expandedItems(of: section, model: model)
+        guard edits.count == 1, let edit = edits.first else {
+            // Positions in a series of edits refer to states in between: count sizes afresh.
+            laidOut = Self.layoutSection(section, at: laidOut.start, model: model, viewportCross: viewportCross, configuration: c)
+            return
+        }
+        let wasUniform = laidOut.sizeCounts.count <= 1
+        count(edit, in: &laidOut.sizeCounts, section: section, expanded: expanded)
+        let isUniform = laidOut.sizeCounts.count <= 1
+        guard !wasUniform, !isUniform, case .variable(var variable) = laidOut.lines else {
+            Self.relayLines(of: &laidOut, section: section, expanded: expanded, viewportCross: viewportCross, configuration: c)
+            return
+        }
+        laidOut.lines = .uniform(Self.uniformLines(count: 0, size: .zero, available: 0, configuration: c))  // release for in-place edits
+        variable.expanded = expanded
+        reflow(&variable, around: edit, section: section, oversized: &laidOut.oversized, viewportCross: viewportCross)
+        laidOut.itemCount = section.count
+        laidOut.lines = .variable(variable)
+        Self.settle(&laidOut, section: section, configuration: c)
+    }
+
+    /// Keeps the count of items per size true after one edit.
+    private func count(_ edit: ItemEdit, in counts: inout [Size: Int], section: Section, expanded: [Int: Size]) {
+        let defaultSize = configuration.defaultItemSize
+        func effective(_ item: Int) -> Size { expanded[item] ?? section.baseSize(ofItem: item, default: defaultSize) }
+        func remove(_ size: Size) {
+            counts[size, default: 0] -= 1
+            if counts[size] == 0 { counts[size] = nil }
+        }
+        switch edit {
+        case .removed(_, _, let previous):
+            remove(previous.effective(default: defaultSize))
+        case .inserted(_, let item, let count):
+            for index in item..<(item + count) { counts[effective(index), default: 0] += 1 }
+        case .resized(_, let item, let previous):
+            remove(previous.effective(default: defaultSize))
+            counts[effective(item), default: 0] += 1
+        }
+    }
+
+    /// STEP 1 again, locally: fill lines greedily from the line before the edit until a line
+    /// starts where an old line started (after the edit), then splice.
+    private func reflow(
+        _ variable: inout VariableLines, around edit: ItemEdit, section: Section, oversized: inout [Double: Int],
+        viewportCross: Double
+    ) {
+        let c = configuration
+        let available = viewportCross - c.sectionInset.crossLeading - c.sectionInset.crossTrailing
+        let oldLines = variable.lines
+        let oldCount = oldLines.itemCount
+        // The first old item the edit can affect, the first old item after it, and the shift.
+        let (item, editEnd, shift): (Int, Int, Int)
+        switch edit {
+        case .removed(_, let index, _): (item, editEnd, shift) = (index, index + 1, -1)
+        case .inserted(_, let index, let count): (item, editEnd, shift) = (index, index, count)
+        case .resized(_, let index, _): (item, editEnd, shift) = (index, index + 1, 0)
+        }
+        let anchorItem = max(0, min(item - 1, oldCount - 1))
+        guard oldCount > 0, let start = oldLines.position(containingItem: anchorItem) else {
+            let lines = Self.flowLines(
+                of: section, expanded: variable.expanded, from: 0, previousGap: nil, available: available, configuration: c
+            ) { _ in false }
+            replaceAll(&variable, with: lines, oversized: &oversized, available: available)
+            return
+        }
+        var previousGap: Double?
+        if start.line > 0, let before = oldLines.position(ofLine: start.line - 1) {
+            let line = oldLines.line(at: before)
+            previousGap = line.count >= 2 ? line.placement.gap : nil
+        }
+        var resumeLine = oldLines.lineCount
+        let lines = Self.flowLines(
+            of: section, expanded: variable.expanded, from: start.firstItem, previousGap: previousGap,
+            available: available, configuration: c
+        ) { newStart in
+            let oldStart = newStart - shift
+            guard oldStart >= editEnd, let old = oldLines.position(containingItem: oldStart), old.firstItem == oldStart else {
+                return false
+            }
+            resumeLine = old.line
+            return true
+        }
+        // Oversized lines leave and arrive with the lines they belong to.
+        oldLines.forEach(from: start) { position, line in
+            guard position.line < resumeLine else { return false }
+            if line.used > available {
+                oversized[line.used, default: 0] -= 1
+                if oversized[line.used] == 0 { oversized[line.used] = nil }
+            }
+            return true
+        }
+        for line in lines where line.used > available { oversized[line.used, default: 0] += 1 }
+        variable.lines.replace(start.line..<resumeLine, with: lines)
+        // The last line's placement depends on the line before it (grid alignment), which the
+        // re-flow may have changed even when it stopped short of the end.
+        if resumeLine < oldLines.lineCount { placeLastLine(&variable.lines, available: available) }
+    }
+
+    private func replaceAll(
+        _ variable: inout VariableLines, with lines: [FlowLine], oversized: inout [Double: Int], available: Double
+    ) {
+        variable.lines = LineList(lines, spacing: configuration.lineSpacing)
+        oversized = [:]
+        for line in lines where line.used > available { oversized[line.used, default: 0] += 1 }
+    }
+
+    private func placeLastLine(_ lines: inout LineList, available: Double) {
+        guard let last = lines.last else { return }
+        var previousGap: Double?
+        if lines.lineCount >= 2, let position = lines.position(ofLine: lines.lineCount - 2) {
+            let line = lines.line(at: position)
+            previousGap = line.count >= 2 ? line.placement.gap : nil
+        }
+        lines.setLastPlacement(
+            Self.placeLine(
+                count: last.count, used: last.used, available: available, isLast: true, previousGap: previousGap,
+                configuration: configuration))
+    }
+}
