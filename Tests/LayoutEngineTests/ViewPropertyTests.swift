@@ -153,3 +153,51 @@ struct ViewPropertyTests {
         return ok
     }
 }
+
+/// Large sections (hundreds of lines, several line chunks), single-item edits: the re-flow
+/// path, compared with a layout built from scratch after every step.
+@Suite("flow re-flow at scale")
+struct FlowReflowTests {
+    @Test("single edits in a large flow section equal a fresh layout", arguments: 0..<UInt64(6))
+    func singleEdits(seed: UInt64) throws {
+        var random = SeededGenerator(seed: seed)
+        var next = 0
+        func item() -> ItemSpec {
+            next += 1
+            var spec = ItemSpec(id: "i\(next)", estimatedSize: Size(width: Double(Int.random(in: 40...200, using: &random)), height: Double(Int.random(in: 20...90, using: &random))))
+            if Int.random(in: 0..<10, using: &random) == 0 { spec.selectedSize = Size(width: 370, height: 200) }
+            return spec
+        }
+        let parameters: [String: ParameterValue] = [
+            "lastLineAlignment": .string(["automatic", "gridAligned", "centered", "justified"][Int(seed % 4)]),
+            "spacingMode": .string(seed % 3 == 0 ? "fixed" : "justified"),
+        ]
+        let view = try View(
+            strategy: "flow", parameters: parameters,
+            sections: [SectionSpec(id: "a", items: (0..<40).map { _ in item() }), SectionSpec(id: "b", items: (0..<2500).map { _ in item() })],
+            viewport: Viewport(size: Size(width: 390, height: 844)), windowMargin: 100)
+        for step in 0..<120 {
+            let ids = view.model.sections[1].itemIDs
+            let id = ids[Int.random(in: 0..<ids.count, using: &random)]
+            switch Int.random(in: 0..<5, using: &random) {
+            case 0: try view.performBatch([.insertItems([item()], section: "b", at: Int.random(in: 0...ids.count, using: &random))])
+            case 1: try view.performBatch([.deleteItems([id])])
+            case 2: try view.measure([(id, Size(width: Double(Int.random(in: 40...200, using: &random)), height: 50))])
+            case 3: try view.select([id], mode: .toggle)
+            default: try view.scroll(to: Point(x: 0, y: Double(Int.random(in: 0...Int(view.layout.contentSize.height), using: &random))))
+            }
+            let fresh = try Layout(
+                strategy: StrategyRegistry.builtIn.makeStrategy(named: "flow", parameters: view.parameters.values),
+                model: view.model, viewport: view.viewport)
+            #expect(view.layout.contentSize == fresh.contentSize, "seed \(seed) step \(step)")
+            for _ in 0..<3 {
+                let y = Double(Int.random(in: 0...Int(fresh.contentSize.height), using: &random))
+                let rect = Rect(x: 0, y: y, width: 390, height: 900)
+                let mine = Set(view.layout.elements(in: rect))
+                let theirs = Set(fresh.elements(in: rect))
+                #expect(mine == theirs, "seed \(seed) step \(step) rect \(rect)")
+                if mine != theirs { return }
+            }
+        }
+    }
+}
