@@ -11,8 +11,8 @@ import LayoutGeometry
 /// Positions come from *slots*: item i of a section sits in slot `Σ advances(j) for j < i`,
 /// where an item advances the cursor unless it and the next item are both selected (and the
 /// layout is collapsed). Slots live in a Fenwick tree per section over the advance flags, and
-/// section offsets in a Fenwick tree over section extents, so a selection toggle is O(log n),
-/// a rect query O(log n + k), and an item batch rebuilds only the sections it touches.
+/// section offsets in a Fenwick tree over section extents, so a selection toggle, a single
+/// insert or delete is O(log n + chunk), and a rect query O(log n + k).
 public final class CollapsibleLayout: LayoutStrategy {
     /// How toggling `collapsed` animates.
     public enum TransitionStyle: String, Sendable, CaseIterable {
@@ -57,8 +57,7 @@ public final class CollapsibleLayout: LayoutStrategy {
     private(set) var items = GlobalItemIndex()
     /// Per section, per item: 1 if the item advances the slot cursor. Empty when not collapsed
     /// (every item advances, and slots are item indices).
-    private(set) var advances: [[UInt8]] = []
-    private var slots: [FenwickTree<Int>] = []
+    private(set) var advances: [ChunkedFlags] = []
     /// Per section: its extent plus the spacing after it (when it has items).
     private var sectionExtents = FenwickTree<Double>([])
     private var sectionsWithItems = 0
@@ -93,18 +92,17 @@ public final class CollapsibleLayout: LayoutStrategy {
                 guard let path = model.indexPath(ofItem: id) else { continue }
                 flags[path.section][path.item] = advanceFlag(at: path, model: model)
             }
-            advances = flags
-            slots = flags.map { FenwickTree($0.map(Int.init)) }
+            advances = flags.map(ChunkedFlags.init)
         } else {
             advances = []
-            slots = []
         }
         updateSectionExtents(model: model)
     }
 
-    /// Item batches rebuild the slots of the sections they touch; section changes re-prepare.
+    /// A single item edit in a section updates its flags in place; several rebuild that
+    /// section's flags; section changes re-prepare.
     ///
-    /// - Complexity: O(items of the touched sections + sections).
+    /// - Complexity: O(log n + chunk + sections) for one edit per section.
     public func dataDidChange(_ changes: DataChanges, model: CollectionModel) {
         guard !changes.changesSectionList, model.numberOfSections == items.sectionCount else {
             prepare(model: model, viewport: viewport)
@@ -112,17 +110,48 @@ public final class CollapsibleLayout: LayoutStrategy {
         }
         items = GlobalItemIndex(model)
         if isCollapsed {
-            for id in changes.touchedSections {
-                guard let section = model.sectionIndex(of: id) else { continue }
-                var flags = [UInt8](repeating: 1, count: model.sections[section].count)
-                for (item, itemID) in model.sections[section].itemIDs.enumerated() where model.isSelected(itemID) {
-                    flags[item] = advanceFlag(at: ItemIndexPath(section: section, item: item), model: model)
+            var bySection = [Int: [ItemEdit]]()
+            for edit in changes.edits { bySection[edit.section, default: []].append(edit) }
+            for (section, edits) in bySection {
+                if edits.count == 1 {
+                    apply(edits[0], model: model)
+                } else {
+                    rebuildFlags(ofSection: section, model: model)
                 }
-                advances[section] = flags
-                slots[section] = FenwickTree(flags.map(Int.init))
             }
         }
         updateSectionExtents(model: model)
+    }
+
+    /// One edit changes the flags of the items it inserts or removes and of the item before it
+    /// (whose next neighbour changed).
+    ///
+    /// - Complexity: O(log n + chunk size + k) for k inserted items.
+    private func apply(_ edit: ItemEdit, model: CollectionModel) {
+        let section = edit.section
+        switch edit {
+        case .removed(_, let item, _):
+            advances[section].remove(at: item)
+            if item > 0 { refreshFlag(ItemIndexPath(section: section, item: item - 1), model: model) }
+        case .inserted(_, let item, let count):
+            let flags = (item..<(item + count)).map { advanceFlag(at: ItemIndexPath(section: section, item: $0), model: model) }
+            advances[section].insert(contentsOf: flags, at: item)
+            if item > 0 { refreshFlag(ItemIndexPath(section: section, item: item - 1), model: model) }
+        case .resized:
+            break  // sizes are uniform: nothing moves
+        }
+    }
+
+    private func refreshFlag(_ path: ItemIndexPath, model: CollectionModel) {
+        advances[path.section].set(advanceFlag(at: path, model: model), at: path.item)
+    }
+
+    private func rebuildFlags(ofSection section: Int, model: CollectionModel) {
+        var flags = [UInt8](repeating: 1, count: model.sections[section].count)
+        for (item, itemID) in model.sections[section].itemIDs.enumerated() where model.isSelected(itemID) {
+            flags[item] = advanceFlag(at: ItemIndexPath(section: section, item: item), model: model)
+        }
+        advances[section] = ChunkedFlags(flags)
     }
 
     private func updateSectionExtents(model: CollectionModel) {
@@ -141,12 +170,7 @@ public final class CollapsibleLayout: LayoutStrategy {
             guard let path = model.indexPath(ofItem: id) else { continue }
             for item in [path.item - 1, path.item] where item >= 0 {
                 let neighbour = ItemIndexPath(section: path.section, item: item)
-                let flag = advanceFlag(at: neighbour, model: model)
-                let old = advances[path.section][item]
-                if flag != old {
-                    slots[path.section].add(Int(flag) - Int(old), at: item)
-                    advances[path.section][item] = flag
-                }
+                advances[path.section].set(advanceFlag(at: neighbour, model: model), at: item)
             }
             touchedSections.insert(path.section)
         }
@@ -193,7 +217,7 @@ public final class CollapsibleLayout: LayoutStrategy {
     /// Slots (grid positions) a section uses.
     func slotCount(ofSection section: Int) -> Int {
         guard isCollapsed else { return items.end(ofSection: section) - items.first(ofSection: section) }
-        return slots[section].total
+        return advances[section].total
     }
 
     func rowCount(ofSection section: Int) -> Int {
@@ -222,7 +246,7 @@ public final class CollapsibleLayout: LayoutStrategy {
     func slot(ofGlobal global: Int, section: Int) -> Int {
         let item = global - items.first(ofSection: section)
         guard isCollapsed else { return item }
-        return slots[section].prefixSum(item)
+        return advances[section].prefixSum(item)
     }
 
     /// The first item of `section` (global index) whose slot is at least `slot`.
@@ -230,7 +254,7 @@ public final class CollapsibleLayout: LayoutStrategy {
         let first = items.first(ofSection: section)
         let count = items.end(ofSection: section) - first
         guard isCollapsed else { return first + min(slot, count) }
-        return first + min(slots[section].firstCount(reaching: slot), count)
+        return first + min(advances[section].firstCount(reaching: slot), count)
     }
 
     func frame(ofSlot slot: Int, sectionStart: Double) -> Rect {
