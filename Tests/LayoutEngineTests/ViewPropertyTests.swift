@@ -155,7 +155,8 @@ struct ViewPropertyTests {
 }
 
 /// Large sections (hundreds of lines, several line chunks), single-item edits: the re-flow
-/// path, compared with a layout built from scratch after every step.
+/// path, compared with a layout built from scratch after every step. Lives with the view
+/// properties because it drives a view the same way.
 @Suite("flow re-flow at scale")
 struct FlowReflowTests {
     @Test("single edits in a large flow section equal a fresh layout", arguments: 0..<UInt64(6))

@@ -44,9 +44,9 @@ extension FlowLayout {
             laidOut = Self.layoutSection(section, at: laidOut.start, model: model, viewportCross: viewportCross, configuration: c)
             return
         }
-        let wasUniform = laidOut.sizeCounts.count <= 1
-        count(edit, in: &laidOut.sizeCounts, section: section, expanded: expanded)
-        let isUniform = laidOut.sizeCounts.count <= 1
+        let wasUniform = laidOut.sizeBreaks == 0
+        laidOut.sizeBreaks += breakChange(of: edit, section: section, expanded: expanded)
+        let isUniform = laidOut.sizeBreaks == 0
         guard !wasUniform, !isUniform, case .variable(var variable) = laidOut.lines else {
             Self.relayLines(of: &laidOut, section: section, expanded: expanded, viewportCross: viewportCross, configuration: c)
             return
@@ -59,22 +59,34 @@ extension FlowLayout {
         Self.settle(&laidOut, section: section, configuration: c)
     }
 
-    /// Keeps the count of items per size true after one edit.
-    private func count(_ edit: ItemEdit, in counts: inout [Size: Int], section: Section, expanded: [Int: Size]) {
+    /// How one edit changes the number of neighbouring items that differ in size: only the
+    /// pairs around the edit change.
+    ///
+    /// - Complexity: O(k log n) for k inserted items, O(log n) otherwise.
+    private func breakChange(of edit: ItemEdit, section: Section, expanded: [Int: Size]) -> Int {
         let defaultSize = configuration.defaultItemSize
-        func effective(_ item: Int) -> Size { expanded[item] ?? section.baseSize(ofItem: item, default: defaultSize) }
-        func remove(_ size: Size) {
-            counts[size, default: 0] -= 1
-            if counts[size] == 0 { counts[size] = nil }
+        let count = section.count
+        func size(_ item: Int) -> Size? {
+            guard item >= 0, item < count else { return nil }
+            return expanded[item] ?? section.baseSize(ofItem: item, default: defaultSize)
+        }
+        func differ(_ a: Size?, _ b: Size?) -> Int {
+            guard let a, let b else { return 0 }
+            return a != b ? 1 : 0
         }
         switch edit {
-        case .removed(_, _, let previous):
-            remove(previous.effective(default: defaultSize))
-        case .inserted(_, let item, let count):
-            for index in item..<(item + count) { counts[effective(index), default: 0] += 1 }
+        case .removed(_, let item, let previous):
+            let old = previous.effective(default: defaultSize)
+            return differ(size(item - 1), size(item)) - differ(size(item - 1), old) - differ(old, size(item))
+        case .inserted(_, let item, let inserted):
+            var change = -differ(size(item - 1), size(item + inserted))
+            for index in (item - 1)..<(item + inserted) { change += differ(size(index), size(index + 1)) }
+            return change
         case .resized(_, let item, let previous):
-            remove(previous.effective(default: defaultSize))
-            counts[effective(item), default: 0] += 1
+            let old = previous.effective(default: defaultSize)
+            let new = size(item)
+            return differ(size(item - 1), new) + differ(new, size(item + 1))
+                - differ(size(item - 1), old) - differ(old, size(item + 1))
         }
     }
 

@@ -47,9 +47,10 @@ struct FlowSection {
     var footerExtent: Double
     var itemCount: Int
     var lines: SectionLines
-    /// How many items have each size (open sizes included): a section is uniform exactly when
-    /// all its items share one size, and this is how that is known without a scan.
-    var sizeCounts: [Size: Int]
+    /// How many neighbouring items differ in size (open sizes included): the section is
+    /// uniform exactly when none do, and an edit changes this count only around itself, so
+    /// uniformity is known without a scan.
+    var sizeBreaks: Int
     /// Cross extents of lines wider than the available space (an item too wide for any line),
     /// counted: they alone can widen the content.
     var oversized: [Double: Int]
@@ -79,24 +80,26 @@ extension FlowLayout {
         viewportCross: Double, configuration c: FlowConfiguration
     ) -> FlowSection {
         let expanded = expandedItems(of: section, model: model)
-        var sizeCounts = [Size: Int]()
-        if !section.hasOwnSizes && expanded.isEmpty {
-            if section.count > 0 { sizeCounts[c.defaultItemSize] = section.count }
-        } else {
+        var sizeBreaks = 0
+        if section.hasOwnSizes || !expanded.isEmpty {
+            var previous: Size?
             section.forEachSize(default: c.defaultItemSize) { index, base in
-                sizeCounts[expanded.isEmpty ? base : expanded[index] ?? base, default: 0] += 1
+                let size = expanded.isEmpty ? base : expanded[index] ?? base
+                if let previous, previous != size { sizeBreaks += 1 }
+                previous = size
                 return true
             }
         }
         var laidOut = FlowSection(
             start: start, headerExtent: 0, itemsStart: 0, itemsEnd: 0, footerStart: 0, footerExtent: 0,
             itemCount: section.count, lines: .uniform(uniformLines(count: 0, size: .zero, available: 0, configuration: c)),
-            sizeCounts: sizeCounts, oversized: [:], crossExtent: 0)
+            sizeBreaks: sizeBreaks, oversized: [:], crossExtent: 0)
         relayLines(of: &laidOut, section: section, expanded: expanded, viewportCross: viewportCross, configuration: c)
         return laidOut
     }
 
-    /// Lays out all lines of `laidOut` again from its size counts (uniform) or its items.
+    /// Lays out all lines of `laidOut` again: arithmetic when its items share one size, else
+    /// from its items.
     ///
     /// - Complexity: O(1) for a uniform section, O(n) otherwise.
     static func relayLines(
@@ -106,8 +109,9 @@ extension FlowLayout {
         let available = viewportCross - c.sectionInset.crossLeading - c.sectionInset.crossTrailing
         laidOut.itemCount = section.count
         laidOut.oversized = [:]
-        if laidOut.sizeCounts.count <= 1 {
-            let size = laidOut.sizeCounts.first?.key ?? c.defaultItemSize
+        if laidOut.sizeBreaks == 0 {
+            let size = section.count == 0
+                ? c.defaultItemSize : expanded[0] ?? section.baseSize(ofItem: 0, default: c.defaultItemSize)
             let uniform = uniformLines(count: section.count, size: size, available: available, configuration: c)
             laidOut.lines = .uniform(uniform)
             if section.count > 0 && uniform.itemCross > available { laidOut.oversized[uniform.itemCross] = 1 }
