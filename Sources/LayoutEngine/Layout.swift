@@ -106,12 +106,6 @@ public final class Layout {
         strategy = prepared
     }
 
-    /// Takes a new model and a strategy already prepared for it.
-    func adopt(_ prepared: any LayoutStrategy, model newModel: CollectionModel) {
-        strategy = prepared
-        model = newModel
-    }
-
     /// Moves the offset so `anchor` (attributes from before a change) is where it was on screen
     /// in `oldViewport`, clamped to the valid range; if it is gone, only clamps.
     func keepAnchor(_ anchor: LayoutAttributes?, oldViewport: Viewport) {

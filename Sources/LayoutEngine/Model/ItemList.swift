@@ -144,9 +144,6 @@ struct ItemList: Sendable {
         return counts.prefixSum(ordinal) + offset
     }
 
-    /// The serial of the chunk holding `index`.
-    func serial(at index: Int) -> Int { chunks[locate(index).chunk].serial }
-
     // MARK: Writing
 
     /// Inserts `records` before position `index`.

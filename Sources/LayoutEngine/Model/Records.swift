@@ -44,21 +44,4 @@ struct SectionRecords {
         headerSize = spec.headerSize
         footerSize = spec.footerSize
     }
-
-    init(section: Section) {
-        id = section.id
-        headerSize = section.headerSize
-        footerSize = section.footerSize
-        items = []
-        items.reserveCapacity(section.count)
-        for chunk in section.items.chunks {
-            for offset in 0..<chunk.count {
-                let id = chunk.ids[offset]
-                items.append(
-                    ItemRecord(
-                        id: id, size: chunk.sizes?[offset] ?? .zero, source: chunk.sources?[offset] ?? .strategyDefault,
-                        selectedSize: section.selectedSizes[id]))
-            }
-        }
-    }
 }

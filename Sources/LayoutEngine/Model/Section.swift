@@ -97,11 +97,6 @@ public struct Section: Sendable {
         return spec
     }
 
-    func record(at index: Int) -> ItemRecord {
-        let id = items.id(at: index)
-        return items.record(at: index, selectedSize: selectedSizes[id])
-    }
-
     /// Records a measured size.
     mutating func setMeasuredSize(_ size: Size, ofItem index: Int) {
         items.setSize(size, source: .measured, at: index)

@@ -5,10 +5,10 @@ import LayoutGeometry
 ///
 /// A strategy is a cache over a model it does not own: every call that needs the model is
 /// passed it, and the caller must pass the model the strategy was last prepared with (or told
-/// about through `selectionDidChange` / `sizesDidChange`). `Layout` keeps that pairing for you;
-/// use it rather than driving a strategy by hand. Not owning the model is what lets the owner
-/// mutate it in place, so a selection toggle or a measurement costs what the strategy's
-/// incremental update costs, never a copy of the model.
+/// about through `selectionDidChange`, `sizesDidChange` or `dataDidChange`). `Layout` keeps that
+/// pairing for you; use it rather than driving a strategy by hand. Not owning the model is what
+/// lets the owner mutate it in place, so a selection toggle, a measurement or an insertion
+/// costs what the strategy's incremental update costs, never a copy of the model.
 ///
 /// A strategy instance belongs to one layout and is used from one thread at a time.
 /// Implementations must stay pure: no I/O, no clocks, no randomness, so the same inputs give
