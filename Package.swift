@@ -8,6 +8,7 @@ let package = Package(
     products: [
         .library(name: "LayoutGeometry", targets: ["LayoutGeometry"]),
         .library(name: "LayoutEngine", targets: ["LayoutEngine"]),
+        .library(name: "LayoutProtocol", targets: ["LayoutProtocol"]),
         .executable(name: "layout-demo", targets: ["layout-demo"]),
         .executable(name: "layout-bench", targets: ["layout-bench"]),
     ],
@@ -16,10 +17,14 @@ let package = Package(
         // Foundation or Glibc does not otherwise link.
         .target(name: "LayoutGeometry", linkerSettings: [.linkedLibrary("m")]),
         .target(name: "LayoutEngine", dependencies: ["LayoutGeometry"], linkerSettings: [.linkedLibrary("m")]),
+        // Wire format: JSON values, a strict parser and writer of our own (Foundation's coders
+        // cost microseconds per frame), and line framing.
+        .target(name: "LayoutProtocol", dependencies: ["LayoutGeometry"], linkerSettings: [.linkedLibrary("m")]),
         .executableTarget(name: "layout-demo", dependencies: ["LayoutEngine"]),
         .executableTarget(name: "layout-bench", dependencies: ["LayoutEngine"]),
         .testTarget(name: "LayoutGeometryTests", dependencies: ["LayoutGeometry"]),
         .testTarget(name: "LayoutEngineTests", dependencies: ["LayoutEngine"]),
+        .testTarget(name: "LayoutProtocolTests", dependencies: ["LayoutProtocol"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,84 @@
+/// Writes JSON as UTF-8 bytes, compactly (no spaces), keys in the order given.
+///
+/// Values are written straight into one byte buffer; encoding an element's attributes costs a
+/// few hundred nanoseconds instead of Foundation's microseconds.
+public struct JSONWriter: Sendable {
+    public private(set) var bytes: [UInt8] = []
+
+    public init(capacity: Int = 256) {
+        bytes.reserveCapacity(capacity)
+    }
+
+    public static func encode(_ value: JSONValue) -> [UInt8] {
+        var writer = JSONWriter()
+        writer.write(value)
+        return writer.bytes
+    }
+
+    public static func string(_ value: JSONValue) -> String {
+        String(decoding: encode(value), as: UTF8.self)
+    }
+
+    public mutating func write(_ value: JSONValue) {
+        switch value {
+        case .null: writeRaw("null")
+        case .bool(let flag): writeRaw(flag ? "true" : "false")
+        case .number(let number): write(number)
+        case .string(let string): write(string)
+        case .array(let elements):
+            bytes.append(UInt8(ascii: "["))
+            for (index, element) in elements.enumerated() {
+                if index > 0 { bytes.append(UInt8(ascii: ",")) }
+                write(element)
+            }
+            bytes.append(UInt8(ascii: "]"))
+        case .object(let object):
+            bytes.append(UInt8(ascii: "{"))
+            for (index, pair) in object.pairs.enumerated() {
+                if index > 0 { bytes.append(UInt8(ascii: ",")) }
+                write(pair.key)
+                bytes.append(UInt8(ascii: ":"))
+                write(pair.value)
+            }
+            bytes.append(UInt8(ascii: "}"))
+        }
+    }
+
+    /// A finite number: integers without a fraction, others in Swift's shortest round-trip
+    /// form. Non-finite numbers have no JSON form; they are written as `null`, and callers
+    /// validate before they get here.
+    public mutating func write(_ number: Double) {
+        guard number.isFinite else {
+            writeRaw("null")
+            return
+        }
+        if number == number.rounded(), abs(number) < 1e15 {
+            writeRaw(String(Int64(number)))
+        } else {
+            writeRaw(number.description)
+        }
+    }
+
+    /// A string with `"`, `\` and control characters escaped; everything else as UTF-8.
+    public mutating func write(_ string: String) {
+        bytes.append(UInt8(ascii: "\""))
+        for byte in string.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): bytes.append(contentsOf: [0x5C, 0x22])
+            case UInt8(ascii: "\\"): bytes.append(contentsOf: [0x5C, 0x5C])
+            case 0x0A: bytes.append(contentsOf: [0x5C, UInt8(ascii: "n")])
+            case 0x0D: bytes.append(contentsOf: [0x5C, UInt8(ascii: "r")])
+            case 0x09: bytes.append(contentsOf: [0x5C, UInt8(ascii: "t")])
+            case 0..<0x20:
+                let hex = Array("0123456789abcdef".utf8)
+                bytes.append(contentsOf: [0x5C, UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
+            default: bytes.append(byte)
+            }
+        }
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    private mutating func writeRaw(_ text: String) {
+        bytes.append(contentsOf: text.utf8)
+    }
+}

@@ -1,0 +1,150 @@
+import LayoutProtocol
+import Testing
+
+@Suite("JSON parser and writer")
+struct JSONTests {
+    @Test(
+        "valid JSON parses to the expected value",
+        arguments: [
+            ("null", JSONValue.null),
+            ("true", .bool(true)),
+            (" false ", .bool(false)),
+            ("0", .number(0)),
+            ("-0", .number(-0.0)),
+            ("12", .number(12)),
+            ("-12.5e2", .number(-1250)),
+            ("1E-2", .number(0.01)),
+            ("123456789012345678", .number(123456789012345678)),
+            ("\"\"", .string("")),
+            ("\"a\\\"b\\\\c\\/d\\b\\f\\n\\r\\t\"", .string("a\"b\\c/d\u{8}\u{c}\n\r\t")),
+            ("\"\\u00e9\\u20AC\"", .string("é€")),
+            ("\"\\ud83d\\ude00\"", .string("😀")),
+            ("\"héllo 😀\"", .string("héllo 😀")),
+            ("[]", .array([])),
+            ("[1, [2, []], {\"a\": null}]", .array([.number(1), .array([.number(2), .array([])]), .object(["a": .null])])),
+            ("{\"b\": 1, \"a\": {\"c\": [true]}}", .object(["b": .number(1), "a": .object(["c": .array([.bool(true)])])])),
+        ])
+    func valid(text: String, expected: JSONValue) throws {
+        #expect(try JSONParser.parse(text) == expected)
+    }
+
+    @Test(
+        "invalid JSON is refused with a reason",
+        arguments: [
+            "", " ", "nul", "tru", "[1,]", "[1 2]", "{\"a\" 1}", "{\"a\":1,}", "{a:1}", "{\"a\":1}}", "01", "-", "1.",
+            "1e", ".5", "+1", "NaN", "Infinity", "-Infinity", "1e400", "\"abc", "\"\\x\"", "\"\\u12\"", "\"\\ud800\"",
+            "\"\\udc00\"", "\"\\ud800\\u0041\"", "\"a\tb\"", "\"a\nb\"", "{\"a\":1,\"a\":2}", "[1] 2", "'a'", "\u{feff}1",
+        ])
+    func invalid(text: String) {
+        #expect(throws: JSONError.self) { try JSONParser.parse(text) }
+    }
+
+    @Test(
+        "invalid UTF-8 inside or outside strings is refused",
+        arguments: [
+            [0x22, 0xC3, 0x22],  // truncated two-byte sequence
+            [0x22, 0xC0, 0xAF, 0x22],  // overlong '/'
+            [0x22, 0xED, 0xA0, 0x80, 0x22],  // encoded surrogate
+            [0x22, 0xF4, 0x90, 0x80, 0x80, 0x22],  // above U+10FFFF
+            [0x22, 0xFF, 0x22],
+            [0xC3, 0xA9],  // non-ASCII outside a string
+        ] as [[UInt8]])
+    func invalidUTF8(bytes: [UInt8]) {
+        #expect(throws: JSONError.self) { try JSONParser.parse(bytes) }
+    }
+
+    @Test("nesting deeper than the limit is refused, not a stack overflow")
+    func depthLimit() throws {
+        let deep = String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000)
+        #expect(throws: JSONError.self) { try JSONParser.parse(deep) }
+        let fine = String(repeating: "[", count: 64) + String(repeating: "]", count: 64)
+        #expect(throws: Never.self) { try JSONParser.parse(fine) }
+    }
+
+    @Test("errors say where")
+    func errorOffsets() {
+        do {
+            _ = try JSONParser.parse("{\"a\": [1, 2,, 3]}")
+            Issue.record("accepted")
+        } catch {
+            #expect(error.offset == 12)
+            #expect(error.description.contains("byte 12"))
+        }
+    }
+
+    @Test("the writer is compact, ordered and escapes what it must")
+    func writer() {
+        let value: JSONValue = .object([
+            "id": .number(7), "frame": .array([.number(137.5), .number(-0.25), .number(1e20), .number(0.1)]),
+            "text": .string("quote\" backslash\\ newline\n tab\t bell\u{7} é"), "ok": .bool(true), "none": .null,
+        ])
+        #expect(
+            JSONWriter.string(value)
+                == #"{"id":7,"frame":[137.5,-0.25,1e+20,0.1],"text":"quote\" backslash\\ newline\n tab\t bell\u0007 é","ok":true,"none":null}"#)
+    }
+
+    @Test("writing then parsing gives the same value", arguments: 0..<UInt64(200))
+    func roundTrip(seed: UInt64) throws {
+        var random = SplitMix(seed: seed)
+        let value = random.value(depth: 0)
+        #expect(try JSONParser.parse(JSONWriter.encode(value)) == value)
+    }
+}
+
+@Suite("line framing")
+struct LineFramerTests {
+    @Test("lines split across chunks, CRLF tolerated, blank lines skipped")
+    func framing() throws {
+        var framer = LineFramer(maximumLineLength: 100)
+        #expect(try framer.append(Array("{\"a\":".utf8)) == [])
+        #expect(framer.hasPartialLine)
+        #expect(try framer.append(Array("1}\r\n\n  \r\n[2]\n[3".utf8)) == [Array("{\"a\":1}".utf8), Array("[2]".utf8)])
+        #expect(try framer.append(Array("]\n".utf8)) == [Array("[3]".utf8)])
+        #expect(!framer.hasPartialLine)
+    }
+
+    @Test("a line over the limit fails, even before it ends, and the framer stays failed")
+    func oversized() throws {
+        var framer = LineFramer(maximumLineLength: 8)
+        #expect(try framer.append(Array("12345678\r\n".utf8)) == [Array("12345678".utf8)])
+        #expect(throws: LineFramer.Failure.lineTooLong(limit: 8)) { try framer.append(Array("123456789".utf8)) }
+        #expect(throws: LineFramer.Failure.lineTooLong(limit: 8)) { try framer.append(Array("1\n".utf8)) }
+        var other = LineFramer(maximumLineLength: 8)
+        #expect(throws: LineFramer.Failure.lineTooLong(limit: 8)) { try other.append(Array("123456789\n".utf8)) }
+    }
+}
+
+/// Deterministic random JSON values.
+struct SplitMix {
+    var state: UInt64
+
+    init(seed: UInt64) { state = seed }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+
+    mutating func int(_ bound: Int) -> Int { Int(next() % UInt64(bound)) }
+
+    mutating func value(depth: Int) -> JSONValue {
+        switch int(depth > 3 ? 4 : 6) {
+        case 0: return .null
+        case 1: return .bool(int(2) == 0)
+        case 2:
+            let choices: [Double] = [0, -1, 42, 0.5, -137.25, 1e-7, 123456.789, Double(int(1_000_000)) / 7]
+            return .number(choices[int(choices.count)])
+        case 3:
+            let pieces = ["a", "é", "😀", "\"", "\\", "\n", "\u{1}", " ", "€", "z"]
+            return .string((0..<int(8)).map { _ in pieces[int(pieces.count)] }.joined())
+        case 4: return .array((0..<int(4)).map { _ in value(depth: depth + 1) })
+        default:
+            var object = JSONObject()
+            for index in 0..<int(4) { object["k\(index)\(int(3))"] = value(depth: depth + 1) }
+            return .object(object)
+        }
+    }
+}
