@@ -1,0 +1,81 @@
+import LayoutGeometry
+
+/// An element's attributes as the wire carries them:
+/// `{"id", "kind", "section", "item"?, "frame": {x, y, width, height}, "zIndex", "alpha",
+/// "hidden", "transform"?, "effects"?}`. `item` is absent for headers and footers,
+/// `transform` when it is the identity, `effects` when there are none (keys sorted).
+public struct WireAttributes: Hashable, Sendable {
+    public var id: String
+    public var kind: String
+    public var section: Int
+    public var item: Int?
+    public var frame: Rect
+    public var zIndex: Int
+    public var alpha: Double
+    public var hidden: Bool
+    public var transform: Transform2D
+    public var effects: [String: Double]
+
+    public init(
+        id: String, kind: String, section: Int, item: Int?, frame: Rect, zIndex: Int = 0, alpha: Double = 1,
+        hidden: Bool = false, transform: Transform2D = .identity, effects: [String: Double] = [:]
+    ) {
+        self.id = id
+        self.kind = kind
+        self.section = section
+        self.item = item
+        self.frame = frame
+        self.zIndex = zIndex
+        self.alpha = alpha
+        self.hidden = hidden
+        self.transform = transform
+        self.effects = effects
+    }
+}
+
+extension JSONWriter {
+    /// `{"x", "y", "width", "height"}`.
+    public mutating func write(_ rect: Rect) {
+        write(.object(["x": .number(rect.minX), "y": .number(rect.minY), "width": .number(rect.width), "height": .number(rect.height)]))
+    }
+
+    /// `{"width", "height"}`.
+    public mutating func write(_ size: Size) {
+        write(.object(["width": .number(size.width), "height": .number(size.height)]))
+    }
+
+    /// `{"x", "y"}`.
+    public mutating func write(_ point: Point) {
+        write(.object(["x": .number(point.x), "y": .number(point.y)]))
+    }
+
+    /// Attributes in the documented field order.
+    public mutating func write(_ attributes: WireAttributes) {
+        write(attributes.json)
+    }
+}
+
+extension WireAttributes {
+    public var json: JSONValue {
+        var object: JSONObject = ["id": .string(id), "kind": .string(kind), "section": .number(Double(section))]
+        if let item { object["item"] = .number(Double(item)) }
+        object["frame"] = .object([
+            "x": .number(frame.minX), "y": .number(frame.minY), "width": .number(frame.width), "height": .number(frame.height),
+        ])
+        object["zIndex"] = .number(Double(zIndex))
+        object["alpha"] = .number(alpha)
+        object["hidden"] = .bool(hidden)
+        if !transform.isIdentity {
+            object["transform"] = .object([
+                "a": .number(transform.a), "b": .number(transform.b), "c": .number(transform.c), "d": .number(transform.d),
+                "tx": .number(transform.tx), "ty": .number(transform.ty),
+            ])
+        }
+        if !effects.isEmpty {
+            var sorted = JSONObject()
+            for key in effects.keys.sorted() { sorted[key] = .number(effects[key]!) }
+            object["effects"] = .object(sorted)
+        }
+        return .object(object)
+    }
+}

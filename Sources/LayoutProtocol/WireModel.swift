@@ -1,0 +1,112 @@
+import LayoutGeometry
+
+/// An item as the wire carries it: `{"id", "size"?, "estimatedSize"?, "selectedSize"?}`.
+public struct WireItem: Hashable, Sendable {
+    public var id: String
+    public var size: Size?
+    public var estimatedSize: Size?
+    public var selectedSize: Size?
+
+    public init(id: String, size: Size? = nil, estimatedSize: Size? = nil, selectedSize: Size? = nil) {
+        self.id = id
+        self.size = size
+        self.estimatedSize = estimatedSize
+        self.selectedSize = selectedSize
+    }
+
+    public static func read(_ reader: inout ParamsReader) throws(WireError) -> WireItem {
+        let item = WireItem(
+            id: try reader.string("id"), size: try reader.optionalSize("size"),
+            estimatedSize: try reader.optionalSize("estimatedSize"), selectedSize: try reader.optionalSize("selectedSize"))
+        try reader.finish()
+        return item
+    }
+}
+
+/// A section as the wire carries it: `{"id", "items": [...], "headerSize"?, "footerSize"?}`.
+public struct WireSection: Hashable, Sendable {
+    public var id: String
+    public var items: [WireItem]
+    public var headerSize: Size?
+    public var footerSize: Size?
+
+    public init(id: String, items: [WireItem], headerSize: Size? = nil, footerSize: Size? = nil) {
+        self.id = id
+        self.items = items
+        self.headerSize = headerSize
+        self.footerSize = footerSize
+    }
+
+    public static func read(_ reader: inout ParamsReader) throws(WireError) -> WireSection {
+        let id = try reader.string("id")
+        let items = try WireModel.items(&reader, "items")
+        let section = WireSection(
+            id: id, items: items, headerSize: try reader.optionalSize("headerSize"),
+            footerSize: try reader.optionalSize("footerSize"))
+        try reader.finish()
+        return section
+    }
+}
+
+/// One change of a batch: `{"op": "insertItems", "section": "s", "at": 0, "items": [...]}`,
+/// `{"op": "deleteItems", "ids": [...]}`, `{"op": "moveItem", "id", "section", "at"}`,
+/// `{"op": "reloadItems", "items": [...]}`, `{"op": "insertSections", "at", "sections": [...]}`,
+/// `{"op": "deleteSections", "ids": [...]}`, `{"op": "moveSection", "id", "at"}`,
+/// `{"op": "reloadSections", "sections": [...]}`. Positions are final positions.
+public enum WireUpdate: Hashable, Sendable {
+    case insertItems([WireItem], section: String, at: Int)
+    case deleteItems([String])
+    case moveItem(String, toSection: String, at: Int)
+    case reloadItems([WireItem])
+    case insertSections([WireSection], at: Int)
+    case deleteSections([String])
+    case moveSection(String, to: Int)
+    case reloadSections([WireSection])
+
+    public static let operations = [
+        "insertItems", "deleteItems", "moveItem", "reloadItems", "insertSections", "deleteSections", "moveSection",
+        "reloadSections",
+    ]
+
+    public static func read(_ reader: inout ParamsReader) throws(WireError) -> WireUpdate {
+        let op = try reader.string("op")
+        let update: WireUpdate
+        switch op {
+        case "insertItems":
+            update = .insertItems(try WireModel.items(&reader, "items"), section: try reader.string("section"), at: try reader.integer("at"))
+        case "deleteItems": update = .deleteItems(try reader.stringArray("ids"))
+        case "moveItem":
+            update = .moveItem(try reader.string("id"), toSection: try reader.string("section"), at: try reader.integer("at"))
+        case "reloadItems": update = .reloadItems(try WireModel.items(&reader, "items"))
+        case "insertSections": update = .insertSections(try WireModel.sections(&reader, "sections"), at: try reader.integer("at"))
+        case "deleteSections": update = .deleteSections(try reader.stringArray("ids"))
+        case "moveSection": update = .moveSection(try reader.string("id"), to: try reader.integer("at"))
+        case "reloadSections": update = .reloadSections(try WireModel.sections(&reader, "sections"))
+        default:
+            throw .invalidParams("\(reader.path).op", "must be one of \(operations.joined(separator: ", "))")
+        }
+        try reader.finish()
+        return update
+    }
+}
+
+/// Readers for lists of wire values.
+public enum WireModel {
+    public static func items(_ reader: inout ParamsReader, _ key: String) throws(WireError) -> [WireItem] {
+        var items = [WireItem]()
+        for var element in try reader.objects(key) { items.append(try WireItem.read(&element)) }
+        return items
+    }
+
+    public static func sections(_ reader: inout ParamsReader, _ key: String) throws(WireError) -> [WireSection] {
+        var sections = [WireSection]()
+        for var element in try reader.objects(key) { sections.append(try WireSection.read(&element)) }
+        return sections
+    }
+
+    public static func updates(_ reader: inout ParamsReader, _ key: String) throws(WireError) -> [WireUpdate] {
+        var updates = [WireUpdate]()
+        for var element in try reader.objects(key) { updates.append(try WireUpdate.read(&element)) }
+        return updates
+    }
+}
