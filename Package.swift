@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "LayoutGeometry", targets: ["LayoutGeometry"]),
         .library(name: "LayoutEngine", targets: ["LayoutEngine"]),
         .library(name: "LayoutProtocol", targets: ["LayoutProtocol"]),
+        .library(name: "LayoutService", targets: ["LayoutService"]),
         .executable(name: "layout-demo", targets: ["layout-demo"]),
         .executable(name: "layout-bench", targets: ["layout-bench"]),
     ],
@@ -20,11 +21,14 @@ let package = Package(
         // Wire format: JSON values, a strict parser and writer of our own (Foundation's coders
         // cost microseconds per frame), and line framing.
         .target(name: "LayoutProtocol", dependencies: ["LayoutGeometry"], linkerSettings: [.linkedLibrary("m")]),
+        // Requests in, replies and events out, with no transport: testable without a socket.
+        .target(name: "LayoutService", dependencies: ["LayoutEngine", "LayoutProtocol"]),
         .executableTarget(name: "layout-demo", dependencies: ["LayoutEngine"]),
         .executableTarget(name: "layout-bench", dependencies: ["LayoutEngine"]),
         .testTarget(name: "LayoutGeometryTests", dependencies: ["LayoutGeometry"]),
         .testTarget(name: "LayoutEngineTests", dependencies: ["LayoutEngine"]),
         .testTarget(name: "LayoutProtocolTests", dependencies: ["LayoutProtocol"]),
+        .testTarget(name: "LayoutServiceTests", dependencies: ["LayoutService"]),
     ],
     swiftLanguageModes: [.v6]
 )

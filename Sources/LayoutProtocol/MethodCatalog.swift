@@ -1,0 +1,79 @@
+/// Every method of protocol version 1, with its parameters: what `daemon.describe` returns and
+/// what the published contract documents. Defined once, here.
+public enum MethodCatalog {
+    public struct Parameter: Sendable {
+        public var name: String
+        public var type: String
+        public var required: Bool
+        public var summary: String
+    }
+
+    public struct Method: Sendable {
+        public var name: String
+        public var summary: String
+        public var parameters: [Parameter]
+        public var result: String
+    }
+
+    public static let protocolVersions = [1]
+
+    private static func p(_ name: String, _ type: String, _ summary: String, required: Bool = true) -> Parameter {
+        Parameter(name: name, type: type, required: required, summary: summary)
+    }
+
+    /// Parameters every mutating `view.*` method takes besides its own.
+    static let mutation = [
+        p("view", "string", "the view's name"),
+        p("animated", "bool", "include a transition (default false)", required: false),
+        p("ifEpoch", "integer", "refuse with StaleEpoch unless the view is at this epoch", required: false),
+    ]
+
+    public static let methods: [Method] = [
+        Method(
+            name: "daemon.hello", summary: "agree on a protocol version; limits and capabilities",
+            parameters: [p("protocol", "[integer]", "versions the client speaks (default [1])", required: false)],
+            result: "{protocol, server, limits}"),
+        Method(name: "daemon.describe", summary: "every method, error and strategy", parameters: [], result: "{methods, errors, strategies}"),
+        Method(name: "daemon.status", summary: "views, requests served, errors", parameters: [], result: "{views, requests, errors, subscriptions}"),
+        Method(name: "daemon.sync", summary: "replies after every earlier event for this connection", parameters: [], result: "{}"),
+        Method(name: "strategy.list", summary: "registered strategies with parameters and defaults", parameters: [], result: "{strategies}"),
+        Method(
+            name: "view.create", summary: "create a named view",
+            parameters: [
+                p("view", "string", "a new name"), p("strategy", "string", "a registered strategy"),
+                p("params", "object", "strategy parameters", required: false),
+                p("viewport", "{width, height, offset?, contentInsets?}", "the scroll view"),
+                p("windowMargin", "number", "prefetch margin along the scroll axis (default 0)", required: false),
+                p("sections", "[section]", "initial data (default none)", required: false),
+            ],
+            result: "snapshot"),
+        Method(name: "view.delete", summary: "delete a view", parameters: [p("view", "string", "the view's name")], result: "{}"),
+        Method(name: "view.list", summary: "every view with its strategy and epoch", parameters: [], result: "{views}"),
+        Method(name: "view.get", summary: "a view's state and the elements in its window", parameters: [p("view", "string", "the view's name")], result: "snapshot"),
+        Method(name: "view.setData", summary: "replace all data, diffed by id", parameters: mutation + [p("sections", "[section]", "the new data")], result: "invalidation"),
+        Method(name: "view.update", summary: "an atomic batch of inserts, deletes, moves and reloads", parameters: mutation + [p("updates", "[update]", "the batch")], result: "invalidation"),
+        Method(name: "view.measure", summary: "measured sizes (self-sizing)", parameters: mutation + [p("sizes", "[{id, size}]", "measurements")], result: "invalidation"),
+        Method(
+            name: "view.select", summary: "change the selection",
+            parameters: mutation + [p("ids", "[string]", "item ids"), p("mode", "set|add|remove|toggle", "how (default set)", required: false)],
+            result: "invalidation"),
+        Method(name: "view.scroll", summary: "a new content offset", parameters: mutation + [p("offset", "{x, y}", "the offset")], result: "invalidation"),
+        Method(
+            name: "view.scrollEnd", summary: "where scrolling comes to rest (snapping)",
+            parameters: mutation + [p("proposed", "{x, y}", "where the fling would end"), p("velocity", "{x, y}", "points per second", required: false)],
+            result: "invalidation with targetContentOffset"),
+        Method(name: "view.resize", summary: "a new viewport size", parameters: mutation + [p("size", "{width, height}", "the size")], result: "invalidation"),
+        Method(name: "view.configure", summary: "change strategy parameters", parameters: mutation + [p("params", "object", "the parameters that change")], result: "invalidation"),
+        Method(
+            name: "view.setStrategy", summary: "switch strategy, first visible item anchored",
+            parameters: mutation + [p("strategy", "string", "a registered strategy"), p("params", "object", "its parameters", required: false)],
+            result: "invalidation"),
+        Method(name: "view.setWindowMargin", summary: "change the window margin", parameters: mutation + [p("margin", "number", "points")], result: "invalidation"),
+        Method(name: "view.query", summary: "elements intersecting a rect", parameters: [p("view", "string", "the view's name"), p("rect", "{x, y, width, height}", "the rect")], result: "{elements}"),
+        Method(name: "view.item", summary: "one item's attributes", parameters: [p("view", "string", "the view's name"), p("id", "string", "the item id")], result: "{attributes}"),
+        Method(name: "view.subscribe", summary: "a snapshot, then view.invalidated events", parameters: [p("view", "string", "the view's name")], result: "{subscription, snapshot}"),
+        Method(name: "view.unsubscribe", summary: "stop events", parameters: [p("subscription", "integer", "from view.subscribe")], result: "{}"),
+    ]
+
+    public static func method(named name: String) -> Method? { methods.first { $0.name == name } }
+}

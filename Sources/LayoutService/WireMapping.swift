@@ -1,0 +1,188 @@
+import LayoutEngine
+import LayoutGeometry
+import LayoutProtocol
+
+// The one place engine values become wire values and back.
+
+extension LayoutError {
+    var wire: WireError {
+        var data = JSONObject()
+        for key in details.keys.sorted() { data[key] = .string(details[key]!) }
+        return WireError(name: name, message: message, data: data)
+    }
+}
+
+enum WireMapping {
+    static func size(_ size: Size) -> JSONValue { .object(["width": .number(size.width), "height": .number(size.height)]) }
+
+    static func point(_ point: Point) -> JSONValue { .object(["x": .number(point.x), "y": .number(point.y)]) }
+
+    static func rect(_ rect: Rect) -> JSONValue {
+        .object(["x": .number(rect.minX), "y": .number(rect.minY), "width": .number(rect.width), "height": .number(rect.height)])
+    }
+
+    static func insets(_ insets: EdgeInsets) -> JSONValue {
+        .object(["top": .number(insets.top), "left": .number(insets.left), "bottom": .number(insets.bottom), "right": .number(insets.right)])
+    }
+
+    static func attributes(_ attributes: LayoutAttributes) -> JSONValue {
+        WireAttributes(
+            id: attributes.id, kind: attributes.kind.rawValue, section: attributes.section, item: attributes.item,
+            frame: attributes.frame, zIndex: attributes.zIndex, alpha: attributes.alpha, hidden: attributes.isHidden,
+            transform: attributes.transform, effects: attributes.effects
+        ).json
+    }
+
+    static func key(_ key: ElementKey) -> JSONValue { .object(["kind": .string(key.kind.rawValue), "id": .string(key.id)]) }
+
+    static func item(_ wire: WireItem) -> ItemSpec {
+        ItemSpec(id: wire.id, size: wire.size, estimatedSize: wire.estimatedSize, selectedSize: wire.selectedSize)
+    }
+
+    static func section(_ wire: WireSection) -> SectionSpec {
+        SectionSpec(id: wire.id, items: wire.items.map(item), headerSize: wire.headerSize, footerSize: wire.footerSize)
+    }
+
+    static func update(_ wire: WireUpdate) -> BatchUpdate {
+        switch wire {
+        case .insertItems(let items, let section, let at): .insertItems(items.map(item), section: section, at: at)
+        case .deleteItems(let ids): .deleteItems(ids)
+        case .moveItem(let id, let section, let at): .moveItem(id, toSection: section, at: at)
+        case .reloadItems(let items): .reloadItems(items.map(item))
+        case .insertSections(let sections, let at): .insertSections(sections.map(section), at: at)
+        case .deleteSections(let ids): .deleteSections(ids)
+        case .moveSection(let id, let at): .moveSection(id, to: at)
+        case .reloadSections(let sections): .reloadSections(sections.map(section))
+        }
+    }
+
+    /// A strategy parameter from JSON: numbers, bools, strings and null map directly,
+    /// `{width, height}` is a size and `{top, left, bottom, right}` insets. The strategy's
+    /// description then checks the kind.
+    static func parameter(_ value: JSONValue, path: String) throws(WireError) -> ParameterValue {
+        switch value {
+        case .null: return .null
+        case .bool(let flag): return .bool(flag)
+        case .number(let number): return .number(number)
+        case .string(let text): return .string(text)
+        case .object(let object):
+            let keys = Set(object.keys)
+            if keys == ["width", "height"], let width = object["width"]?.numberValue, let height = object["height"]?.numberValue {
+                return .size(Size(width: width, height: height))
+            }
+            if !keys.isEmpty, keys.isSubset(of: ["top", "left", "bottom", "right"]), keys.allSatisfy({ object[$0]?.numberValue != nil }) {
+                return .insets(
+                    EdgeInsets(
+                        top: object["top"]?.numberValue ?? 0, left: object["left"]?.numberValue ?? 0,
+                        bottom: object["bottom"]?.numberValue ?? 0, right: object["right"]?.numberValue ?? 0))
+            }
+            throw .invalidParams(path, "must be a number, bool, string, null, {width, height} or {top, left, bottom, right}")
+        case .array: throw .invalidParams(path, "arrays are not parameter values")
+        }
+    }
+
+    static func parameters(_ reader: ParamsReader?) throws(WireError) -> [String: ParameterValue] {
+        guard let reader else { return [:] }
+        var result = [String: ParameterValue]()
+        for (key, value) in reader.object.pairs { result[key] = try parameter(value, path: "\(reader.path).\(key)") }
+        return result
+    }
+
+    static func parameterValue(_ value: ParameterValue) -> JSONValue {
+        switch value {
+        case .number(let number): .number(number)
+        case .integer(let integer): .number(Double(integer))
+        case .bool(let flag): .bool(flag)
+        case .string(let text): .string(text)
+        case .size(let size): Self.size(size)
+        case .insets(let insets): Self.insets(insets)
+        case .null: .null
+        }
+    }
+
+    static func descriptor(_ descriptor: StrategyDescriptor) -> JSONValue {
+        .object([
+            "name": .string(descriptor.name), "summary": .string(descriptor.summary),
+            "parameters": .array(descriptor.parameters.map { parameter in
+                var object: JSONObject = [
+                    "name": .string(parameter.name), "type": .string(parameter.kind.typeName),
+                    "default": parameterValue(parameter.defaultValue), "summary": .string(parameter.summary),
+                ]
+                switch parameter.kind {
+                case .choice(let options): object["choices"] = .array(options.map { .string($0) })
+                case .number(let minimum, let maximum):
+                    if let minimum { object["minimum"] = .number(minimum) }
+                    if let maximum { object["maximum"] = .number(maximum) }
+                case .integer(let minimum, let maximum):
+                    if let minimum { object["minimum"] = .number(Double(minimum)) }
+                    if let maximum { object["maximum"] = .number(Double(maximum)) }
+                default: break
+                }
+                return .object(object)
+            }),
+        ])
+    }
+
+    static func transition(_ transition: Transition) -> JSONValue {
+        .object([
+            "duration": .number(transition.duration),
+            "segments": .array(transition.segments.map { segment in
+                .object([
+                    "kind": .string(segment.key.kind.rawValue), "id": .string(segment.key.id),
+                    "from": attributes(segment.from), "to": attributes(segment.to),
+                    "delay": .number(segment.delay), "duration": .number(segment.duration),
+                ])
+            }),
+        ])
+    }
+
+    static func changes(_ changes: DataChanges) -> JSONValue {
+        func ids(_ list: [String]) -> JSONValue { .array(list.map { .string($0) }) }
+        return .object([
+            "insertedItems": ids(changes.insertedItems), "deletedItems": ids(changes.deletedItems),
+            "movedItems": ids(changes.movedItems), "reloadedItems": ids(changes.reloadedItems),
+            "insertedSections": ids(changes.insertedSections), "deletedSections": ids(changes.deletedSections),
+            "movedSections": ids(changes.movedSections), "reloadedSections": ids(changes.reloadedSections),
+        ])
+    }
+
+    static func invalidation(_ invalidation: Invalidation, view: String) -> JSONValue {
+        let context = invalidation.context
+        var object: JSONObject = [
+            "view": .string(view), "epoch": .number(Double(invalidation.epoch)),
+            "contentSize": size(invalidation.contentSize), "contentOffset": point(invalidation.contentOffset),
+            "context": .object([
+                "everything": .bool(context.invalidatesEverything), "dataSourceCounts": .bool(context.invalidatesDataSourceCounts),
+                "invalidated": .array(context.invalidatedItems.map { .string($0) }),
+                "contentSizeAdjustment": size(context.contentSizeAdjustment),
+                "contentOffsetAdjustment": point(context.contentOffsetAdjustment),
+            ]),
+            "window": rect(invalidation.window),
+            "entered": .array(invalidation.entered.map(attributes)),
+            "changed": .array(invalidation.changed.map(attributes)),
+            "left": .array(invalidation.left.map(key)),
+        ]
+        if let anchor = invalidation.anchor { object["anchor"] = .string(anchor) }
+        if let target = invalidation.targetContentOffset { object["targetContentOffset"] = point(target) }
+        if let changes = invalidation.changes { object["changes"] = Self.changes(changes) }
+        if let transition = invalidation.transition { object["transition"] = Self.transition(transition) }
+        return .object(object)
+    }
+
+    static func snapshot(_ view: View, name: String) -> JSONValue {
+        var parameters = JSONObject()
+        for key in view.parameters.values.keys.sorted() { parameters[key] = parameterValue(view.parameters.values[key]!) }
+        return .object([
+            "view": .string(name), "strategy": .string(view.strategyName), "params": .object(parameters),
+            "epoch": .number(Double(view.epoch)),
+            "viewport": .object([
+                "width": .number(view.viewport.size.width), "height": .number(view.viewport.size.height),
+                "offset": point(view.viewport.offset), "contentInsets": insets(view.viewport.contentInsets),
+            ]),
+            "windowMargin": .number(view.windowMargin), "window": rect(view.window),
+            "contentSize": size(view.layout.contentSize),
+            "sectionCount": .number(Double(view.model.numberOfSections)), "itemCount": .number(Double(view.model.numberOfItems)),
+            "elements": .array(view.snapshot().map(attributes)),
+        ])
+    }
+}
