@@ -25,9 +25,11 @@ let package = Package(
         .target(name: "LayoutService", dependencies: ["LayoutEngine", "LayoutProtocol"]),
         .executableTarget(name: "layout-demo", dependencies: ["LayoutEngine"]),
         .executableTarget(name: "layout-bench", dependencies: ["LayoutEngine"]),
+        // Helpers shared by the test targets (seeded random numbers); not shipped.
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "LayoutGeometryTests", dependencies: ["LayoutGeometry"]),
-        .testTarget(name: "LayoutEngineTests", dependencies: ["LayoutEngine"]),
-        .testTarget(name: "LayoutProtocolTests", dependencies: ["LayoutProtocol"]),
+        .testTarget(name: "LayoutEngineTests", dependencies: ["LayoutEngine", "TestSupport"]),
+        .testTarget(name: "LayoutProtocolTests", dependencies: ["LayoutProtocol", "TestSupport"]),
         .testTarget(name: "LayoutServiceTests", dependencies: ["LayoutService"]),
     ],
     swiftLanguageModes: [.v6]

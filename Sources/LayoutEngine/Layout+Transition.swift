@@ -86,7 +86,7 @@ extension Layout {
     }
 
     /// One segment per element in either window whose attributes differ between the two
-    /// layouts; elements only in one layout appear or disappear through that layout's
+    /// layouts; elements only in one layout appear or disappear through the new layout's
     /// initial/final attributes.
     ///
     /// - Complexity: O(log n + k) per window, O(log n) per element.
@@ -96,19 +96,26 @@ extension Layout {
     ) -> [TransitionSegment] {
         var keys = Set(old.strategy.elements(in: old.window, model: old.model).map(\.key))
         keys.formUnion(new.strategy.elements(in: new.window, model: new.model).map(\.key))
+        return moves(
+            of: keys, before: { attributes(for: $0, in: old.strategy, model: old.model) },
+            after: { attributes(for: $0, in: new.strategy, model: new.model) }, in: new.strategy, model: new.model)
+    }
+
+    /// One segment per key whose attributes differ before and after; a key present on one side
+    /// only appears (from `strategy`'s initial attributes) or disappears (to its final ones).
+    static func moves(
+        of keys: Set<ElementKey>, before: (ElementKey) -> LayoutAttributes?, after: (ElementKey) -> LayoutAttributes?,
+        in strategy: any LayoutStrategy, model: CollectionModel
+    ) -> [TransitionSegment] {
         var moves = [TransitionSegment]()
         for key in keys.sorted() {
-            let before = attributes(for: key, in: old.strategy, model: old.model)
-            let after = attributes(for: key, in: new.strategy, model: new.model)
-            switch (before, after) {
+            switch (before(key), after(key)) {
             case (let from?, let to?) where from != to:
                 moves.append(TransitionSegment(key: key, from: from, to: to))
             case (let from?, nil):
-                moves.append(
-                    TransitionSegment(key: key, from: from, to: new.strategy.finalAttributes(forDisappearing: from, model: new.model)))
+                moves.append(TransitionSegment(key: key, from: from, to: strategy.finalAttributes(forDisappearing: from, model: model)))
             case (nil, let to?):
-                moves.append(
-                    TransitionSegment(key: key, from: new.strategy.initialAttributes(forAppearing: to, model: new.model), to: to))
+                moves.append(TransitionSegment(key: key, from: strategy.initialAttributes(forAppearing: to, model: model), to: to))
             default:
                 break
             }

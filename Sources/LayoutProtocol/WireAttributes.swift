@@ -33,25 +33,28 @@ public struct WireAttributes: Hashable, Sendable {
     }
 }
 
-extension JSONWriter {
+extension JSONValue {
     /// `{"x", "y", "width", "height"}`.
-    public mutating func write(_ rect: Rect) {
-        write(.object(["x": .number(rect.minX), "y": .number(rect.minY), "width": .number(rect.width), "height": .number(rect.height)]))
+    public static func rect(_ rect: Rect) -> JSONValue {
+        .object(["x": .number(rect.minX), "y": .number(rect.minY), "width": .number(rect.width), "height": .number(rect.height)])
     }
 
     /// `{"width", "height"}`.
-    public mutating func write(_ size: Size) {
-        write(.object(["width": .number(size.width), "height": .number(size.height)]))
+    public static func size(_ size: Size) -> JSONValue {
+        .object(["width": .number(size.width), "height": .number(size.height)])
     }
 
     /// `{"x", "y"}`.
-    public mutating func write(_ point: Point) {
-        write(.object(["x": .number(point.x), "y": .number(point.y)]))
+    public static func point(_ point: Point) -> JSONValue {
+        .object(["x": .number(point.x), "y": .number(point.y)])
     }
 
-    /// Attributes in the documented field order.
-    public mutating func write(_ attributes: WireAttributes) {
-        write(attributes.json)
+    /// `{"top", "left", "bottom", "right"}`.
+    public static func insets(_ insets: EdgeInsets) -> JSONValue {
+        .object([
+            "top": .number(insets.top), "left": .number(insets.left), "bottom": .number(insets.bottom),
+            "right": .number(insets.right),
+        ])
     }
 }
 
@@ -59,9 +62,7 @@ extension WireAttributes {
     public var json: JSONValue {
         var object: JSONObject = ["id": .string(id), "kind": .string(kind), "section": .number(Double(section))]
         if let item { object["item"] = .number(Double(item)) }
-        object["frame"] = .object([
-            "x": .number(frame.minX), "y": .number(frame.minY), "width": .number(frame.width), "height": .number(frame.height),
-        ])
+        object["frame"] = .rect(frame)
         object["zIndex"] = .number(Double(zIndex))
         object["alpha"] = .number(alpha)
         object["hidden"] = .bool(hidden)

@@ -13,18 +13,6 @@ extension LayoutError {
 }
 
 enum WireMapping {
-    static func size(_ size: Size) -> JSONValue { .object(["width": .number(size.width), "height": .number(size.height)]) }
-
-    static func point(_ point: Point) -> JSONValue { .object(["x": .number(point.x), "y": .number(point.y)]) }
-
-    static func rect(_ rect: Rect) -> JSONValue {
-        .object(["x": .number(rect.minX), "y": .number(rect.minY), "width": .number(rect.width), "height": .number(rect.height)])
-    }
-
-    static func insets(_ insets: EdgeInsets) -> JSONValue {
-        .object(["top": .number(insets.top), "left": .number(insets.left), "bottom": .number(insets.bottom), "right": .number(insets.right)])
-    }
-
     static func attributes(_ attributes: LayoutAttributes) -> JSONValue {
         WireAttributes(
             id: attributes.id, kind: attributes.kind.rawValue, section: attributes.section, item: attributes.item,
@@ -94,8 +82,8 @@ enum WireMapping {
         case .integer(let integer): .number(Double(integer))
         case .bool(let flag): .bool(flag)
         case .string(let text): .string(text)
-        case .size(let size): Self.size(size)
-        case .insets(let insets): Self.insets(insets)
+        case .size(let size): JSONValue.size(size)
+        case .insets(let insets): JSONValue.insets(insets)
         case .null: .null
         }
     }
@@ -150,20 +138,20 @@ enum WireMapping {
         let context = invalidation.context
         var object: JSONObject = [
             "view": .string(view), "epoch": .number(Double(invalidation.epoch)),
-            "contentSize": size(invalidation.contentSize), "contentOffset": point(invalidation.contentOffset),
+            "contentSize": .size(invalidation.contentSize), "contentOffset": .point(invalidation.contentOffset),
             "context": .object([
                 "everything": .bool(context.invalidatesEverything), "dataSourceCounts": .bool(context.invalidatesDataSourceCounts),
                 "invalidated": .array(context.invalidatedItems.map { .string($0) }),
-                "contentSizeAdjustment": size(context.contentSizeAdjustment),
-                "contentOffsetAdjustment": point(context.contentOffsetAdjustment),
+                "contentSizeAdjustment": .size(context.contentSizeAdjustment),
+                "contentOffsetAdjustment": .point(context.contentOffsetAdjustment),
             ]),
-            "window": rect(invalidation.window),
+            "window": .rect(invalidation.window),
             "entered": .array(invalidation.entered.map(attributes)),
             "changed": .array(invalidation.changed.map(attributes)),
             "left": .array(invalidation.left.map(key)),
         ]
         if let anchor = invalidation.anchor { object["anchor"] = .string(anchor) }
-        if let target = invalidation.targetContentOffset { object["targetContentOffset"] = point(target) }
+        if let target = invalidation.targetContentOffset { object["targetContentOffset"] = .point(target) }
         if let changes = invalidation.changes { object["changes"] = Self.changes(changes) }
         if let transition = invalidation.transition { object["transition"] = Self.transition(transition) }
         return .object(object)
@@ -177,10 +165,10 @@ enum WireMapping {
             "epoch": .number(Double(view.epoch)),
             "viewport": .object([
                 "width": .number(view.viewport.size.width), "height": .number(view.viewport.size.height),
-                "offset": point(view.viewport.offset), "contentInsets": insets(view.viewport.contentInsets),
+                "offset": .point(view.viewport.offset), "contentInsets": .insets(view.viewport.contentInsets),
             ]),
-            "windowMargin": .number(view.windowMargin), "window": rect(view.window),
-            "contentSize": size(view.layout.contentSize),
+            "windowMargin": .number(view.windowMargin), "window": .rect(view.window),
+            "contentSize": .size(view.layout.contentSize),
             "sectionCount": .number(Double(view.model.numberOfSections)), "itemCount": .number(Double(view.model.numberOfItems)),
             "elements": .array(view.snapshot().map(attributes)),
         ])

@@ -1,4 +1,5 @@
 @testable import LayoutEngine
+import TestSupport
 import Testing
 
 @Suite("Fenwick tree")

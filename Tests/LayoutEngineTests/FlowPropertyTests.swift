@@ -1,5 +1,6 @@
 import LayoutEngine
 import LayoutGeometry
+import TestSupport
 import Testing
 
 /// Properties that must hold for any flow layout, checked on seeded random models. A failure

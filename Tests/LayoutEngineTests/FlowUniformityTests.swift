@@ -1,5 +1,6 @@
 @testable import LayoutEngine
 import LayoutGeometry
+import TestSupport
 import Testing
 
 /// A flow section switches between the uniform (arithmetic, grid-aligned last line) and the

@@ -1,5 +1,6 @@
 @testable import LayoutEngine
 import LayoutGeometry
+import TestSupport
 import Testing
 
 @Suite("chunked item lists")

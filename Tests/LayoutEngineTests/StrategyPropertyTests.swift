@@ -1,5 +1,6 @@
 import LayoutEngine
 import LayoutGeometry
+import TestSupport
 import Testing
 
 /// Properties of collapsible, ultravisual and display on seeded random models. A failure

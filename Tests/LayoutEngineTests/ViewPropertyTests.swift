@@ -1,5 +1,6 @@
 import LayoutEngine
 import LayoutGeometry
+import TestSupport
 import Testing
 
 /// The key property of incremental invalidation: a client that applies every delta to a mirror

@@ -1,4 +1,5 @@
 import LayoutProtocol
+import TestSupport
 import Testing
 
 @Suite("JSON parser and writer")
@@ -116,19 +117,11 @@ struct LineFramerTests {
 
 /// Deterministic random JSON values.
 struct SplitMix {
-    var state: UInt64
+    var generator: SeededGenerator
 
-    init(seed: UInt64) { state = seed }
+    init(seed: UInt64) { generator = SeededGenerator(seed: seed) }
 
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    mutating func int(_ bound: Int) -> Int { Int(next() % UInt64(bound)) }
+    mutating func int(_ bound: Int) -> Int { Int(generator.next() % UInt64(bound)) }
 
     mutating func value(depth: Int) -> JSONValue {
         switch int(depth > 3 ? 4 : 6) {

@@ -257,21 +257,8 @@ extension View {
         let strategy = layout.strategy
         var keys = oldKeys
         keys.formUnion(layout.elements(in: window).map(\.key))
-        var moves = [TransitionSegment]()
-        for key in keys.sorted() {
-            let before = captured[key]
-            let after = layout.attributes(for: key)
-            switch (before, after) {
-            case (let from?, let to?) where from != to:
-                moves.append(TransitionSegment(key: key, from: from, to: to))
-            case (let from?, nil):
-                moves.append(TransitionSegment(key: key, from: from, to: strategy.finalAttributes(forDisappearing: from, model: layout.model)))
-            case (nil, let to?):
-                moves.append(TransitionSegment(key: key, from: strategy.initialAttributes(forAppearing: to, model: layout.model), to: to))
-            default:
-                break
-            }
-        }
+        let moves = Layout.moves(
+            of: keys, before: { captured[$0] }, after: { layout.attributes(for: $0) }, in: strategy, model: layout.model)
         return (strategy.planTransition(from: strategy, moves: moves, model: layout.model), anchor?.id)
     }
 }

@@ -37,19 +37,3 @@ func listing(_ elements: [ElementKey: LayoutAttributes]) -> String {
 func everywhere(_ contentSize: Size) -> Rect {
     Rect(x: -1, y: -1, width: contentSize.width + 2, height: contentSize.height + 2)
 }
-
-/// Deterministic pseudo-random numbers (SplitMix64): the same seed gives the same cases on
-/// every machine, so a failing seed printed by a test reproduces exactly.
-struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}

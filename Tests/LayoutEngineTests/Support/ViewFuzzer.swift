@@ -1,5 +1,6 @@
 import LayoutEngine
 import LayoutGeometry
+import TestSupport
 
 /// One mutation of a view, drawn at random; `apply` runs it.
 enum ViewMutation: CustomStringConvertible {
