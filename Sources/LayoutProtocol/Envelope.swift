@@ -78,14 +78,48 @@ public enum Envelope {
         line(["id": id.json, "result": result])
     }
 
+    /// `{"id": …, "result": …}` with the result already encoded by `JSONWriter`.
+    public static func result(id: RequestID, encoded result: [UInt8]) -> [UInt8] {
+        var writer = JSONWriter(capacity: result.count + 32)
+        writer.append(UInt8(ascii: "{"))
+        writer.writeKey("id", first: true)
+        writer.write(id.json)
+        writer.writeKey("result", first: false)
+        writer.write(encoded: result)
+        writer.append(UInt8(ascii: "}"))
+        writer.append(0x0A)
+        return writer.bytes
+    }
+
     /// `{"id": … or null, "error": {"code", "name", "message", "data"?}}`.
     public static func error(id: RequestID?, _ error: WireError) -> [UInt8] {
         line(["id": id?.json ?? .null, "error": error.json])
     }
 
-    /// `{"event": name, "subscription": n, "seq": n, "params": …}`: events never carry `id`.
-    public static func event(_ name: String, subscription: Int, seq: Int, params: JSONValue) -> [UInt8] {
-        line(["event": .string(name), "subscription": .number(Double(subscription)), "seq": .number(Double(seq)), "params": params])
+    /// `{"event": name, "subscription": n, "seq": n, "params": …}` with the params already
+    /// encoded by `JSONWriter`. Events never carry `id`; connection-wide events (such as
+    /// `daemon.shutdown`) have no `subscription`.
+    public static func event(_ name: String, subscription: Int?, seq: Int, encodedParams params: [UInt8]) -> [UInt8] {
+        var writer = JSONWriter(capacity: params.count + 64)
+        writer.append(UInt8(ascii: "{"))
+        writer.writeKey("event", first: true)
+        writer.write(name)
+        if let subscription {
+            writer.writeKey("subscription", first: false)
+            writer.write(Double(subscription))
+        }
+        writer.writeKey("seq", first: false)
+        writer.write(Double(seq))
+        writer.writeKey("params", first: false)
+        writer.write(encoded: params)
+        writer.append(UInt8(ascii: "}"))
+        writer.append(0x0A)
+        return writer.bytes
+    }
+
+    /// `{"event": name, "subscription": n, "seq": n, "params": …}`.
+    public static func event(_ name: String, subscription: Int?, seq: Int, params: JSONValue) -> [UInt8] {
+        event(name, subscription: subscription, seq: seq, encodedParams: JSONWriter.encode(params))
     }
 
     private static func line(_ object: JSONObject) -> [UInt8] {

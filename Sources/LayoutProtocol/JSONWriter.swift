@@ -78,6 +78,23 @@ public struct JSONWriter: Sendable {
         bytes.append(UInt8(ascii: "\""))
     }
 
+    /// Appends a value this writer type already encoded (one encoding of an invalidation is
+    /// shared by the reply and every subscriber's event instead of being encoded per line).
+    public mutating func write(encoded value: [UInt8]) {
+        bytes.append(contentsOf: value)
+    }
+
+    /// Appends the `"key":` part of an object member; callers write the value next.
+    public mutating func writeKey(_ key: String, first: Bool) {
+        if !first { bytes.append(UInt8(ascii: ",")) }
+        write(key)
+        bytes.append(UInt8(ascii: ":"))
+    }
+
+    public mutating func append(_ byte: UInt8) {
+        bytes.append(byte)
+    }
+
     private mutating func writeRaw(_ text: String) {
         bytes.append(contentsOf: text.utf8)
     }

@@ -34,8 +34,11 @@ public enum MethodCatalog {
             parameters: [p("protocol", "[integer]", "versions the client speaks (default [1])", required: false)],
             result: "{protocol, server, limits}"),
         Method(name: "daemon.describe", summary: "every method, error and strategy", parameters: [], result: "{methods, errors, strategies}"),
-        Method(name: "daemon.status", summary: "views, requests served, errors", parameters: [], result: "{views, requests, errors, subscriptions}"),
+        Method(
+            name: "daemon.status", summary: "views, items, requests served, errors, connections, memory", parameters: [],
+            result: "{views, items, subscriptions, requests, errors, uptime, generation, connections, memory}"),
         Method(name: "daemon.sync", summary: "replies after every earlier event for this connection", parameters: [], result: "{}"),
+        Method(name: "daemon.reload", summary: "re-read the configuration file (as SIGHUP does)", parameters: [], result: "{generation, changed}"),
         Method(name: "strategy.list", summary: "registered strategies with parameters and defaults", parameters: [], result: "{strategies}"),
         Method(
             name: "view.create", summary: "create a named view",
@@ -74,6 +77,9 @@ public enum MethodCatalog {
         Method(name: "view.subscribe", summary: "a snapshot, then view.invalidated events", parameters: [p("view", "string", "the view's name")], result: "{subscription, snapshot}"),
         Method(name: "view.unsubscribe", summary: "stop events", parameters: [p("subscription", "integer", "from view.subscribe")], result: "{}"),
     ]
+
+    /// Every event name of protocol version 1. Clients ignore events they do not know.
+    public static let events = ["view.invalidated", "view.deleted", "view.resync", "daemon.shutdown"]
 
     public static func method(named name: String) -> Method? { methods.first { $0.name == name } }
 }

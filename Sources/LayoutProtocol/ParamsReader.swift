@@ -3,7 +3,7 @@ import LayoutGeometry
 /// Reads a params object strictly: each key must have the type asked for, and `finish()`
 /// refuses keys nobody asked for (a misspelt parameter is an error, not a silent default).
 /// Errors are `InvalidParams` with the path of the offending value (`params.items[3].size`).
-public struct ParamsReader {
+public struct ParamsReader: Sendable {
     public let object: JSONObject
     public let path: String
     private var read = Set<String>()

@@ -75,6 +75,9 @@ public enum ErrorCatalog {
         ("PermissionDenied", -32017, "the peer's uid is not allowed"),
         ("UnsupportedVersion", -32018, "no protocol version in common"),
         ("DuplicateStrategy", -32019, "a strategy with that name is already registered"),
+        ("ReloadFailed", -32020, "the configuration could not be read or is invalid; nothing changed"),
+        ("IdleTimeout", -32021, "a partial line made no progress before the deadline; the connection closes"),
+        ("LineTooLong", -32700, "a line is longer than the limit; the connection closes"),
     ]
 
     private static let codes = Dictionary(uniqueKeysWithValues: entries.map { ($0.name, $0.code) })

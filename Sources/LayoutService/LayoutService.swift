@@ -1,15 +1,8 @@
+import Dispatch
 import LayoutEngine
 import LayoutGeometry
 import LayoutProtocol
-
-/// Identifies a client connection to the service (the server numbers them).
-public typealias ConnectionID = Int
-
-/// A line for one connection: a reply or an event.
-public struct Delivery: Hashable, Sendable {
-    public var connection: ConnectionID
-    public var line: [UInt8]
-}
+import Synchronization
 
 /// Limits the service enforces, each refusal a `LimitExceeded` error.
 public struct ServiceLimits: Hashable, Sendable {
@@ -25,135 +18,240 @@ public struct ServiceLimits: Hashable, Sendable {
     }
 }
 
-/// The daemon's logic without a transport: request lines in, reply and event lines out.
+/// What the transport adds to the service: its counters and configuration reloads.
+public struct ServiceHooks: Sendable {
+    /// Fields merged into `daemon.status` (connections, uptime, memory…).
+    public var status: @Sendable () -> JSONObject
+    /// Re-reads the configuration for `daemon.reload`; the result's fields.
+    public var reload: @Sendable () -> Result<JSONObject, WireError>
+
+    public init(
+        status: @escaping @Sendable () -> JSONObject = { [:] },
+        reload: @escaping @Sendable () -> Result<JSONObject, WireError> = { .success(["generation": .number(0), "changed": .array([])]) }
+    ) {
+        self.status = status
+        self.reload = reload
+    }
+}
+
+/// The daemon's logic without a transport: requests in, replies and events out.
 ///
 /// Named views, every method of `MethodCatalog`, subscriptions (a snapshot first, then
-/// `view.invalidated` events with a gapless per-connection `seq`), optimistic concurrency
-/// (`ifEpoch`) and counters. A refused request changes nothing. Not thread-safe: the server
-/// confines a service to one queue.
-public final class LayoutService {
+/// `view.invalidated` events), optimistic concurrency (`ifEpoch`) and counters. A refused
+/// request changes nothing.
+///
+/// Thread-safe. Each view lives on its own serial queue (`ViewHost`), so requests for one view
+/// run in the order they were submitted and different views use different cores. `submit`
+/// calls its completion on the view's queue, and the events in an outcome must be handed to
+/// their connections before that call returns, so that every subscriber sees a view's events
+/// in epoch order.
+public final class LayoutService: Sendable {
     public let registry: StrategyRegistry
     public let limits: ServiceLimits
     public let serverName: String
-    private(set) var views: [String: View] = [:]
-    private var subscriptions: [Int: (connection: ConnectionID, view: String)] = [:]
-    private var nextSubscription = 1
-    private var nextSeq: [ConnectionID: Int] = [:]
-    public private(set) var requestsServed = 0
-    public private(set) var errorsReturned = 0
+    private let hooks: ServiceHooks
 
-    public init(registry: StrategyRegistry = .builtIn, limits: ServiceLimits = ServiceLimits(), serverName: String = "layoutd") {
+    private struct Directory {
+        var views: [String: ViewHost] = [:]
+        var subscriptions: [Int: (connection: ConnectionID, host: ViewHost)] = [:]
+        var nextSubscription = 1
+        /// Sequencers of the synchronous `handle(line:from:)`; the server numbers its own.
+        var sequencers: [ConnectionID: EventSequencer] = [:]
+    }
+
+    private let directory = Mutex(Directory())
+    private let requestCount = Atomic<Int>(0)
+    private let errorCount = Atomic<Int>(0)
+
+    public init(
+        registry: StrategyRegistry = .builtIn, limits: ServiceLimits = ServiceLimits(), serverName: String = "layoutd",
+        hooks: ServiceHooks = ServiceHooks()
+    ) {
         self.registry = registry
         self.limits = limits
         self.serverName = serverName
+        self.hooks = hooks
     }
+
+    public var requestsServed: Int { requestCount.load(ordering: .relaxed) }
+    public var errorsReturned: Int { errorCount.load(ordering: .relaxed) }
+
+    /// Every view's name, sorted.
+    public var viewNames: [String] { directory.withLock { $0.views.keys.sorted() } }
 
     // MARK: Requests
 
-    /// Handles one request line from `connection`.
-    ///
-    /// - Returns: the reply (unless the request was a notification) followed by the events
-    ///   the request caused, in the order they must be written.
-    public func handle(line: some Collection<UInt8>, from connection: ConnectionID) -> [Delivery] {
+    /// Decodes a request line and submits it; an undecodable line is answered at once.
+    public func submit(line: some Collection<UInt8>, from connection: ConnectionID, completion: @escaping @Sendable (Outcome) -> Void) {
         let request: Request
         do {
             request = try Request.decode(line)
         } catch {
-            errorsReturned += 1
-            return [Delivery(connection: connection, line: Envelope.error(id: error.id, error.error))]
+            requestCount.add(1, ordering: .relaxed)
+            errorCount.add(1, ordering: .relaxed)
+            completion(Outcome(reply: Envelope.error(id: error.id, error.error), events: []))
+            return
         }
-        return handle(request, from: connection)
+        submit(request, from: connection, completion: completion)
     }
 
-    public func handle(_ request: Request, from connection: ConnectionID) -> [Delivery] {
-        requestsServed += 1
-        var events = [Delivery]()
-        let reply: [UInt8]?
-        do {
-            let result = try dispatch(request, connection: connection, events: &events)
-            reply = request.id.map { Envelope.result(id: $0, result) }
-        } catch {
-            errorsReturned += 1
-            events = []
-            reply = request.id.map { Envelope.error(id: $0, error) }
+    /// Carries out `request` for `connection` and calls `completion` exactly once with the
+    /// reply and the events it caused: on the calling thread for daemon-wide methods, on the
+    /// view's queue for view methods.
+    public func submit(_ request: Request, from connection: ConnectionID, completion: @escaping @Sendable (Outcome) -> Void) {
+        requestCount.add(1, ordering: .relaxed)
+        let finish: @Sendable (Result<[UInt8], WireError>, [Event]) -> Void = { [self] result, events in
+            switch result {
+            case .success(let encoded):
+                completion(Outcome(reply: request.id.map { Envelope.result(id: $0, encoded: encoded) }, events: events))
+            case .failure(let error):
+                errorCount.add(1, ordering: .relaxed)
+                completion(Outcome(reply: request.id.map { Envelope.error(id: $0, error) }, events: []))
+            }
         }
-        var deliveries = reply.map { [Delivery(connection: connection, line: $0)] } ?? []
-        deliveries += events
+        var params = ParamsReader(request.params)
+        do throws(WireError) {
+            switch request.method {
+            case "daemon.sync":
+                try params.finish()
+                barrier { finish(.success(JSONWriter.encode(.object([:]))), []) }
+            case "view.delete":
+                let name = try params.string("view")
+                try params.finish()
+                let host = try directory.withLock { (directory) throws(WireError) -> ViewHost in
+                    guard let host = directory.views.removeValue(forKey: name) else { throw Self.viewNotFound(name) }
+                    return host
+                }
+                host.queue.async { [self] in
+                    let events = host.delete()
+                    directory.withLock { directory in
+                        for event in events { directory.subscriptions[event.subscription!] = nil }
+                    }
+                    finish(.success(JSONWriter.encode(.object([:]))), events)
+                }
+            case "view.unsubscribe":
+                let id = try params.integer("subscription")
+                try params.finish()
+                let notOurs = WireError.invalidParams("params.subscription", "is not a subscription of this connection")
+                guard let host = directory.withLock({ $0.subscriptions[id] }).flatMap({ $0.connection == connection ? $0.host : nil }) else {
+                    throw notOurs
+                }
+                host.queue.async { [self] in
+                    guard host.unsubscribe(id, connection: connection) else { return finish(.failure(notOurs), []) }
+                    directory.withLock { _ = $0.subscriptions.removeValue(forKey: id) }
+                    finish(.success(JSONWriter.encode(.object([:]))), [])
+                }
+            case _ where ViewHost.mutations.contains(request.method) || ViewHost.reads.contains(request.method):
+                let name = try params.string("view")
+                guard let host = directory.withLock({ $0.views[name] }) else { throw Self.viewNotFound(name) }
+                host.queue.async { [self, params] in
+                    var params = params
+                    do throws(WireError) {
+                        let (result, events) = try host.perform(request.method, &params, connection: connection) {
+                            directory.withLock { directory in
+                                let id = directory.nextSubscription
+                                directory.nextSubscription += 1
+                                directory.subscriptions[id] = (connection, host)
+                                return id
+                            }
+                        }
+                        finish(.success(result), events)
+                    } catch {
+                        finish(.failure(error), [])
+                    }
+                }
+            default:
+                finish(.success(JSONWriter.encode(try daemonMethod(request.method, &params))), [])
+            }
+        } catch {
+            finish(.failure(error), [])
+        }
+    }
+
+    /// Handles one line and waits for it: the reply, then the events it caused, numbered per
+    /// connection. For tests and tools; the server uses `submit`.
+    public func handle(line: some Collection<UInt8>, from connection: ConnectionID) -> [Delivery] {
+        let box = Mutex<Outcome?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        submit(line: line, from: connection) { outcome in
+            box.withLock { $0 = outcome }
+            done.signal()
+        }
+        done.wait()
+        let outcome = box.withLock { $0! }
+        var deliveries = outcome.reply.map { [Delivery(connection: connection, line: $0)] } ?? []
+        directory.withLock { directory in
+            for event in outcome.events {
+                deliveries.append(Delivery(connection: event.connection, line: directory.sequencers[event.connection, default: EventSequencer()].line(for: event)))
+            }
+        }
         return deliveries
     }
 
-    /// Forgets a connection's subscriptions and sequence numbers.
+    /// Forgets a closed connection's subscriptions. Call it once no request of the connection
+    /// is still running.
     public func disconnect(_ connection: ConnectionID) {
-        subscriptions = subscriptions.filter { $0.value.connection != connection }
-        nextSeq[connection] = nil
+        let hosts = directory.withLock { directory in
+            let ids = directory.subscriptions.filter { $0.value.connection == connection }
+            for id in ids.keys { directory.subscriptions[id] = nil }
+            directory.sequencers[connection] = nil
+            return ids.values.map(\.host)
+        }
+        for host in Set(hosts.map(ObjectIdentifier.init)).compactMap({ id in hosts.first { ObjectIdentifier($0) == id } }) {
+            host.queue.async { host.drop(connection: connection) }
+        }
     }
 
-    /// Every view's name, sorted.
-    public var viewNames: [String] { views.keys.sorted() }
+    /// Calls `completion` (on a global queue) once every view has finished the work that was
+    /// submitted before this call, and so handed out its events.
+    public func barrier(_ completion: @escaping @Sendable () -> Void) {
+        let hosts = directory.withLock { Array($0.views.values) }
+        let group = DispatchGroup()
+        for host in hosts {
+            group.enter()
+            host.queue.async { group.leave() }
+        }
+        group.notify(queue: .global(qos: .userInitiated), execute: completion)
+    }
 
-    // MARK: Dispatch
+    /// The current snapshot of the view a subscription watches, for a subscriber that fell
+    /// behind: `{view, skipped, snapshot}` as the params of a `view.resync` event, on the
+    /// view's queue; nil when the subscription ended.
+    public func resync(subscription: Int, connection: ConnectionID, skipped: Int, completion: @escaping @Sendable (Event?) -> Void) {
+        guard let entry = directory.withLock({ $0.subscriptions[subscription] }), entry.connection == connection else {
+            return completion(nil)
+        }
+        let host = entry.host
+        host.queue.async {
+            guard !host.isDeleted, host.subscribers.contains(where: { $0.subscription == subscription }) else { return completion(nil) }
+            let params = JSONWriter.encode(.object(["view": .string(host.name), "skipped": .number(Double(skipped)), "snapshot": host.snapshot()]))
+            completion(Event(connection: connection, name: "view.resync", subscription: subscription, params: params))
+        }
+    }
 
-    private func dispatch(_ request: Request, connection: ConnectionID, events: inout [Delivery]) throws(WireError) -> JSONValue {
-        var params = ParamsReader(request.params)
+    static func viewNotFound(_ name: String) -> WireError {
+        WireError(name: "ViewNotFound", message: "no view named '\(name)'", data: ["view": .string(name)])
+    }
+
+    // MARK: Daemon-wide methods
+
+    private func daemonMethod(_ method: String, _ params: inout ParamsReader) throws(WireError) -> JSONValue {
         let result: JSONValue
-        switch request.method {
+        switch method {
         case "daemon.hello": result = try hello(&params)
         case "daemon.describe": result = describe()
         case "daemon.status": result = status()
-        case "daemon.sync": result = .object([:])
+        case "daemon.reload":
+            try params.finish()
+            result = .object(try hooks.reload().get())
         case "strategy.list": result = .object(["strategies": .array(registry.descriptors.map(WireMapping.descriptor))])
         case "view.create": result = try create(&params)
-        case "view.delete": result = try delete(&params, events: &events)
         case "view.list": result = list()
-        case "view.get":
-            let name = try params.string("view")
-            result = WireMapping.snapshot(try view(name), name: name)
-        case "view.query":
-            let name = try params.string("view")
-            let rect = try params.rect("rect")
-            guard rect.isFinite, rect.width >= 0, rect.height >= 0 else { throw .invalidParams("params.rect", "must be finite with a non-negative size") }
-            let elements = try view(name).layout.elements(in: rect).sorted { $0.key < $1.key }
-            result = .object(["elements": .array(elements.map(WireMapping.attributes))])
-        case "view.item":
-            let name = try params.string("view")
-            let id = try params.string("id")
-            guard let attributes = try view(name).layout.attributes(forItem: id) else {
-                throw LayoutError.itemNotFound(id).wire
-            }
-            result = .object(["attributes": WireMapping.attributes(attributes)])
-        case "view.subscribe": result = try subscribe(&params, connection: connection)
-        case "view.unsubscribe":
-            let id = try params.integer("subscription")
-            try params.finish()
-            guard let subscription = subscriptions[id], subscription.connection == connection else {
-                throw .invalidParams("params.subscription", "is not a subscription of this connection")
-            }
-            subscriptions[id] = nil
-            result = .object([:])
-        case _ where Self.mutations.contains(request.method):
-            result = try mutate(request.method, &params, connection: connection, events: &events)
-        default:
-            throw .methodNotFound(request.method)
+        default: throw .methodNotFound(method)
         }
-        // Methods with effects finish reading before they act; this catches the rest.
         try params.finish()
         return result
     }
-
-    /// The methods that change a view and notify its subscribers.
-    static let mutations: Set<String> = [
-        "view.setData", "view.update", "view.measure", "view.select", "view.scroll", "view.scrollEnd", "view.resize",
-        "view.configure", "view.setStrategy", "view.setWindowMargin",
-    ]
-
-    private func view(_ name: String) throws(WireError) -> View {
-        guard let view = views[name] else {
-            throw WireError(name: "ViewNotFound", message: "no view named '\(name)'", data: ["view": .string(name)])
-        }
-        return view
-    }
-
-    // MARK: Daemon
 
     private func hello(_ params: inout ParamsReader) throws(WireError) -> JSONValue {
         var offered = MethodCatalog.protocolVersions
@@ -197,17 +295,22 @@ public final class LayoutService {
             "errors": .array(ErrorCatalog.entries.map { entry in
                 .object(["name": .string(entry.name), "code": .number(Double(entry.code)), "meaning": .string(entry.meaning)])
             }),
-            "events": .array([.string("view.invalidated"), .string("view.deleted")]),
+            "events": .array(MethodCatalog.events.map { .string($0) }),
             "strategies": .array(registry.descriptors.map(WireMapping.descriptor)),
         ])
     }
 
     private func status() -> JSONValue {
-        .object([
-            "views": .number(Double(views.count)), "items": .number(Double(views.values.reduce(0) { $0 + $1.model.numberOfItems })),
-            "subscriptions": .number(Double(subscriptions.count)),
+        let (summaries, subscriptions) = directory.withLock { directory in
+            (directory.views.values.map { $0.summary.withLock { $0 } }, directory.subscriptions.count)
+        }
+        var object: JSONObject = [
+            "views": .number(Double(summaries.count)), "items": .number(Double(summaries.reduce(0) { $0 + $1.itemCount })),
+            "subscriptions": .number(Double(subscriptions)),
             "requests": .number(Double(requestsServed)), "errors": .number(Double(errorsReturned)),
-        ])
+        ]
+        for (key, value) in hooks.status().pairs { object[key] = value }
+        return .object(object)
     }
 
     // MARK: Views
@@ -215,12 +318,7 @@ public final class LayoutService {
     private func create(_ params: inout ParamsReader) throws(WireError) -> JSONValue {
         let name = try params.string("view")
         guard !name.isEmpty, name.utf8.count <= 256 else { throw .invalidParams("params.view", "must be 1 to 256 bytes") }
-        guard views[name] == nil else {
-            throw WireError(name: "ViewExists", message: "a view named '\(name)' exists", data: ["view": .string(name)])
-        }
-        guard views.count < limits.maximumViews else {
-            throw LayoutError.limitExceeded(limit: "views", maximum: limits.maximumViews).wire
-        }
+        try checkRoom(for: name)
         let strategy = try params.string("strategy")
         let parameters = try WireMapping.parameters(try params.optionalObject("params"))
         var viewportReader = try params.object("viewport")
@@ -233,125 +331,47 @@ public final class LayoutService {
         var sections = [SectionSpec]()
         if params.has("sections") { sections = try WireModel.sections(&params, "sections").map(WireMapping.section) }
         try params.finish()
+        let view: View
         do {
-            let view = try View(
+            view = try View(
                 strategy: strategy, parameters: parameters, sections: sections, viewport: viewport, windowMargin: margin,
                 limits: limits.view, registry: registry)
-            views[name] = view
-            return WireMapping.snapshot(view, name: name)
         } catch {
             throw error.wire
         }
+        // Built outside the lock (a large view takes a while); another connection may have
+        // taken the name or the last slot meanwhile.
+        let host = ViewHost(name: name, view: view)
+        try directory.withLock { (directory) throws(WireError) in
+            try Self.checkRoom(for: name, in: directory, limits: limits)
+            directory.views[name] = host
+        }
+        return host.snapshot()
     }
 
-    private func delete(_ params: inout ParamsReader, events: inout [Delivery]) throws(WireError) -> JSONValue {
-        let name = try params.string("view")
-        try params.finish()
-        _ = try view(name)
-        views[name] = nil
-        for (id, subscription) in subscriptions.sorted(by: { $0.key < $1.key }) where subscription.view == name {
-            subscriptions[id] = nil
-            events.append(event("view.deleted", subscription: id, connection: subscription.connection, params: .object(["view": .string(name)])))
+    private func checkRoom(for name: String) throws(WireError) {
+        try directory.withLock { (directory) throws(WireError) in try Self.checkRoom(for: name, in: directory, limits: limits) }
+    }
+
+    private static func checkRoom(for name: String, in directory: Directory, limits: ServiceLimits) throws(WireError) {
+        guard directory.views[name] == nil else {
+            throw WireError(name: "ViewExists", message: "a view named '\(name)' exists", data: ["view": .string(name)])
         }
-        return .object([:])
+        guard directory.views.count < limits.maximumViews else {
+            throw LayoutError.limitExceeded(limit: "views", maximum: limits.maximumViews).wire
+        }
     }
 
     private func list() -> JSONValue {
-        .object([
-            "views": .array(viewNames.map { name in
-                let view = views[name]!
+        let hosts = directory.withLock { $0.views.values.sorted { $0.name < $1.name } }
+        return .object([
+            "views": .array(hosts.map { host in
+                let summary = host.summary.withLock { $0 }
                 return .object([
-                    "view": .string(name), "strategy": .string(view.strategyName), "epoch": .number(Double(view.epoch)),
-                    "itemCount": .number(Double(view.model.numberOfItems)),
+                    "view": .string(host.name), "strategy": .string(summary.strategy), "epoch": .number(Double(summary.epoch)),
+                    "itemCount": .number(Double(summary.itemCount)),
                 ])
             })
         ])
-    }
-
-    private func subscribe(_ params: inout ParamsReader, connection: ConnectionID) throws(WireError) -> JSONValue {
-        let name = try params.string("view")
-        try params.finish()
-        let view = try view(name)
-        let id = nextSubscription
-        nextSubscription += 1
-        subscriptions[id] = (connection, name)
-        return .object(["subscription": .number(Double(id)), "snapshot": WireMapping.snapshot(view, name: name)])
-    }
-
-    /// Every mutating `view.*` method: decode, apply through the view (which validates first),
-    /// then tell the view's subscribers.
-    private func mutate(
-        _ method: String, _ params: inout ParamsReader, connection: ConnectionID, events: inout [Delivery]
-    ) throws(WireError) -> JSONValue {
-        let name = try params.string("view")
-        let animated = try params.optionalBool("animated") ?? false
-        let ifEpoch = try params.optionalInteger("ifEpoch")
-        let view = try view(name)
-        // Decode everything first: a request with a bad or unknown field must change nothing.
-        let action: () throws(LayoutError) -> Invalidation
-        switch method {
-        case "view.setData":
-            let sections = try WireModel.sections(&params, "sections").map(WireMapping.section)
-            action = { () throws(LayoutError) in try view.replaceData(sections, animated: animated, ifEpoch: ifEpoch) }
-        case "view.update":
-            let updates = try WireModel.updates(&params, "updates").map(WireMapping.update)
-            action = { () throws(LayoutError) in try view.performBatch(updates, animated: animated, ifEpoch: ifEpoch) }
-        case "view.measure":
-            var sizes = [(id: String, size: Size)]()
-            for var entry in try params.objects("sizes") {
-                sizes.append((try entry.string("id"), try entry.size("size")))
-                try entry.finish()
-            }
-            action = { () throws(LayoutError) in try view.measure(sizes, animated: animated, ifEpoch: ifEpoch) }
-        case "view.select":
-            let ids = try params.stringArray("ids")
-            let modeName = try params.optionalString("mode") ?? "set"
-            guard let mode = SelectionMode(rawValue: modeName) else {
-                throw .invalidParams("params.mode", "must be set, add, remove or toggle")
-            }
-            action = { () throws(LayoutError) in try view.select(ids, mode: mode, animated: animated, ifEpoch: ifEpoch) }
-        case "view.scroll":
-            let offset = try params.point("offset")
-            action = { () throws(LayoutError) in try view.scroll(to: offset, ifEpoch: ifEpoch) }
-        case "view.scrollEnd":
-            let proposed = try params.point("proposed")
-            let velocity = try params.optionalPoint("velocity") ?? .zero
-            action = { () throws(LayoutError) in try view.scrollEnd(proposed: proposed, velocity: velocity, ifEpoch: ifEpoch) }
-        case "view.resize":
-            let size = try params.size("size")
-            action = { () throws(LayoutError) in try view.resize(to: size, animated: animated, ifEpoch: ifEpoch) }
-        case "view.configure":
-            let changes = try WireMapping.parameters(try params.object("params"))
-            action = { () throws(LayoutError) in try view.configure(changes, animated: animated, ifEpoch: ifEpoch) }
-        case "view.setStrategy":
-            let strategy = try params.string("strategy")
-            let parameters = try WireMapping.parameters(try params.optionalObject("params"))
-            action = { () throws(LayoutError) in
-                try view.switchStrategy(to: strategy, parameters: parameters, animated: animated, ifEpoch: ifEpoch)
-            }
-        case "view.setWindowMargin":
-            let margin = try params.number("margin")
-            action = { () throws(LayoutError) in try view.setWindowMargin(margin, ifEpoch: ifEpoch) }
-        default:
-            throw .methodNotFound(method)
-        }
-        try params.finish()
-        let invalidation: Invalidation
-        do {
-            invalidation = try action()
-        } catch {
-            throw error.wire
-        }
-        let result = WireMapping.invalidation(invalidation, view: name)
-        for (id, subscription) in subscriptions.sorted(by: { $0.key < $1.key }) where subscription.view == name {
-            events.append(event("view.invalidated", subscription: id, connection: subscription.connection, params: result))
-        }
-        return result
-    }
-
-    private func event(_ name: String, subscription: Int, connection: ConnectionID, params: JSONValue) -> Delivery {
-        let seq = nextSeq[connection, default: 1]
-        nextSeq[connection] = seq + 1
-        return Delivery(connection: connection, line: Envelope.event(name, subscription: subscription, seq: seq, params: params))
     }
 }

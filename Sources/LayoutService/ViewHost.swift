@@ -1,0 +1,170 @@
+import Dispatch
+import LayoutEngine
+import LayoutGeometry
+import LayoutProtocol
+import Synchronization
+
+/// What `view.list` and `daemon.status` read about a view without waiting for its queue.
+struct ViewSummary: Sendable {
+    var strategy: String
+    var epoch: Int
+    var itemCount: Int
+}
+
+/// One named view, its subscribers and its serial queue.
+///
+/// Everything but `summary` is confined to `queue`: requests for one view run in arrival
+/// order, and requests for different views run in parallel.
+final class ViewHost: @unchecked Sendable {
+    let name: String
+    let queue: DispatchQueue
+    private let view: View
+    /// Subscription ids and their connections, in subscription order.
+    private(set) var subscribers: [(subscription: Int, connection: ConnectionID)] = []
+    /// Set by `view.delete`; requests already queued then find no view.
+    private(set) var isDeleted = false
+    let summary: Mutex<ViewSummary>
+
+    init(name: String, view: View) {
+        self.name = name
+        self.view = view
+        queue = DispatchQueue(label: "layoutd.view", target: .global(qos: .userInitiated))
+        summary = Mutex(ViewSummary(strategy: view.strategyName, epoch: view.epoch, itemCount: view.model.numberOfItems))
+    }
+
+    /// The methods that change a view and notify its subscribers.
+    static let mutations: Set<String> = [
+        "view.setData", "view.update", "view.measure", "view.select", "view.scroll", "view.scrollEnd", "view.resize",
+        "view.configure", "view.setStrategy", "view.setWindowMargin",
+    ]
+
+    /// Methods that read one view; they run on its queue like the mutations.
+    static let reads: Set<String> = ["view.get", "view.query", "view.item", "view.subscribe"]
+
+    // MARK: On the queue
+
+    var notFound: WireError {
+        WireError(name: "ViewNotFound", message: "no view named '\(name)'", data: ["view": .string(name)])
+    }
+
+    /// Carries out a read or mutation. Must run on `queue`.
+    ///
+    /// - Returns: the encoded result and the events for subscribers.
+    func perform(
+        _ method: String, _ params: inout ParamsReader, connection: ConnectionID, newSubscription: () -> Int
+    ) throws(WireError) -> (result: [UInt8], events: [Event]) {
+        guard !isDeleted else { throw notFound }
+        switch method {
+        case "view.get":
+            try params.finish()
+            return (JSONWriter.encode(snapshot()), [])
+        case "view.query":
+            let rect = try params.rect("rect")
+            try params.finish()
+            guard rect.isFinite, rect.width >= 0, rect.height >= 0 else { throw .invalidParams("params.rect", "must be finite with a non-negative size") }
+            let elements = view.layout.elements(in: rect).sorted { $0.key < $1.key }
+            return (JSONWriter.encode(.object(["elements": .array(elements.map(WireMapping.attributes))])), [])
+        case "view.item":
+            let id = try params.string("id")
+            try params.finish()
+            guard let attributes = view.layout.attributes(forItem: id) else { throw LayoutError.itemNotFound(id).wire }
+            return (JSONWriter.encode(.object(["attributes": WireMapping.attributes(attributes)])), [])
+        case "view.subscribe":
+            try params.finish()
+            let id = newSubscription()
+            subscribers.append((id, connection))
+            return (JSONWriter.encode(.object(["subscription": .number(Double(id)), "snapshot": snapshot()])), [])
+        default:
+            let result = try mutate(method, &params)
+            let events = subscribers.map { Event(connection: $0.connection, name: "view.invalidated", subscription: $0.subscription, params: result) }
+            return (result, events)
+        }
+    }
+
+    /// The state `view.get` returns (also the `snapshot` of subscriptions and resyncs).
+    func snapshot() -> JSONValue { WireMapping.snapshot(view, name: name) }
+
+    /// Removes a subscription; false when it is not this connection's. Must run on `queue`.
+    func unsubscribe(_ subscription: Int, connection: ConnectionID) -> Bool {
+        guard let index = subscribers.firstIndex(where: { $0.subscription == subscription && $0.connection == connection }) else { return false }
+        subscribers.remove(at: index)
+        return true
+    }
+
+    /// Forgets a closed connection's subscriptions. Must run on `queue`.
+    func drop(connection: ConnectionID) {
+        subscribers.removeAll { $0.connection == connection }
+    }
+
+    /// Marks the view deleted and tells its subscribers. Must run on `queue`.
+    func delete() -> [Event] {
+        isDeleted = true
+        let params = JSONWriter.encode(.object(["view": .string(name)]))
+        defer { subscribers = [] }
+        return subscribers.map { Event(connection: $0.connection, name: "view.deleted", subscription: $0.subscription, params: params) }
+    }
+
+    /// Every mutating `view.*` method: decode, apply through the view (which validates first).
+    private func mutate(_ method: String, _ params: inout ParamsReader) throws(WireError) -> [UInt8] {
+        let animated = try params.optionalBool("animated") ?? false
+        let ifEpoch = try params.optionalInteger("ifEpoch")
+        let view = self.view
+        // Decode everything first: a request with a bad or unknown field must change nothing.
+        let action: () throws(LayoutError) -> Invalidation
+        switch method {
+        case "view.setData":
+            let sections = try WireModel.sections(&params, "sections").map(WireMapping.section)
+            action = { () throws(LayoutError) in try view.replaceData(sections, animated: animated, ifEpoch: ifEpoch) }
+        case "view.update":
+            let updates = try WireModel.updates(&params, "updates").map(WireMapping.update)
+            action = { () throws(LayoutError) in try view.performBatch(updates, animated: animated, ifEpoch: ifEpoch) }
+        case "view.measure":
+            var sizes = [(id: String, size: Size)]()
+            for var entry in try params.objects("sizes") {
+                sizes.append((try entry.string("id"), try entry.size("size")))
+                try entry.finish()
+            }
+            action = { () throws(LayoutError) in try view.measure(sizes, animated: animated, ifEpoch: ifEpoch) }
+        case "view.select":
+            let ids = try params.stringArray("ids")
+            let modeName = try params.optionalString("mode") ?? "set"
+            guard let mode = SelectionMode(rawValue: modeName) else {
+                throw .invalidParams("params.mode", "must be set, add, remove or toggle")
+            }
+            action = { () throws(LayoutError) in try view.select(ids, mode: mode, animated: animated, ifEpoch: ifEpoch) }
+        case "view.scroll":
+            let offset = try params.point("offset")
+            action = { () throws(LayoutError) in try view.scroll(to: offset, ifEpoch: ifEpoch) }
+        case "view.scrollEnd":
+            let proposed = try params.point("proposed")
+            let velocity = try params.optionalPoint("velocity") ?? .zero
+            action = { () throws(LayoutError) in try view.scrollEnd(proposed: proposed, velocity: velocity, ifEpoch: ifEpoch) }
+        case "view.resize":
+            let size = try params.size("size")
+            action = { () throws(LayoutError) in try view.resize(to: size, animated: animated, ifEpoch: ifEpoch) }
+        case "view.configure":
+            let changes = try WireMapping.parameters(try params.object("params"))
+            action = { () throws(LayoutError) in try view.configure(changes, animated: animated, ifEpoch: ifEpoch) }
+        case "view.setStrategy":
+            let strategy = try params.string("strategy")
+            let parameters = try WireMapping.parameters(try params.optionalObject("params"))
+            action = { () throws(LayoutError) in
+                try view.switchStrategy(to: strategy, parameters: parameters, animated: animated, ifEpoch: ifEpoch)
+            }
+        case "view.setWindowMargin":
+            let margin = try params.number("margin")
+            action = { () throws(LayoutError) in try view.setWindowMargin(margin, ifEpoch: ifEpoch) }
+        default:
+            throw .methodNotFound(method)
+        }
+        try params.finish()
+        let invalidation: Invalidation
+        do {
+            invalidation = try action()
+        } catch {
+            throw error.wire
+        }
+        summary.withLock { $0 = ViewSummary(strategy: view.strategyName, epoch: view.epoch, itemCount: view.model.numberOfItems) }
+        return JSONWriter.encode(WireMapping.invalidation(invalidation, view: name))
+    }
+}
