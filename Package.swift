@@ -10,6 +10,9 @@ let package = Package(
         .library(name: "LayoutEngine", targets: ["LayoutEngine"]),
         .library(name: "LayoutProtocol", targets: ["LayoutProtocol"]),
         .library(name: "LayoutService", targets: ["LayoutService"]),
+        .library(name: "LayoutIPC", targets: ["LayoutIPC"]),
+        .library(name: "LayoutServer", targets: ["LayoutServer"]),
+        .executable(name: "layoutd", targets: ["layoutd"]),
         .executable(name: "layout-demo", targets: ["layout-demo"]),
         .executable(name: "layout-bench", targets: ["layout-bench"]),
     ],
@@ -23,6 +26,12 @@ let package = Package(
         .target(name: "LayoutProtocol", dependencies: ["LayoutGeometry"], linkerSettings: [.linkedLibrary("m")]),
         // Requests in, replies and events out, with no transport: testable without a socket.
         .target(name: "LayoutService", dependencies: ["LayoutEngine", "LayoutProtocol"]),
+        // Unix sockets: discovery, listening with the stale-socket check, peer credentials.
+        .target(name: "CSocketShims"),
+        .target(name: "LayoutIPC", dependencies: ["CSocketShims"]),
+        // The transport: connections on Dispatch, limits, deadlines, drain on shutdown, reload.
+        .target(name: "LayoutServer", dependencies: ["LayoutService", "LayoutIPC"]),
+        .executableTarget(name: "layoutd", dependencies: ["LayoutServer", "LayoutIPC"]),
         .executableTarget(name: "layout-demo", dependencies: ["LayoutEngine"]),
         .executableTarget(name: "layout-bench", dependencies: ["LayoutEngine"]),
         // Helpers shared by the test targets (seeded random numbers); not shipped.

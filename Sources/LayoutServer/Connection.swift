@@ -1,0 +1,351 @@
+import Dispatch
+import Glibc
+import LayoutIPC
+import LayoutProtocol
+import LayoutService
+
+/// One client connection. Everything here is confined to `queue`.
+///
+/// Requests run one at a time in the order they arrived (pipelined lines wait in `queued`), so
+/// replies keep request order and a request's own events follow its reply. Output goes through
+/// a buffer written as the socket accepts it; a client that stops reading pauses its own input
+/// and has its subscriptions coalesced into one `view.resync` each, and is dropped when it
+/// makes no write progress for `writeStallTimeout`.
+final class Connection: @unchecked Sendable {
+    let id: ConnectionID
+    let peer: PeerCredentials
+    let queue: DispatchQueue
+    private let fd: Int32
+    private unowned let server: LayoutServer
+    private let service: LayoutService
+    private let settings: ServerSettings
+
+    private var readSource: DispatchSourceRead?
+    private var writeSource: DispatchSourceWrite?
+    private var readingPaused = false
+    private var writeArmed = false
+
+    private var framer: LineFramer
+    /// Complete lines waiting for the request before them, or a last error line.
+    private var queued: [Pending] = []
+    private var queuedHead = 0
+    private var inFlight = false
+    /// No more input: end of stream, a fatal error or shutdown. Closes once drained.
+    private var inputClosed = false
+    private var closed = false
+    private var fdReleased = false
+    private var finished = false
+
+    private var output: [UInt8] = []
+    private var outputStart = 0
+    private var sequencer = EventSequencer()
+    /// Subscriptions whose events were coalesced away, with how many.
+    private var lagging: [Int: Int] = [:]
+    private var resyncRequested: Set<Int> = []
+
+    private var lastReadProgress: DispatchTime = .now()
+    private var lastWriteProgress: DispatchTime = .now()
+
+    private(set) var requestsRead = 0
+    private(set) var repliesWritten = 0
+
+    private enum Pending {
+        case request([UInt8])
+        /// A connection-level error line, after which the connection closes.
+        case fatal([UInt8])
+    }
+
+    init(id: ConnectionID, fd: Int32, peer: PeerCredentials, server: LayoutServer, service: LayoutService, settings: ServerSettings) {
+        self.id = id
+        self.fd = fd
+        self.peer = peer
+        self.server = server
+        self.service = service
+        self.settings = settings
+        framer = LineFramer(maximumLineLength: settings.maximumLineLength)
+        queue = DispatchQueue(label: "layoutd.connection", target: .global(qos: .userInitiated))
+    }
+
+    private var unsent: Int { output.count - outputStart }
+
+    // MARK: Lifecycle
+
+    func start() {
+        queue.async { [self] in
+            let reader = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
+            reader.setEventHandler { [unowned self] in readAvailable() }
+            let writer = DispatchSource.makeWriteSource(fileDescriptor: fd, queue: queue)
+            writer.setEventHandler { [unowned self] in flush() }
+            // The fd closes only after both sources let go of it.
+            let released = DispatchGroup()
+            released.enter()
+            released.enter()
+            reader.setCancelHandler { released.leave() }
+            writer.setCancelHandler { released.leave() }
+            released.notify(queue: queue) { [self] in
+                Glibc.close(fd)
+                fdReleased = true
+                finish()
+            }
+            readSource = reader
+            writeSource = writer
+            reader.resume()
+        }
+    }
+
+    /// The daemon is stopping: say so, read nothing more, answer what was read, then close.
+    func beginShutdown(reason: String, deadline: Double) {
+        guard !closed else { return }
+        enqueue(event: Event(
+            connection: id, name: "daemon.shutdown", subscription: nil,
+            params: JSONWriter.encode(.object(["reason": .string(reason), "deadline": .number(deadline)]))))
+        stopReading()
+        closeIfDrained()
+    }
+
+    /// Closes now, dropping unsent output.
+    func close(reason: String) {
+        guard !closed else { return }
+        server.logger.log(reason == "done" ? .debug : .info, "connection closed: \(reason)", fields)
+        closed = true
+        if readingPaused { readSource?.resume() }
+        readingPaused = false
+        if !writeArmed { writeSource?.resume() }
+        writeArmed = true
+        readSource?.cancel()
+        writeSource?.cancel()
+    }
+
+    /// After the fd is closed: the service forgets this connection once no request of it runs.
+    private func finish() {
+        guard fdReleased, !inFlight, !finished else { return }
+        finished = true
+        service.disconnect(id)
+        server.remove(self)
+    }
+
+    var fields: [(String, String)] {
+        [("LAYOUTD_CONNECTION", String(id)), ("LAYOUTD_PEER_PID", String(peer.pid)), ("LAYOUTD_PEER_UID", String(peer.uid))]
+    }
+
+    // MARK: Input
+
+    private func readAvailable() {
+        guard !closed, !inputClosed else { return }
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        // A bounded number of reads per wake-up keeps one busy client from starving others.
+        for _ in 0..<16 {
+            let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if count > 0 {
+                lastReadProgress = .now()
+                do {
+                    for line in try framer.append(buffer[0..<count]) {
+                        queued.append(.request(line))
+                        requestsRead += 1
+                    }
+                } catch {
+                    let failure = WireError(
+                        name: "LineTooLong", message: "a line is longer than \(settings.maximumLineLength) bytes",
+                        data: ["limit": .number(Double(settings.maximumLineLength))])
+                    queued.append(.fatal(Envelope.error(id: nil, failure)))
+                    server.logger.log(.warning, "line over \(settings.maximumLineLength) bytes; closing", fields)
+                    stopReading()
+                    break
+                }
+                if count < buffer.count { break }
+            } else if count == 0 {
+                // End of input: answer what was sent, then close (a client may half-close).
+                stopReading()
+                break
+            } else {
+                if errno == EINTR { continue }
+                if errno == EAGAIN || errno == EWOULDBLOCK { break }
+                close(reason: SystemError("read").description)
+                return
+            }
+        }
+        pump()
+        applyBackpressure()
+    }
+
+    private func stopReading() {
+        inputClosed = true
+        if !readingPaused {
+            readingPaused = true
+            readSource?.suspend()
+        }
+    }
+
+    /// Pauses input while the client has many requests queued or much unread output.
+    private func applyBackpressure() {
+        guard !inputClosed, !closed else { return }
+        let backlog = queued.count - queuedHead
+        let shouldPause = backlog >= settings.maximumQueuedRequests || unsent > settings.outputCap
+        if shouldPause, !readingPaused {
+            readSource?.suspend()
+            readingPaused = true
+        } else if !shouldPause, readingPaused {
+            readingPaused = false
+            readSource?.resume()
+        }
+    }
+
+    // MARK: Requests
+
+    private func pump() {
+        while !inFlight, !closed, queuedHead < queued.count {
+            let next = queued[queuedHead]
+            queuedHead += 1
+            if queuedHead > 256, queuedHead * 2 > queued.count {
+                queued.removeFirst(queuedHead)
+                queuedHead = 0
+            }
+            switch next {
+            case .fatal(let line):
+                append(line)
+                queued = []
+                queuedHead = 0
+            case .request(let line):
+                inFlight = true
+                let server = self.server
+                let id = self.id
+                service.submit(line: line, from: id) { [self] outcome in
+                    // On the view's queue (or here, for daemon methods): other connections'
+                    // events go out now, so each subscriber sees a view's events in order.
+                    for event in outcome.events where event.connection != id { server.deliver(event) }
+                    let own = outcome.events.filter { $0.connection == id }
+                    queue.async { self.complete(reply: outcome.reply, events: own) }
+                }
+            }
+        }
+        closeIfDrained()
+    }
+
+    private func complete(reply: [UInt8]?, events: [Event]) {
+        inFlight = false
+        if closed {
+            finish()
+            return
+        }
+        if let reply {
+            append(reply)
+            repliesWritten += 1
+        }
+        for event in events { enqueue(event: event) }
+        pump()
+        applyBackpressure()
+    }
+
+    private func closeIfDrained() {
+        guard inputClosed, !inFlight, queuedHead >= queued.count, unsent == 0, !closed else { return }
+        close(reason: "done")
+    }
+
+    // MARK: Events
+
+    /// An event from any view (on this connection's queue).
+    func enqueue(event: Event) {
+        guard !closed else { return }
+        if let subscription = event.subscription {
+            if event.name == "view.deleted" {
+                lagging[subscription] = nil
+                resyncRequested.remove(subscription)
+            } else if lagging[subscription] != nil {
+                lagging[subscription]! += 1
+                return
+            } else if event.name == "view.invalidated", unsent > settings.outputCap {
+                // Behind: only the newest state matters, so stop queueing this view's events
+                // and send its snapshot once the client catches up.
+                lagging[subscription] = 1
+                server.logger.log(.notice, "subscriber behind; coalescing subscription \(subscription)", fields)
+                return
+            }
+        }
+        append(sequencer.line(for: event))
+    }
+
+    private func requestResyncs() {
+        guard unsent <= settings.outputCap / 2 else { return }
+        for (subscription, skipped) in lagging where !resyncRequested.contains(subscription) {
+            resyncRequested.insert(subscription)
+            service.resync(subscription: subscription, connection: id, skipped: skipped) { [self] event in
+                queue.async { [self] in
+                    resyncRequested.remove(subscription)
+                    lagging[subscription] = nil
+                    // Events that reached this queue before the snapshot are part of it.
+                    if let event, !closed { append(sequencer.line(for: event)) }
+                }
+            }
+        }
+    }
+
+    // MARK: Output
+
+    private func append(_ line: [UInt8]) {
+        if unsent == 0 { lastWriteProgress = .now() }
+        output.append(contentsOf: line)
+        flush()
+    }
+
+    private func flush() {
+        guard !closed else { return }
+        while unsent > 0 {
+            let count = output.withUnsafeBytes { bytes in
+                send(fd, bytes.baseAddress! + outputStart, unsent, Int32(MSG_NOSIGNAL))
+            }
+            if count > 0 {
+                outputStart += count
+                lastWriteProgress = .now()
+            } else if count < 0, errno == EINTR {
+                continue
+            } else if count < 0, errno == EAGAIN || errno == EWOULDBLOCK {
+                break
+            } else {
+                close(reason: SystemError("send").description)
+                return
+            }
+        }
+        if unsent == 0 {
+            output.removeAll(keepingCapacity: output.capacity <= 1 << 20)
+            outputStart = 0
+        } else if outputStart > 1 << 16, outputStart * 2 > output.count {
+            output.removeFirst(outputStart)
+            outputStart = 0
+        }
+        // The write source fires while the socket is writable, so it runs only while output
+        // waits.
+        if unsent > 0, !writeArmed {
+            writeArmed = true
+            writeSource?.resume()
+        } else if unsent == 0, writeArmed {
+            writeArmed = false
+            writeSource?.suspend()
+        }
+        if !lagging.isEmpty { requestResyncs() }
+        applyBackpressure()
+        closeIfDrained()
+    }
+
+    // MARK: Deadlines
+
+    /// Drops a connection stalled mid-line or not reading its output (called periodically).
+    func checkDeadlines(now: DispatchTime) {
+        guard !closed else { return }
+        let sinceRead = Double(now.uptimeNanoseconds &- lastReadProgress.uptimeNanoseconds) / 1e9
+        let sinceWrite = Double(now.uptimeNanoseconds &- lastWriteProgress.uptimeNanoseconds) / 1e9
+        if unsent > 0, sinceWrite > settings.writeStallTimeout {
+            server.logger.log(.warning, "client made no read progress for \(Int(settings.writeStallTimeout)) s; dropping it", fields)
+            server.countDropped()
+            close(reason: "write stall")
+        } else if !inputClosed, framer.hasPartialLine, sinceRead > settings.partialLineTimeout {
+            server.logger.log(.warning, "partial line stalled for \(Int(settings.partialLineTimeout)) s; closing", fields)
+            server.countDropped()
+            let failure = WireError(
+                name: "IdleTimeout", message: "a partial line made no progress for \(settings.partialLineTimeout) s",
+                data: ["timeout": .number(settings.partialLineTimeout)])
+            stopReading()
+            queued.append(.fatal(Envelope.error(id: nil, failure)))
+            pump()
+        }
+    }
+}

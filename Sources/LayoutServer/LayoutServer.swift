@@ -1,0 +1,256 @@
+import Dispatch
+import Glibc
+import LayoutEngine
+import LayoutIPC
+import LayoutProtocol
+import LayoutService
+import Synchronization
+
+/// The daemon's transport: a non-blocking Unix stream socket served on Dispatch.
+///
+/// Accepts on its own queue, checks peer credentials (the daemon's uid and root only) and
+/// connection caps, and gives each connection a queue of its own (`Connection`). View work
+/// runs on the service's per-view queues, so clients of different views use different cores.
+public final class LayoutServer: @unchecked Sendable {
+    public let service: LayoutService
+    public let logger: Logger
+    public let path: String
+    /// Whether the daemon bound the socket itself (and so removes it when it stops).
+    public let ownsSocketFile: Bool
+    private let listener: Int32
+    private let queue = DispatchQueue(label: "layoutd.accept")
+    private var acceptSource: DispatchSourceRead?
+    private var sweepTimer: DispatchSourceTimer?
+    private let ownUID = getuid()
+    private let started = DispatchTime.now()
+
+    private struct State {
+        var settings: ServerSettings
+        var generation = 0
+        var connections: [ConnectionID: Connection] = [:]
+        var perUID: [UInt32: Int] = [:]
+        var nextConnection = 1
+        var accepted = 0
+        var refused = 0
+        var dropped = 0
+        var stopping = false
+        var onDrained: (@Sendable () -> Void)?
+    }
+
+    private let state: Mutex<State>
+    private let reloadSettings: @Sendable () throws(SettingsError) -> ServerSettings
+
+    /// - Parameters:
+    ///   - listener: a listening socket (bound by `UnixSocket.listen` or inherited).
+    ///   - reloadSettings: reads the configuration again for `daemon.reload` and SIGHUP.
+    public init(
+        listener: Int32, path: String, ownsSocketFile: Bool, settings: ServerSettings, logger: Logger,
+        registry: StrategyRegistry = .builtIn,
+        reloadSettings: @escaping @Sendable () throws(SettingsError) -> ServerSettings
+    ) {
+        self.listener = listener
+        self.path = path
+        self.ownsSocketFile = ownsSocketFile
+        self.logger = logger
+        self.reloadSettings = reloadSettings
+        state = Mutex(State(settings: settings))
+        let limits = ServiceLimits(
+            maximumViews: settings.maximumViews,
+            view: ViewLimits(maximumItems: settings.maximumItemsPerView, maximumBatchSize: settings.maximumBatchSize),
+            maximumLineLength: settings.maximumLineLength)
+        // The hooks reach back into the server, which exists once init returns.
+        let box = ServerBox()
+        service = LayoutService(
+            registry: registry, limits: limits,
+            hooks: ServiceHooks(status: { box.server?.statusFields() ?? [:] }, reload: { box.server?.reload() ?? .success([:]) }))
+        box.server = self
+    }
+
+    public var settings: ServerSettings { state.withLock { $0.settings } }
+
+    // MARK: Running
+
+    /// Starts accepting; returns at once.
+    public func start() {
+        UnixSocket.prepareInherited(listener)
+        let source = DispatchSource.makeReadSource(fileDescriptor: listener, queue: queue)
+        source.setEventHandler { [unowned self] in acceptWaiting() }
+        source.resume()
+        acceptSource = source
+        let timer = DispatchSource.makeTimerSource(queue: queue)
+        timer.schedule(deadline: .now() + 0.5, repeating: 0.5)
+        timer.setEventHandler { [unowned self] in
+            let now = DispatchTime.now()
+            for connection in state.withLock({ Array($0.connections.values) }) {
+                connection.queue.async { connection.checkDeadlines(now: now) }
+            }
+        }
+        timer.resume()
+        sweepTimer = timer
+    }
+
+    private func acceptWaiting() {
+        while true {
+            let fd: Int32
+            do {
+                guard let accepted = try UnixSocket.accept(listener) else { return }
+                fd = accepted
+            } catch {
+                // Out of fds and the like: log and wait for the next wake-up rather than spin.
+                logger.log(.error, "accept failed: \(error)")
+                return
+            }
+            admit(fd)
+        }
+    }
+
+    private func admit(_ fd: Int32) {
+        guard let peer = try? UnixSocket.peerCredentials(fd) else {
+            close(fd)
+            return
+        }
+        let peerFields = [("LAYOUTD_PEER_PID", String(peer.pid)), ("LAYOUTD_PEER_UID", String(peer.uid))]
+        guard peer.uid == ownUID || peer.uid == 0 else {
+            logger.log(.warning, "refused a connection from another uid", peerFields)
+            refuse(fd, WireError(name: "PermissionDenied", message: "uid \(peer.uid) may not use this daemon", data: ["uid": .number(Double(peer.uid))]))
+            return
+        }
+        let admitted: Connection? = state.withLock { state in
+            let settings = state.settings
+            guard !state.stopping else { return nil }
+            guard state.connections.count < settings.maximumConnections, state.perUID[peer.uid, default: 0] < settings.maximumConnectionsPerUID else {
+                return nil
+            }
+            let connection = Connection(id: state.nextConnection, fd: fd, peer: peer, server: self, service: service, settings: settings)
+            state.nextConnection += 1
+            state.connections[connection.id] = connection
+            state.perUID[peer.uid, default: 0] += 1
+            state.accepted += 1
+            return connection
+        }
+        guard let admitted else {
+            let settings = self.settings
+            logger.log(.warning, "refused a connection over the connection limits", peerFields)
+            refuse(fd, WireError(
+                name: "LimitExceeded", message: "too many connections",
+                data: ["limit": .string("connections"), "maximum": .number(Double(settings.maximumConnections)),
+                       "maximumPerUID": .number(Double(settings.maximumConnectionsPerUID))]))
+            return
+        }
+        logger.log(.debug, "connection accepted", admitted.fields)
+        admitted.start()
+    }
+
+    /// Writes one error line to a connection that is not admitted, then closes it.
+    private func refuse(_ fd: Int32, _ error: WireError) {
+        state.withLock { $0.refused += 1 }
+        let line = Envelope.error(id: nil, error)
+        _ = line.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        close(fd)
+    }
+
+    /// Hands an event to its connection's queue (dropped when the connection is gone).
+    func deliver(_ event: Event) {
+        guard let connection = state.withLock({ $0.connections[event.connection] }) else { return }
+        connection.queue.async { connection.enqueue(event: event) }
+    }
+
+    func remove(_ connection: Connection) {
+        let drained: (@Sendable () -> Void)? = state.withLock { state in
+            guard state.connections.removeValue(forKey: connection.id) != nil else { return nil }
+            state.perUID[connection.peer.uid, default: 1] -= 1
+            if state.perUID[connection.peer.uid] == 0 { state.perUID[connection.peer.uid] = nil }
+            guard state.stopping, state.connections.isEmpty else { return nil }
+            defer { state.onDrained = nil }
+            return state.onDrained
+        }
+        drained?()
+    }
+
+    func countDropped() { state.withLock { $0.dropped += 1 } }
+
+    // MARK: Stopping and reloading
+
+    /// Stops accepting, sends `daemon.shutdown` to every connection, answers every request
+    /// already read and calls `completion` once all connections closed or the deadline passed.
+    public func shutdown(reason: String, completion: @escaping @Sendable (_ drained: Bool) -> Void) {
+        acceptSource?.cancel()
+        if ownsSocketFile { unlink(path) }
+        let once = Mutex(false)
+        let finish: @Sendable (Bool) -> Void = { drained in
+            guard once.withLock({ done in defer { done = true }; return !done }) else { return }
+            completion(drained)
+        }
+        let (connections, deadline) = state.withLock { state in
+            state.stopping = true
+            state.onDrained = { finish(true) }
+            return (Array(state.connections.values), state.settings.shutdownDeadline)
+        }
+        logger.log(.notice, "stopping (\(reason)): draining \(connections.count) connections")
+        if connections.isEmpty { finish(true) }
+        for connection in connections {
+            connection.queue.async { connection.beginShutdown(reason: reason, deadline: deadline) }
+        }
+        queue.asyncAfter(deadline: .now() + deadline) { finish(false) }
+    }
+
+    /// Re-reads the configuration: connection settings apply at once, service limits at the
+    /// next start. A bad file changes nothing.
+    public func reload() -> Result<JSONObject, WireError> {
+        let fresh: ServerSettings
+        do {
+            fresh = try reloadSettings()
+        } catch {
+            logger.log(.error, "reload failed: \(error.message)")
+            return .failure(WireError(name: "ReloadFailed", message: error.message))
+        }
+        let (generation, changed, restart) = state.withLock { state in
+            let changed = fresh.changes(from: state.settings)
+            let restart = changed.filter { name in ServerSettings.keys.first { $0.name == name }?.restart == true }
+            var applied = fresh
+            // Service limits keep their values until a restart; reporting them says so.
+            applied.maximumViews = state.settings.maximumViews
+            applied.maximumItemsPerView = state.settings.maximumItemsPerView
+            applied.maximumBatchSize = state.settings.maximumBatchSize
+            state.settings = applied
+            state.generation += 1
+            return (state.generation, changed, restart)
+        }
+        logger.log(.notice, "configuration reloaded (generation \(generation)); changed: \(changed.isEmpty ? "nothing" : changed.joined(separator: ", "))")
+        return .success([
+            "generation": .number(Double(generation)), "changed": .array(changed.map { .string($0) }),
+            "restartRequired": .array(restart.map { .string($0) }),
+        ])
+    }
+
+    // MARK: Status
+
+    func statusFields() -> JSONObject {
+        let state = state.withLock { ($0.connections.count, $0.accepted, $0.refused, $0.dropped, $0.generation) }
+        let uptime = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
+        return [
+            "uptime": .number((uptime * 1000).rounded() / 1000), "generation": .number(Double(state.4)),
+            "connections": .object([
+                "open": .number(Double(state.0)), "accepted": .number(Double(state.1)),
+                "refused": .number(Double(state.2)), "dropped": .number(Double(state.3)),
+            ]),
+            "memory": .object(["residentBytes": .number(Double(Self.residentBytes()))]),
+        ]
+    }
+
+    /// Resident set size from /proc/self/statm (resident pages × page size); 0 when unreadable.
+    public static func residentBytes() -> Int {
+        guard let file = fopen("/proc/self/statm", "r") else { return 0 }
+        defer { fclose(file) }
+        var buffer = [CChar](repeating: 0, count: 128)
+        guard fgets(&buffer, Int32(buffer.count), file) != nil else { return 0 }
+        let fields = String(cString: buffer).split(separator: " ").compactMap { Int($0) }
+        guard fields.count >= 2 else { return 0 }
+        return fields[1] * Int(sysconf(Int32(_SC_PAGESIZE)))
+    }
+}
+
+/// Lets the service's hooks reach the server that owns the service.
+private final class ServerBox: @unchecked Sendable {
+    weak var server: LayoutServer?
+}

@@ -1,0 +1,175 @@
+import Dispatch
+import Glibc
+import LayoutIPC
+import LayoutServer
+
+// layoutd: the layout daemon. Options, then settings (defaults < --config file < flags), then
+// the socket, then serve until SIGTERM/SIGINT; SIGHUP re-reads the configuration.
+
+let usage = """
+    usage: layoutd [options]
+
+      -s, --socket PATH          listen here (else $LAYOUTD_SOCKET, $XDG_RUNTIME_DIR/layoutd/ipc.sock,
+                                 /run/layoutd/ipc.sock)
+      -c, --config FILE          settings file: 'name = value' lines; re-read on SIGHUP and daemon.reload
+      --set NAME=VALUE           one setting (repeatable), over the file; names:
+                                 \(ServerSettings.keys.map(\.name).joined(separator: ", "))
+      --log-level LEVEL          error, warning, notice, info (default) or debug
+      --print-socket-path        print the socket path this would use and exit
+      --version, -h/--help
+
+    """
+
+struct Options {
+    var socket: String?
+    var config: String?
+    var overrides: [(String, String)] = []
+    var logLevel = LogPriority.info
+    var printSocketPath = false
+}
+
+func printError(_ text: String) {
+    let bytes = Array(text.utf8)
+    _ = bytes.withUnsafeBytes { write(STDERR_FILENO, $0.baseAddress, $0.count) }
+}
+
+func fail(_ message: String, status: Int32 = 64) -> Never {
+    printError("layoutd: \(message)\n")
+    exit(status)
+}
+
+func parseOptions(_ arguments: [String]) -> Options {
+    var options = Options()
+    var index = 0
+    func value(for flag: String) -> String {
+        index += 1
+        guard index < arguments.count else { fail("\(flag) needs a value\n\(usage)") }
+        return arguments[index]
+    }
+    while index < arguments.count {
+        let argument = arguments[index]
+        switch argument {
+        case "-s", "--socket": options.socket = value(for: argument)
+        case "-c", "--config": options.config = value(for: argument)
+        case "--set":
+            let pair = value(for: argument).split(separator: "=", maxSplits: 1).map(String.init)
+            guard pair.count == 2 else { fail("--set takes NAME=VALUE") }
+            options.overrides.append((pair[0], pair[1]))
+        case "--log-level":
+            let levels: [String: LogPriority] = ["error": .error, "warning": .warning, "notice": .notice, "info": .info, "debug": .debug]
+            let name = value(for: argument)
+            guard let level = levels[name] else { fail("unknown log level '\(name)'") }
+            options.logLevel = level
+        case "--print-socket-path": options.printSocketPath = true
+        case "--version":
+            print("layoutd \(LayoutDaemon.version) (protocol 1)")
+            exit(0)
+        case "-h", "--help":
+            print(usage, terminator: "")
+            exit(0)
+        default:
+            if argument.hasPrefix("--socket=") { options.socket = String(argument.dropFirst(9)); break }
+            fail("unknown option '\(argument)'\n\(usage)")
+        }
+        index += 1
+    }
+    return options
+}
+
+/// Defaults, then the configuration file, then `--set` flags.
+func loadSettings(_ options: Options) throws(SettingsError) -> ServerSettings {
+    var settings = ServerSettings()
+    if let path = options.config {
+        guard let text = readFile(path) else { throw SettingsError("cannot read \(path): \(String(cString: strerror(errno)))") }
+        try settings.apply(configuration: text, file: path)
+    }
+    for (name, value) in options.overrides {
+        do {
+            try settings.set(name, to: value)
+        } catch {
+            throw SettingsError("--set \(name): \(error.message)")
+        }
+    }
+    return settings
+}
+
+func readFile(_ path: String) -> String? {
+    guard let file = fopen(path, "r") else { return nil }
+    defer { fclose(file) }
+    var bytes = [UInt8]()
+    var buffer = [UInt8](repeating: 0, count: 4096)
+    while true {
+        let count = fread(&buffer, 1, buffer.count, file)
+        if count <= 0 { break }
+        bytes += buffer[0..<count]
+    }
+    return String(decoding: bytes, as: UTF8.self)
+}
+
+enum LayoutDaemon {
+    static let version = "0.5.0"
+}
+
+let options = parseOptions(Array(CommandLine.arguments.dropFirst()))
+var environment = [String: String]()
+for name in ["LAYOUTD_SOCKET", "XDG_RUNTIME_DIR"] {
+    if let value = getenv(name) { environment[name] = String(cString: value) }
+}
+let socketPath = SocketPath.resolve(option: options.socket, environment: environment)
+if options.printSocketPath {
+    print(socketPath.path)
+    exit(0)
+}
+
+let settings: ServerSettings
+do {
+    settings = try loadSettings(options)
+} catch {
+    fail(error.message, status: 78)
+}
+
+// Writes to a closed socket return EPIPE instead of killing the daemon.
+signal(SIGPIPE, SIG_IGN)
+let logger = Logger(threshold: options.logLevel)
+
+let listener: Int32
+do {
+    listener = try UnixSocket.listen(at: socketPath.path)
+} catch {
+    fail("cannot listen: \(error)", status: 1)
+}
+
+let server = LayoutServer(
+    listener: listener, path: socketPath.path, ownsSocketFile: true, settings: settings, logger: logger,
+    reloadSettings: { () throws(SettingsError) in try loadSettings(options) })
+server.start()
+logger.log(.notice, "layoutd \(LayoutDaemon.version) listening on \(socketPath.path) (from \(socketPath.source.rawValue))")
+if isatty(STDERR_FILENO) == 1 {
+    printError("""
+        Talk to it (one JSON request per line):
+          echo '{"id":1,"method":"daemon.hello"}' | socat - UNIX-CONNECT:\(socketPath.path)
+        Stop it with Ctrl-C.
+
+        """)
+}
+
+var signalSources: [DispatchSourceSignal] = []
+for (number, name) in [(SIGTERM, "SIGTERM"), (SIGINT, "SIGINT")] {
+    signal(number, SIG_IGN)
+    let source = DispatchSource.makeSignalSource(signal: number, queue: .main)
+    source.setEventHandler {
+        server.shutdown(reason: name) { drained in
+            let counts = server.service.requestsServed
+            logger.log(.notice, drained ? "stopped; \(counts) requests answered" : "stopped at the deadline with replies unsent")
+            exit(0)
+        }
+    }
+    source.resume()
+    signalSources.append(source)
+}
+signal(SIGHUP, SIG_IGN)
+let hangup = DispatchSource.makeSignalSource(signal: SIGHUP, queue: .main)
+hangup.setEventHandler { _ = server.reload() }
+hangup.resume()
+
+dispatchMain()
