@@ -32,6 +32,12 @@ final class Connection: @unchecked Sendable {
     private var inFlight = false
     /// No more input: end of stream, a fatal error or shutdown. Closes once drained.
     private var inputClosed = false
+    /// The client closed its side (read returned 0).
+    private var peerClosed = false
+    /// Output done and our side shut down; reading and discarding until the client closes,
+    /// since closing with unread input would reset the connection and lose the last lines.
+    private var lingering = false
+    private var lingerStarted: DispatchTime = .now()
     private var closed = false
     private var fdReleased = false
     private var finished = false
@@ -46,8 +52,9 @@ final class Connection: @unchecked Sendable {
     private var lastReadProgress: DispatchTime = .now()
     private var lastWriteProgress: DispatchTime = .now()
 
+    /// Complete request lines read, and those carried out (answered, or notifications done).
     private(set) var requestsRead = 0
-    private(set) var repliesWritten = 0
+    private(set) var requestsAnswered = 0
 
     private enum Pending {
         case request([UInt8])
@@ -55,7 +62,14 @@ final class Connection: @unchecked Sendable {
         case fatal([UInt8])
     }
 
-    init(id: ConnectionID, fd: Int32, peer: PeerCredentials, server: LayoutServer, service: LayoutService, settings: ServerSettings) {
+    /// Lines for a connection that is refused at once (permission, caps): written, then closed.
+    private let refusal: [UInt8]?
+
+    init(
+        id: ConnectionID, fd: Int32, peer: PeerCredentials, server: LayoutServer, service: LayoutService, settings: ServerSettings,
+        refusal: [UInt8]? = nil
+    ) {
+        self.refusal = refusal
         self.id = id
         self.fd = fd
         self.peer = peer
@@ -67,6 +81,8 @@ final class Connection: @unchecked Sendable {
     }
 
     private var unsent: Int { output.count - outputStart }
+
+    var isRefusal: Bool { refusal != nil }
 
     // MARK: Lifecycle
 
@@ -89,7 +105,14 @@ final class Connection: @unchecked Sendable {
             }
             readSource = reader
             writeSource = writer
-            reader.resume()
+            if let refusal {
+                readingPaused = true
+                inputClosed = true
+                queued.append(.fatal(refusal))
+                pump()
+            } else {
+                reader.resume()
+            }
         }
     }
 
@@ -121,7 +144,7 @@ final class Connection: @unchecked Sendable {
         guard fdReleased, !inFlight, !finished else { return }
         finished = true
         service.disconnect(id)
-        server.remove(self)
+        server.remove(self, read: requestsRead, answered: requestsAnswered)
     }
 
     var fields: [(String, String)] {
@@ -131,6 +154,7 @@ final class Connection: @unchecked Sendable {
     // MARK: Input
 
     private func readAvailable() {
+        if lingering { return discardInput() }
         guard !closed, !inputClosed else { return }
         var buffer = [UInt8](repeating: 0, count: 65536)
         // A bounded number of reads per wake-up keeps one busy client from starving others.
@@ -155,6 +179,7 @@ final class Connection: @unchecked Sendable {
                 if count < buffer.count { break }
             } else if count == 0 {
                 // End of input: answer what was sent, then close (a client may half-close).
+                peerClosed = true
                 stopReading()
                 break
             } else {
@@ -227,18 +252,34 @@ final class Connection: @unchecked Sendable {
             finish()
             return
         }
-        if let reply {
-            append(reply)
-            repliesWritten += 1
-        }
+        requestsAnswered += 1
+        if let reply { append(reply) }
         for event in events { enqueue(event: event) }
         pump()
         applyBackpressure()
     }
 
     private func closeIfDrained() {
-        guard inputClosed, !inFlight, queuedHead >= queued.count, unsent == 0, !closed else { return }
-        close(reason: "done")
+        guard inputClosed, !inFlight, queuedHead >= queued.count, unsent == 0, !closed, !lingering else { return }
+        if peerClosed { return close(reason: "done") }
+        shutdown(fd, Int32(SHUT_WR))
+        lingering = true
+        lingerStarted = .now()
+        if readingPaused {
+            readingPaused = false
+            readSource?.resume()
+        }
+    }
+
+    private func discardInput() {
+        var buffer = [UInt8](repeating: 0, count: 16384)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if count > 0 { continue }
+            if count < 0, errno == EINTR { continue }
+            if count < 0, errno == EAGAIN || errno == EWOULDBLOCK { return }
+            return close(reason: "done")
+        }
     }
 
     // MARK: Events
@@ -328,9 +369,18 @@ final class Connection: @unchecked Sendable {
 
     // MARK: Deadlines
 
+    /// How long a finished connection waits for the client to close its side.
+    static let lingerTimeout = 2.0
+
     /// Drops a connection stalled mid-line or not reading its output (called periodically).
-    func checkDeadlines(now: DispatchTime) {
+    func checkDeadlines() {
         guard !closed else { return }
+        // Read here, not when the check was queued: the timestamps below may be newer.
+        let now = DispatchTime.now()
+        if lingering {
+            if Double(now.uptimeNanoseconds &- lingerStarted.uptimeNanoseconds) / 1e9 > Self.lingerTimeout { close(reason: "done") }
+            return
+        }
         let sinceRead = Double(now.uptimeNanoseconds &- lastReadProgress.uptimeNanoseconds) / 1e9
         let sinceWrite = Double(now.uptimeNanoseconds &- lastWriteProgress.uptimeNanoseconds) / 1e9
         if unsent > 0, sinceWrite > settings.writeStallTimeout {

@@ -27,12 +27,18 @@ public final class LayoutServer: @unchecked Sendable {
     private struct State {
         var settings: ServerSettings
         var generation = 0
+        /// Open connections, refused ones included while their error line goes out.
         var connections: [ConnectionID: Connection] = [:]
+        /// Admitted connections (what the caps count).
+        var admitted = 0
         var perUID: [UInt32: Int] = [:]
         var nextConnection = 1
         var accepted = 0
         var refused = 0
         var dropped = 0
+        /// Request lines read and carried out on connections that have closed.
+        var requestsRead = 0
+        var requestsAnswered = 0
         var stopping = false
         var onDrained: (@Sendable () -> Void)?
     }
@@ -80,9 +86,8 @@ public final class LayoutServer: @unchecked Sendable {
         let timer = DispatchSource.makeTimerSource(queue: queue)
         timer.schedule(deadline: .now() + 0.5, repeating: 0.5)
         timer.setEventHandler { [unowned self] in
-            let now = DispatchTime.now()
             for connection in state.withLock({ Array($0.connections.values) }) {
-                connection.queue.async { connection.checkDeadlines(now: now) }
+                connection.queue.async { connection.checkDeadlines() }
             }
         }
         timer.resume()
@@ -110,43 +115,39 @@ public final class LayoutServer: @unchecked Sendable {
             return
         }
         let peerFields = [("LAYOUTD_PEER_PID", String(peer.pid)), ("LAYOUTD_PEER_UID", String(peer.uid))]
-        guard peer.uid == ownUID || peer.uid == 0 else {
-            logger.log(.warning, "refused a connection from another uid", peerFields)
-            refuse(fd, WireError(name: "PermissionDenied", message: "uid \(peer.uid) may not use this daemon", data: ["uid": .number(Double(peer.uid))]))
-            return
-        }
-        let admitted: Connection? = state.withLock { state in
+        let connection: Connection = state.withLock { state in
             let settings = state.settings
-            guard !state.stopping else { return nil }
-            guard state.connections.count < settings.maximumConnections, state.perUID[peer.uid, default: 0] < settings.maximumConnectionsPerUID else {
-                return nil
+            var refusal: WireError?
+            if peer.uid != ownUID, peer.uid != 0 {
+                refusal = WireError(name: "PermissionDenied", message: "uid \(peer.uid) may not use this daemon", data: ["uid": .number(Double(peer.uid))])
+            } else if state.stopping || state.admitted >= settings.maximumConnections
+                || state.perUID[peer.uid, default: 0] >= settings.maximumConnectionsPerUID
+            {
+                refusal = WireError(
+                    name: "LimitExceeded", message: state.stopping ? "the daemon is stopping" : "too many connections",
+                    data: ["limit": .string("connections"), "maximum": .number(Double(settings.maximumConnections)),
+                           "maximumPerUID": .number(Double(settings.maximumConnectionsPerUID))])
             }
-            let connection = Connection(id: state.nextConnection, fd: fd, peer: peer, server: self, service: service, settings: settings)
+            let connection = Connection(
+                id: state.nextConnection, fd: fd, peer: peer, server: self, service: service, settings: settings,
+                refusal: refusal.map { Envelope.error(id: nil, $0) })
             state.nextConnection += 1
             state.connections[connection.id] = connection
-            state.perUID[peer.uid, default: 0] += 1
-            state.accepted += 1
+            if refusal == nil {
+                state.admitted += 1
+                state.perUID[peer.uid, default: 0] += 1
+                state.accepted += 1
+            } else {
+                state.refused += 1
+            }
             return connection
         }
-        guard let admitted else {
-            let settings = self.settings
-            logger.log(.warning, "refused a connection over the connection limits", peerFields)
-            refuse(fd, WireError(
-                name: "LimitExceeded", message: "too many connections",
-                data: ["limit": .string("connections"), "maximum": .number(Double(settings.maximumConnections)),
-                       "maximumPerUID": .number(Double(settings.maximumConnectionsPerUID))]))
-            return
+        if connection.isRefusal {
+            logger.log(.warning, "refused a connection: \(peer.uid != ownUID && peer.uid != 0 ? "uid not allowed" : "over the connection limits")", peerFields)
+        } else {
+            logger.log(.debug, "connection accepted", connection.fields)
         }
-        logger.log(.debug, "connection accepted", admitted.fields)
-        admitted.start()
-    }
-
-    /// Writes one error line to a connection that is not admitted, then closes it.
-    private func refuse(_ fd: Int32, _ error: WireError) {
-        state.withLock { $0.refused += 1 }
-        let line = Envelope.error(id: nil, error)
-        _ = line.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-        close(fd)
+        connection.start()
     }
 
     /// Hands an event to its connection's queue (dropped when the connection is gone).
@@ -155,11 +156,16 @@ public final class LayoutServer: @unchecked Sendable {
         connection.queue.async { connection.enqueue(event: event) }
     }
 
-    func remove(_ connection: Connection) {
+    func remove(_ connection: Connection, read: Int, answered: Int) {
         let drained: (@Sendable () -> Void)? = state.withLock { state in
             guard state.connections.removeValue(forKey: connection.id) != nil else { return nil }
-            state.perUID[connection.peer.uid, default: 1] -= 1
-            if state.perUID[connection.peer.uid] == 0 { state.perUID[connection.peer.uid] = nil }
+            state.requestsRead += read
+            state.requestsAnswered += answered
+            if !connection.isRefusal {
+                state.admitted -= 1
+                state.perUID[connection.peer.uid, default: 1] -= 1
+                if state.perUID[connection.peer.uid] == 0 { state.perUID[connection.peer.uid] = nil }
+            }
             guard state.stopping, state.connections.isEmpty else { return nil }
             defer { state.onDrained = nil }
             return state.onDrained
@@ -168,6 +174,11 @@ public final class LayoutServer: @unchecked Sendable {
     }
 
     func countDropped() { state.withLock { $0.dropped += 1 } }
+
+    /// Request lines read and carried out on closed connections, and connections still open.
+    public var totals: (read: Int, answered: Int, open: Int) {
+        state.withLock { ($0.requestsRead, $0.requestsAnswered, $0.admitted) }
+    }
 
     // MARK: Stopping and reloading
 
@@ -226,7 +237,7 @@ public final class LayoutServer: @unchecked Sendable {
     // MARK: Status
 
     func statusFields() -> JSONObject {
-        let state = state.withLock { ($0.connections.count, $0.accepted, $0.refused, $0.dropped, $0.generation) }
+        let state = state.withLock { ($0.admitted, $0.accepted, $0.refused, $0.dropped, $0.generation) }
         let uptime = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
         return [
             "uptime": .number((uptime * 1000).rounded() / 1000), "generation": .number(Double(state.4)),

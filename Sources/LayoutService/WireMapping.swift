@@ -5,9 +5,20 @@ import LayoutProtocol
 // The one place engine values become wire values and back.
 
 extension LayoutError {
+    /// Details that are counts or positions go out as numbers; the rest (ids, names,
+    /// reasons) as strings, even when an id looks like a number.
+    static let numericDetails: Set<String> = ["index", "count", "maximum", "expected", "actual"]
+
     var wire: WireError {
         var data = JSONObject()
-        for key in details.keys.sorted() { data[key] = .string(details[key]!) }
+        for key in details.keys.sorted() {
+            let text = details[key]!
+            if Self.numericDetails.contains(key), let number = Int(text) {
+                data[key] = .number(Double(number))
+            } else {
+                data[key] = .string(text)
+            }
+        }
         return WireError(name: name, message: message, data: data)
     }
 }

@@ -159,8 +159,9 @@ for (number, name) in [(SIGTERM, "SIGTERM"), (SIGINT, "SIGINT")] {
     let source = DispatchSource.makeSignalSource(signal: number, queue: .main)
     source.setEventHandler {
         server.shutdown(reason: name) { drained in
-            let counts = server.service.requestsServed
-            logger.log(.notice, drained ? "stopped; \(counts) requests answered" : "stopped at the deadline with replies unsent")
+            let totals = server.totals
+            let summary = "stopped (\(name)): \(totals.read) requests read, \(totals.answered) answered"
+            logger.log(.notice, drained ? summary : summary + "; \(totals.open) connections still open at the deadline")
             exit(0)
         }
     }

@@ -1,0 +1,169 @@
+"""Starts a real layoutd on a temporary socket and talks to it over raw Unix sockets.
+
+Shared by the end-to-end tests and the transcript replayer. Standard library only.
+"""
+import json
+import os
+import select
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+DAEMON = os.environ.get("LAYOUTD_BIN", os.path.join(ROOT, ".build", "debug", "layoutd"))
+
+
+class Daemon:
+    """One layoutd process on a socket in a fresh 0700 directory."""
+
+    def __init__(self, *args, socket_path=None, env=None):
+        self.dir = tempfile.mkdtemp(prefix="layoutd-e2e-")
+        self.path = socket_path or os.path.join(self.dir, "run", "ipc.sock")
+        self.log_path = os.path.join(self.dir, "layoutd.log")
+        self.args = list(args)
+        self.env = env
+        self.process = None
+
+    def start(self, wait=True):
+        self.log = open(self.log_path, "ab")
+        env = dict(os.environ)
+        env.pop("LAYOUTD_SOCKET", None)
+        if self.env:
+            env.update(self.env)
+        self.process = subprocess.Popen(
+            [DAEMON, "--socket", self.path, "--log-level", "debug"] + self.args,
+            stdin=subprocess.DEVNULL, stdout=self.log, stderr=self.log, env=env)
+        if wait:
+            self.wait_until_serving()
+        return self
+
+    def wait_until_serving(self, timeout=10):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError("layoutd exited with %s:\n%s" % (self.process.returncode, self.read_log()))
+            try:
+                with Client(self.path) as client:
+                    if client.call("daemon.hello").get("result"):
+                        return
+            except OSError:
+                time.sleep(0.02)
+        raise RuntimeError("layoutd did not start serving:\n" + self.read_log())
+
+    def read_log(self):
+        with open(self.log_path, "rb") as handle:
+            return handle.read().decode("utf-8", "replace")
+
+    def signal(self, number):
+        self.process.send_signal(number)
+
+    def stop(self, timeout=15):
+        """SIGTERM and wait; returns the exit status."""
+        if self.process and self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(timeout)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        if hasattr(self, "log"):
+            self.log.close()
+        return self.process.returncode if self.process else None
+
+    def __enter__(self):
+        return self.start()
+
+    def __exit__(self, *exc):
+        self.stop()
+
+
+class Client:
+    """A line-oriented client over a raw socket."""
+
+    def __init__(self, path, timeout=10):
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.sock.settimeout(timeout)
+        self.sock.connect(path)
+        self.buffer = b""
+        self.next_id = 1
+
+    def close(self):
+        self.sock.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def send_raw(self, data):
+        self.sock.sendall(data)
+
+    def send(self, method, params=None, id=True):
+        message = {"method": method}
+        if id is True:
+            id = self.next_id
+            self.next_id += 1
+        if id is not None:
+            message = {"id": id, "method": method}
+        if params is not None:
+            message["params"] = params
+        self.send_raw(json.dumps(message, separators=(",", ":")).encode() + b"\n")
+        return id
+
+    def read_line(self, timeout=None):
+        """One line (bytes, without the newline); None at end of stream."""
+        if timeout is not None:
+            self.sock.settimeout(timeout)
+        while b"\n" not in self.buffer:
+            chunk = self.sock.recv(1 << 16)
+            if not chunk:
+                return None
+            self.buffer += chunk
+        line, _, self.buffer = self.buffer.partition(b"\n")
+        return line
+
+    def read(self, timeout=None):
+        line = self.read_line(timeout)
+        return None if line is None else json.loads(line)
+
+    def read_until_reply(self, id, events=None):
+        """Reads lines until the reply to `id`; events met on the way go to `events`."""
+        while True:
+            message = self.read()
+            if message is None:
+                raise EOFError("connection closed before reply %r" % id)
+            if "event" in message:
+                if events is not None:
+                    events.append(message)
+                continue
+            if message.get("id") != id:
+                raise AssertionError("reply out of order: wanted %r, got %r" % (id, message))
+            return message
+
+    def call(self, method, params=None, events=None):
+        return self.read_until_reply(self.send(method, params), events)
+
+    def pending(self, timeout=0.0):
+        """Whether a line or bytes are readable within `timeout`."""
+        if b"\n" in self.buffer:
+            return True
+        ready, _, _ = select.select([self.sock], [], [], timeout)
+        return bool(ready)
+
+
+def flow_view(name, items, width=375, height=667, item=(100, 100), strategy="flow", params=None):
+    """view.create params for a flow view of `items` uniform items."""
+    return {
+        "view": name, "strategy": strategy,
+        "params": params if params is not None else {"itemSize": {"width": item[0], "height": item[1]}},
+        "viewport": {"width": width, "height": height},
+        "sections": [{"id": "s", "items": [{"id": "i%d" % n} for n in range(items)]}],
+    }
+
+
+def percentile(values, fraction):
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
