@@ -1,0 +1,149 @@
+"""The published contract, checked against the real daemon: every transcript in
+protocol/examples and protocol/conformance replays exactly, the conformance files keep their
+naming promises, every method and event has an example, and every line of every transcript
+validates against protocol/schemas."""
+import json
+import os
+import unittest
+
+import transcripts
+from harness import ROOT
+
+SCHEMAS = os.path.join(ROOT, "protocol", "schemas")
+
+
+def transcript_lines(path):
+    return transcripts.read_transcript(path)
+
+
+def parsed(line):
+    try:
+        return json.loads(line)
+    except ValueError:
+        return None
+
+
+class TranscriptTests(unittest.TestCase):
+    def test_every_transcript_replays_exactly(self):
+        paths = transcripts.all_transcripts()
+        self.assertGreater(len(paths), 30)
+        for path in paths:
+            with self.subTest(transcript=os.path.relpath(path, ROOT)):
+                problems = transcripts.replay(path)
+                self.assertEqual(problems, [], "\n".join(problems))
+
+    def test_conformance_files_keep_their_promises(self):
+        folder = os.path.join(ROOT, "protocol", "conformance")
+        names = sorted(name for name in os.listdir(folder) if name.endswith(".jsonl"))
+        self.assertTrue(any(name.startswith("y_") for name in names))
+        self.assertTrue(any(name.startswith("n_") for name in names))
+        for name in names:
+            with self.subTest(file=name):
+                self.assertRegex(name, r"^[yn]_")
+                replies = [parsed(line) for line in transcript_lines(os.path.join(folder, name)) if transcripts.is_expected(line)]
+                errors = [reply["error"]["name"] for reply in replies if "error" in reply]
+                if name.startswith("y_"):
+                    self.assertEqual(errors, [], "a y_ file must succeed throughout")
+                    continue
+                # n_<ErrorName>_<what>.jsonl: that error, only that one, and a final
+                # successful read showing the state the bad requests left unchanged.
+                expected_error = name.split("_")[1]
+                self.assertIn(expected_error, errors)
+                self.assertLessEqual(set(errors), {expected_error, "InvalidBatch"} if expected_error == "DuplicateItemID" else {expected_error})
+                self.assertIn("result", replies[-1], "ends with a successful read of the state")
+
+    def test_every_method_and_event_has_an_example(self):
+        describe = [parsed(line) for line in transcript_lines(os.path.join(ROOT, "protocol", "examples", "describe.jsonl"))]
+        methods = {method["name"] for method in describe[1]["result"]["methods"]}
+        events = set(describe[1]["result"]["events"])
+        seen_methods, seen_events = set(), set()
+        examples = os.path.join(ROOT, "protocol", "examples")
+        for name in os.listdir(examples):
+            for line in transcript_lines(os.path.join(examples, name)):
+                value = parsed(line)
+                if isinstance(value, dict) and "method" in value:
+                    seen_methods.add(value["method"])
+                if isinstance(value, dict) and "event" in value:
+                    seen_events.add(value["event"])
+        self.assertEqual(methods - seen_methods, set())
+        # The events a single scripted connection cannot provoke on cue (a slow reader's
+        # resync, a stopping daemon) are covered by test_daemon.py.
+        self.assertEqual(events - seen_events, {"view.resync", "daemon.shutdown"})
+
+
+@unittest.skipUnless(os.path.isdir(SCHEMAS), "protocol/schemas not present")
+class SchemaTests(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        import jsonschema
+        from referencing import Registry, Resource
+
+        cls.jsonschema = jsonschema
+        resources = []
+        cls.documents = {}
+        for folder, _, files in os.walk(SCHEMAS):
+            for name in files:
+                if name.endswith(".json"):
+                    path = os.path.join(folder, name)
+                    with open(path) as handle:
+                        document = json.load(handle)
+                    relative = os.path.relpath(path, SCHEMAS)
+                    cls.documents[relative] = document
+                    resources.append((document.get("$id", relative), Resource.from_contents(document)))
+        cls.registry = Registry().with_resources(resources)
+
+    def validator(self, relative):
+        document = self.documents[relative]
+        return self.jsonschema.Draft202012Validator(document, registry=self.registry)
+
+    def test_schemas_are_valid_draft_2020_12(self):
+        for relative, document in self.documents.items():
+            with self.subTest(schema=relative):
+                self.jsonschema.Draft202012Validator.check_schema(document)
+
+    def test_every_method_has_params_and_result_schemas(self):
+        describe = [parsed(line) for line in transcript_lines(os.path.join(ROOT, "protocol", "examples", "describe.jsonl"))]
+        for method in describe[1]["result"]["methods"]:
+            for part in ("params", "result"):
+                self.assertIn(os.path.join("methods", "%s.%s.json" % (method["name"], part)), self.documents)
+        for event in describe[1]["result"]["events"]:
+            self.assertIn(os.path.join("events", event + ".json"), self.documents)
+
+    def test_every_transcript_line_matches_the_schemas(self):
+        checked = 0
+        for path in transcripts.all_transcripts():
+            pending = {}
+            for line in transcript_lines(path):
+                value = parsed(line)
+                if not isinstance(value, dict):
+                    continue
+                where = "%s: %s" % (os.path.relpath(path, ROOT), line[:160].decode("utf-8", "replace"))
+                if "event" in value:
+                    self.check("events/%s.json" % value["event"], value, where)
+                elif "result" in value or "error" in value:
+                    method = pending.pop(json.dumps(value.get("id")), None)
+                    if "error" in value:
+                        self.check("envelope.json#/$defs/errorReply", value, where)
+                    elif method:
+                        self.check("methods/%s.result.json" % method, value["result"], where)
+                elif os.path.basename(path).startswith("n_"):
+                    continue  # deliberately malformed requests
+                elif "method" in value:
+                    if "id" in value:
+                        pending[json.dumps(value["id"])] = value["method"]
+                    self.check("envelope.json#/$defs/request", value, where)
+                    if os.path.join("methods", value["method"] + ".params.json") in self.documents:
+                        self.check("methods/%s.params.json" % value["method"], value.get("params", {}), where)
+                checked += 1
+        self.assertGreater(checked, 200)
+
+    def check(self, reference, instance, where):
+        relative, _, pointer = reference.partition("#")
+        document = self.documents[relative]
+        schema = {"$ref": document.get("$id", relative) + ("#" + pointer if pointer else "")}
+        errors = sorted(self.jsonschema.Draft202012Validator(schema, registry=self.registry).iter_errors(instance), key=str)
+        self.assertEqual([], ["%s at %s" % (error.message, list(error.absolute_path)) for error in errors[:3]], where)
+
+
+if __name__ == "__main__":
+    unittest.main()
