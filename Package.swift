@@ -40,6 +40,7 @@ let package = Package(
         .testTarget(name: "LayoutEngineTests", dependencies: ["LayoutEngine", "TestSupport"]),
         .testTarget(name: "LayoutProtocolTests", dependencies: ["LayoutProtocol", "TestSupport"]),
         .testTarget(name: "LayoutServiceTests", dependencies: ["LayoutService"]),
+        .testTarget(name: "LayoutServerTests", dependencies: ["LayoutServer", "LayoutIPC"]),
     ],
     swiftLanguageModes: [.v6]
 )

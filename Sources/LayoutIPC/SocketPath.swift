@@ -14,6 +14,11 @@ public struct SocketPath: Hashable, Sendable {
 
     public static let systemPath = "/run/layoutd/ipc.sock"
 
+    public init(path: String, source: Source) {
+        self.path = path
+        self.source = source
+    }
+
     /// Resolves the path; empty values count as unset.
     public static func resolve(option: String?, environment: [String: String]) -> SocketPath {
         if let option, !option.isEmpty { return SocketPath(path: option, source: .option) }

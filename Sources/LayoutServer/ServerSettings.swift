@@ -65,7 +65,7 @@ public struct ServerSettings: Hashable, Sendable {
 
     /// Applies a configuration file's text: `name = value` lines, `#` comments, blank lines.
     public mutating func apply(configuration text: String, file: String) throws(SettingsError) {
-        for (number, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        for (number, rawLine) in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
             let line = rawLine.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? ""
             let trimmed = line.trimmingSpaces
             if trimmed.isEmpty { continue }
@@ -93,7 +93,7 @@ public struct SettingsError: Error, CustomStringConvertible, Sendable {
 
 extension String {
     var trimmingSpaces: String {
-        let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\r" }
+        let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" }
         guard let first = firstIndex(where: { !isSpace($0) }), let last = lastIndex(where: { !isSpace($0) }) else { return "" }
         return String(self[first...last])
     }
