@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "LayoutIPC", targets: ["LayoutIPC"]),
         .library(name: "LayoutServer", targets: ["LayoutServer"]),
         .executable(name: "layoutd", targets: ["layoutd"]),
+        .executable(name: "layoutd-roundtrip", targets: ["layoutd-roundtrip"]),
         .executable(name: "layout-demo", targets: ["layout-demo"]),
         .executable(name: "layout-bench", targets: ["layout-bench"]),
     ],
@@ -32,6 +33,8 @@ let package = Package(
         // The transport: connections on Dispatch, limits, deadlines, drain on shutdown, reload.
         .target(name: "LayoutServer", dependencies: ["LayoutService", "LayoutIPC"]),
         .executableTarget(name: "layoutd", dependencies: ["LayoutServer", "LayoutIPC"]),
+        // Loopback round trip against a running daemon, beside a bare socket ping-pong.
+        .executableTarget(name: "layoutd-roundtrip", dependencies: ["LayoutIPC", "LayoutProtocol"]),
         .executableTarget(name: "layout-demo", dependencies: ["LayoutEngine"]),
         .executableTarget(name: "layout-bench", dependencies: ["LayoutEngine"]),
         // Helpers shared by the test targets (seeded random numbers); not shipped.

@@ -2,14 +2,12 @@
 /// refusing any line longer than `maximumLineLength` before it is complete, so a client cannot
 /// make the daemon buffer without bound.
 public struct LineFramer: Sendable {
-    public enum Failure: Error, Hashable, Sendable {
-        /// A line passed the limit; the stream cannot be resynchronised, so the connection ends.
-        case lineTooLong(limit: Int)
-    }
-
-    public let maximumLineLength: Int
+    /// Applies to lines not yet complete; a reload may change it.
+    public var maximumLineLength: Int
     private var pending: [UInt8] = []
-    private(set) public var failed = false
+    /// A line passed the limit. The stream cannot be resynchronised after that, so the framer
+    /// returns nothing more and the connection ends.
+    public private(set) var failed = false
 
     public init(maximumLineLength: Int = 1 << 20) {
         self.maximumLineLength = maximumLineLength
@@ -20,10 +18,10 @@ public struct LineFramer: Sendable {
 
     /// Feeds `chunk` and returns every line it completes, without the terminator.
     ///
-    /// - Throws: `lineTooLong` once a line (complete or not) exceeds the limit; after that the
-    ///   framer refuses everything.
-    public mutating func append(_ chunk: some Collection<UInt8>) throws(Failure) -> [[UInt8]] {
-        guard !failed else { throw .lineTooLong(limit: maximumLineLength) }
+    /// Lines completed before an over-long one are returned (they were sent first and deserve
+    /// their replies); then `failed` is set and everything after is dropped.
+    public mutating func append(_ chunk: some Collection<UInt8>) -> [[UInt8]] {
+        guard !failed else { return [] }
         var lines = [[UInt8]]()
         let bytes = Array(chunk)
         var start = 0
@@ -32,12 +30,15 @@ public struct LineFramer: Sendable {
                 pending.append(contentsOf: bytes[start...])
                 // A carriage return may still be waiting for its newline.
                 let content = pending.last == 0x0D ? pending.count - 1 : pending.count
-                if content > maximumLineLength { throw fail() }
+                if content > maximumLineLength { fail() }
                 break
             }
             pending.append(contentsOf: bytes[start..<newline])
             if pending.last == 0x0D { pending.removeLast() }
-            if pending.count > maximumLineLength { throw fail() }
+            if pending.count > maximumLineLength {
+                fail()
+                break
+            }
             if !pending.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { lines.append(pending) }
             pending.removeAll(keepingCapacity: true)
             start = newline + 1
@@ -45,9 +46,8 @@ public struct LineFramer: Sendable {
         return lines
     }
 
-    private mutating func fail() -> Failure {
+    private mutating func fail() {
         failed = true
         pending = []
-        return .lineTooLong(limit: maximumLineLength)
     }
 }

@@ -18,7 +18,7 @@ final class Connection: @unchecked Sendable {
     private let fd: Int32
     private unowned let server: LayoutServer
     private let service: LayoutService
-    private let settings: ServerSettings
+    private var settings: ServerSettings
 
     private var readSource: DispatchSourceRead?
     private var writeSource: DispatchSourceWrite?
@@ -126,6 +126,12 @@ final class Connection: @unchecked Sendable {
         closeIfDrained()
     }
 
+    /// New limits from a reload: the line cap applies to the line being read and later ones.
+    func apply(_ settings: ServerSettings) {
+        self.settings = settings
+        framer.maximumLineLength = settings.maximumLineLength
+    }
+
     /// Closes now, dropping unsent output.
     func close(reason: String) {
         guard !closed else { return }
@@ -162,17 +168,16 @@ final class Connection: @unchecked Sendable {
             let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
             if count > 0 {
                 lastReadProgress = .now()
-                do {
-                    for line in try framer.append(buffer[0..<count]) {
-                        queued.append(.request(line))
-                        requestsRead += 1
-                    }
-                } catch {
+                for line in framer.append(buffer[0..<count]) {
+                    queued.append(.request(line))
+                    requestsRead += 1
+                }
+                if framer.failed {
+                    let limit = framer.maximumLineLength
                     let failure = WireError(
-                        name: "LineTooLong", message: "a line is longer than \(settings.maximumLineLength) bytes",
-                        data: ["limit": .number(Double(settings.maximumLineLength))])
+                        name: "LineTooLong", message: "a line is longer than \(limit) bytes", data: ["limit": .number(Double(limit))])
                     queued.append(.fatal(Envelope.error(id: nil, failure)))
-                    server.logger.log(.warning, "line over \(settings.maximumLineLength) bytes; closing", fields)
+                    server.logger.log(.warning, "line over \(limit) bytes; closing", fields)
                     stopReading()
                     break
                 }

@@ -25,7 +25,10 @@ public final class LayoutServer: @unchecked Sendable {
     private let started = DispatchTime.now()
 
     private struct State {
+        /// In effect: as loaded, except the service limits, which keep their start values.
         var settings: ServerSettings
+        /// As last read from the configuration file and flags.
+        var loaded: ServerSettings
         var generation = 0
         /// Open connections, refused ones included while their error line goes out.
         var connections: [ConnectionID: Connection] = [:]
@@ -59,7 +62,7 @@ public final class LayoutServer: @unchecked Sendable {
         self.ownsSocketFile = ownsSocketFile
         self.logger = logger
         self.reloadSettings = reloadSettings
-        state = Mutex(State(settings: settings))
+        state = Mutex(State(settings: settings, loaded: settings))
         let limits = ServiceLimits(
             maximumViews: settings.maximumViews,
             view: ViewLimits(maximumItems: settings.maximumItemsPerView, maximumBatchSize: settings.maximumBatchSize),
@@ -68,7 +71,9 @@ public final class LayoutServer: @unchecked Sendable {
         let box = ServerBox()
         service = LayoutService(
             registry: registry, limits: limits,
-            hooks: ServiceHooks(status: { box.server?.statusFields() ?? [:] }, reload: { box.server?.reload() ?? .success([:]) }))
+            hooks: ServiceHooks(
+                status: { box.server?.statusFields() ?? [:] }, reload: { box.server?.reload() ?? .success([:]) },
+                limits: { ["maximumLineLength": .number(Double(box.server?.settings.maximumLineLength ?? 0))] }))
         box.server = self
     }
 
@@ -215,17 +220,22 @@ public final class LayoutServer: @unchecked Sendable {
             logger.log(.error, "reload failed: \(error.message)")
             return .failure(WireError(name: "ReloadFailed", message: error.message))
         }
-        let (generation, changed, restart) = state.withLock { state in
-            let changed = fresh.changes(from: state.settings)
-            let restart = changed.filter { name in ServerSettings.keys.first { $0.name == name }?.restart == true }
+        let (generation, changed, restart, connections) = state.withLock { state in
+            let changed = fresh.changes(from: state.loaded)
             var applied = fresh
-            // Service limits keep their values until a restart; reporting them says so.
+            // Service limits keep their start values until a restart; say which differ.
             applied.maximumViews = state.settings.maximumViews
             applied.maximumItemsPerView = state.settings.maximumItemsPerView
             applied.maximumBatchSize = state.settings.maximumBatchSize
+            let restart = fresh.changes(from: applied)
+            state.loaded = fresh
             state.settings = applied
             state.generation += 1
-            return (state.generation, changed, restart)
+            return (state.generation, changed, restart, Array(state.connections.values))
+        }
+        let applied = settings
+        for connection in connections {
+            connection.queue.async { connection.apply(applied) }
         }
         logger.log(.notice, "configuration reloaded (generation \(generation)); changed: \(changed.isEmpty ? "nothing" : changed.joined(separator: ", "))")
         return .success([

@@ -24,13 +24,19 @@ public struct ServiceHooks: Sendable {
     public var status: @Sendable () -> JSONObject
     /// Re-reads the configuration for `daemon.reload`; the result's fields.
     public var reload: @Sendable () -> Result<JSONObject, WireError>
+    /// Limits the transport enforces (the line cap), as they are now, for `daemon.hello`.
+    public var limits: @Sendable () -> JSONObject
 
     public init(
         status: @escaping @Sendable () -> JSONObject = { [:] },
-        reload: @escaping @Sendable () -> Result<JSONObject, WireError> = { .success(["generation": .number(0), "changed": .array([])]) }
+        reload: @escaping @Sendable () -> Result<JSONObject, WireError> = {
+            .success(["generation": .number(0), "changed": .array([]), "restartRequired": .array([])])
+        },
+        limits: @escaping @Sendable () -> JSONObject = { [:] }
     ) {
         self.status = status
         self.reload = reload
+        self.limits = limits
     }
 }
 
@@ -266,15 +272,14 @@ public final class LayoutService: Sendable {
                 name: "UnsupportedVersion", message: "this daemon speaks protocol \(MethodCatalog.protocolVersions)",
                 data: ["supported": .array(MethodCatalog.protocolVersions.map { .number(Double($0)) })])
         }
-        return .object([
-            "protocol": .number(Double(version)), "server": .string(serverName),
-            "limits": .object([
-                "maximumLineLength": .number(Double(limits.maximumLineLength)),
-                "maximumViews": .number(Double(limits.maximumViews)),
-                "maximumItemsPerView": .number(Double(limits.view.maximumItems)),
-                "maximumBatchSize": .number(Double(limits.view.maximumBatchSize)),
-            ]),
-        ])
+        var reported: JSONObject = [
+            "maximumLineLength": .number(Double(limits.maximumLineLength)),
+            "maximumViews": .number(Double(limits.maximumViews)),
+            "maximumItemsPerView": .number(Double(limits.view.maximumItems)),
+            "maximumBatchSize": .number(Double(limits.view.maximumBatchSize)),
+        ]
+        for (key, value) in hooks.limits().pairs { reported[key] = value }
+        return .object(["protocol": .number(Double(version)), "server": .string(serverName), "limits": .object(reported)])
     }
 
     private func describe() -> JSONValue {

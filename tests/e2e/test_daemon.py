@@ -415,9 +415,18 @@ class LifecycleTests(unittest.TestCase):
                 handle.write("output-cap = 4096\n")
             reloaded = client.call("daemon.reload")["result"]
             self.assertEqual(reloaded["generation"], 2)
-            # max-views stayed at its start value (it needs a restart), so it did not change.
-            self.assertEqual(reloaded["changed"], ["output-cap"])
+            # Changed since the last load; max-views is back to the value in effect.
+            self.assertEqual(reloaded["changed"], ["output-cap", "max-views"])
             self.assertEqual(reloaded["restartRequired"], [])
+            # A new line cap reaches connections that are already open, and hello reports it.
+            with open(config, "w") as handle:
+                handle.write("max-line-length = 2048\nmax-items = 10\n")
+            reloaded = client.call("daemon.reload")["result"]
+            self.assertEqual(reloaded["restartRequired"], ["max-items"])
+            self.assertEqual(client.call("daemon.hello")["result"]["limits"]["maximumLineLength"], 2048)
+            self.assertEqual(client.call("daemon.hello")["result"]["limits"]["maximumItemsPerView"], 2000000)
+            client.send_raw(b'{"id":1,"method":"daemon.sync","params":{"pad":"' + b"x" * 3000 + b'"}}\n')
+            self.assertEqual(client.read()["error"]["name"], "LineTooLong")
 
 
 def daemon_binary():

@@ -1,0 +1,188 @@
+// layoutd-roundtrip: loopback round trip of `view.scroll` against a running layoutd, beside
+// the floor: a bare Unix-socket ping-pong of the same request and reply sizes in the same run.
+//
+//   layoutd-roundtrip --socket PATH [--items 100000] [--strategy flow] [--requests 5000]
+//
+// Creates a view (data sent in batches under the line cap), scrolls it like a finger does
+// (16 pt per frame, back and forth), one request in flight at a time, and prints p50/p90/p99.
+import Dispatch
+import Glibc
+import LayoutIPC
+import LayoutProtocol
+
+struct Options {
+    var socket = ""
+    var items = 100_000
+    var strategy = "flow"
+    var requests = 5_000
+
+    init(_ arguments: [String]) {
+        var iterator = arguments.makeIterator()
+        while let argument = iterator.next() {
+            switch argument {
+            case "--socket": socket = iterator.next() ?? ""
+            case "--items": items = iterator.next().flatMap(Int.init) ?? items
+            case "--strategy": strategy = iterator.next() ?? strategy
+            case "--requests": requests = iterator.next().flatMap(Int.init) ?? requests
+            default: Self.usage("unknown argument \(argument)")
+            }
+        }
+        if socket.isEmpty { Self.usage("--socket is required") }
+    }
+
+    static func usage(_ message: String) -> Never {
+        print("layoutd-roundtrip: \(message)\nusage: layoutd-roundtrip --socket PATH [--items N] [--strategy flow|ultravisual] [--requests N]")
+        exit(64)
+    }
+}
+
+/// A blocking line client.
+final class LineClient {
+    let fd: Int32
+    private var buffer = [UInt8]()
+    private var start = 0
+
+    init(fd: Int32) { self.fd = fd }
+
+    func send(_ bytes: [UInt8]) {
+        var sent = 0
+        while sent < bytes.count {
+            let count = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress! + sent, $0.count - sent, Int32(MSG_NOSIGNAL)) }
+            guard count > 0 else { fatal("send failed: \(String(cString: strerror(errno)))") }
+            sent += count
+        }
+    }
+
+    func readLine() -> ArraySlice<UInt8> {
+        while true {
+            if let newline = buffer[start...].firstIndex(of: 0x0A) {
+                let line = buffer[start..<newline]
+                start = newline + 1
+                return line
+            }
+            if start > 0 {
+                buffer.removeFirst(start)
+                start = 0
+            }
+            var chunk = [UInt8](repeating: 0, count: 1 << 16)
+            let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            guard count > 0 else { fatal("connection closed") }
+            buffer += chunk[0..<count]
+        }
+    }
+
+    /// Sends a request and returns its reply line's length, checking it is a result.
+    func call(_ method: String, _ params: JSONObject, id: Int) -> Int {
+        send(request(method, params, id: id))
+        let line = readLine()
+        guard let reply = try? JSONParser.parse(line), reply["result"] != nil else {
+            fatal("\(method) failed: \(String(decoding: line.prefix(300), as: UTF8.self))")
+        }
+        return line.count + 1
+    }
+}
+
+func request(_ method: String, _ params: JSONObject, id: Int) -> [UInt8] {
+    JSONWriter.encode(.object(["id": .number(Double(id)), "method": .string(method), "params": .object(params)])) + [0x0A]
+}
+
+func fatal(_ message: String) -> Never {
+    print("layoutd-roundtrip: \(message)")
+    exit(1)
+}
+
+func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
+
+func summary(_ samples: [Double]) -> (p50: Double, p90: Double, p99: Double) {
+    let sorted = samples.sorted()
+    func at(_ fraction: Double) -> Double { sorted[min(sorted.count - 1, Int(fraction * Double(sorted.count)))] }
+    return (at(0.5), at(0.9), at(0.99))
+}
+
+let options = Options(Array(CommandLine.arguments.dropFirst()))
+let client: LineClient
+do {
+    client = LineClient(fd: try UnixSocket.connect(to: options.socket))
+} catch {
+    fatal("\(error)")
+}
+
+// The view: variable sizes so the flow is not the uniform fast path.
+let view = "roundtrip-\(getpid())"
+var parameters: JSONObject = options.strategy == "flow" ? ["itemSize": .size(.init(width: 90, height: 90))] : [:]
+_ = client.call(
+    "view.create",
+    ["view": .string(view), "strategy": .string(options.strategy), "params": .object(parameters),
+     "viewport": .object(["width": .number(390), "height": .number(844)]),
+     "sections": .array([.object(["id": .string("s"), "items": .array([])])])],
+    id: 1)
+var inserted = 0
+while inserted < options.items {
+    let count = min(20_000, options.items - inserted)
+    let items: [JSONValue] = (inserted..<(inserted + count)).map { index in
+        .object(["id": .string("i\(index)"), "size": .object(["width": .number(Double(60 + index % 70)), "height": .number(Double(60 + index % 50))])])
+    }
+    _ = client.call(
+        "view.update",
+        ["view": .string(view), "updates": .array([.object(["op": .string("insertItems"), "section": .string("s"), "at": .number(Double(inserted)), "items": .array(items)])])],
+        id: 2)
+    inserted += count
+}
+
+// Scroll like a finger: 16 pt a frame over a 4000 pt stretch, back and forth.
+var latencies = [Double]()
+var requestBytes = 0
+var replyBytes = 0
+let total = options.requests + 500
+for index in 0..<total {
+    let phase = index % 500
+    let y = Double(phase < 250 ? phase : 500 - phase) * 16
+    let line = request("view.scroll", ["view": .string(view), "offset": .object(["x": .number(0), "y": .number(y)])], id: 10 + index)
+    let started = now()
+    client.send(line)
+    let reply = client.readLine()
+    let elapsed = Double(now() - started) / 1000
+    guard reply.starts(with: Array(#"{"id":"#.utf8)), !reply.contains(where: { $0 == 0 }) else { fatal("bad reply") }
+    if index >= 500 {  // the first 500 warm up
+        latencies.append(elapsed)
+        requestBytes += line.count
+        replyBytes += reply.count + 1
+    }
+}
+_ = client.call("view.delete", ["view": .string(view)], id: 3)
+
+// The floor: the same request and reply sizes over a socketpair, echoed by a thread.
+let meanRequest = requestBytes / latencies.count
+let meanReply = replyBytes / latencies.count
+var pair: [Int32] = [0, 0]
+guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &pair) == 0 else { fatal("socketpair") }
+let peer = pair[1]
+let replyLine = [UInt8](repeating: UInt8(ascii: "x"), count: meanReply - 1) + [0x0A]
+let responder = DispatchQueue(label: "floor")
+responder.async {
+    let server = LineClient(fd: peer)
+    for _ in 0..<total {
+        _ = server.readLine()
+        server.send(replyLine)
+    }
+}
+let floorClient = LineClient(fd: pair[0])
+let floorRequest = [UInt8](repeating: UInt8(ascii: "y"), count: meanRequest - 1) + [0x0A]
+var floor = [Double]()
+for index in 0..<total {
+    let started = now()
+    floorClient.send(floorRequest)
+    _ = floorClient.readLine()
+    if index >= 500 { floor.append(Double(now() - started) / 1000) }
+}
+
+let daemon = summary(latencies)
+let bare = summary(floor)
+print("view.scroll round trip, \(options.strategy), \(options.items) items, \(latencies.count) requests, request \(meanRequest) B, reply \(meanReply) B")
+func microseconds(_ value: Double) -> String {
+    let text = String((value * 10).rounded() / 10)
+    return String(repeating: " ", count: max(0, 9 - text.count)) + text + " µs"
+}
+print("  layoutd     p50 \(microseconds(daemon.p50))   p90 \(microseconds(daemon.p90))   p99 \(microseconds(daemon.p99))")
+print("  bare floor  p50 \(microseconds(bare.p50))   p90 \(microseconds(bare.p90))   p99 \(microseconds(bare.p99))")
+print("  ratio       p50 \((daemon.p50 / bare.p50 * 100).rounded() / 100) ×")
