@@ -3,6 +3,7 @@ import Glibc
 import LayoutIPC
 import LayoutProtocol
 import LayoutService
+import Synchronization
 
 /// One client connection. Everything here is confined to `queue`.
 ///
@@ -216,6 +217,8 @@ final class Connection: @unchecked Sendable {
             readingPaused = true
         } else if !shouldPause, readingPaused {
             readingPaused = false
+            // The stall deadline measures the client, not the time we were not reading.
+            lastReadProgress = .now()
             readSource?.resume()
         }
     }
@@ -239,19 +242,34 @@ final class Connection: @unchecked Sendable {
                 inFlight = true
                 let server = self.server
                 let id = self.id
+                let handoff = Handoff()
                 service.submit(line: line, from: id) { [self] outcome in
-                    // On the view's queue (or here, for daemon methods): other connections'
-                    // events go out now, so each subscriber sees a view's events in order.
+                    // Inside the view's queue: other connections' events go out now, so each
+                    // subscriber sees a view's events in epoch order.
                     for event in outcome.events where event.connection != id { server.deliver(event) }
                     let own = outcome.events.filter { $0.connection == id }
-                    queue.async { self.complete(reply: outcome.reply, events: own) }
+                    // This connection's own events queue behind events other views already
+                    // posted to it, so they (and their reply) take the queue; a reply alone
+                    // can be written straight away.
+                    if !own.isEmpty || !handoff.keep(reply: outcome.reply) {
+                        queue.async { self.complete(reply: outcome.reply, events: own) }
+                    }
                 }
+                // Completed during submit (the usual case): carry on here, in this loop.
+                if let reply = handoff.take() { record(reply: reply, events: []) }
             }
         }
         closeIfDrained()
     }
 
+    /// A request that completed on another thread, later.
     private func complete(reply: [UInt8]?, events: [Event]) {
+        record(reply: reply, events: events)
+        pump()
+        applyBackpressure()
+    }
+
+    private func record(reply: [UInt8]?, events: [Event]) {
         inFlight = false
         if closed {
             finish()
@@ -260,8 +278,6 @@ final class Connection: @unchecked Sendable {
         requestsAnswered += 1
         if let reply { append(reply) }
         for event in events { enqueue(event: event) }
-        pump()
-        applyBackpressure()
     }
 
     private func closeIfDrained() {
@@ -392,7 +408,7 @@ final class Connection: @unchecked Sendable {
             server.logger.log(.warning, "client made no read progress for \(Int(settings.writeStallTimeout)) s; dropping it", fields)
             server.countDropped()
             close(reason: "write stall")
-        } else if !inputClosed, framer.hasPartialLine, sinceRead > settings.partialLineTimeout {
+        } else if !inputClosed, !readingPaused, framer.hasPartialLine, sinceRead > settings.partialLineTimeout {
             server.logger.log(.warning, "partial line stalled for \(Int(settings.partialLineTimeout)) s; closing", fields)
             server.countDropped()
             let failure = WireError(
@@ -401,6 +417,35 @@ final class Connection: @unchecked Sendable {
             stopReading()
             queued.append(.fatal(Envelope.error(id: nil, failure)))
             pump()
+        }
+    }
+}
+
+/// Passes a request's outcome back to the connection: kept for the caller when the service
+/// completes during `submit`, else the completion posts it to the connection's queue.
+private final class Handoff: @unchecked Sendable {
+    private struct State {
+        var submitting = true
+        /// The reply, which is nil itself for a notification.
+        var outcome: [UInt8]??
+    }
+
+    private let state = Mutex(State())
+
+    /// From the completion: true when the caller is still inside `submit` and takes it.
+    func keep(reply: [UInt8]?) -> Bool {
+        state.withLock { state in
+            guard state.submitting else { return false }
+            state.outcome = .some(reply)
+            return true
+        }
+    }
+
+    /// From the caller once `submit` returned: the reply if it came in meanwhile.
+    func take() -> [UInt8]?? {
+        state.withLock { state in
+            state.submitting = false
+            return state.outcome
         }
     }
 }

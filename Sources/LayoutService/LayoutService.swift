@@ -102,8 +102,9 @@ public final class LayoutService: Sendable {
     }
 
     /// Carries out `request` for `connection` and calls `completion` exactly once with the
-    /// reply and the events it caused: on the calling thread for daemon-wide methods, on the
-    /// view's queue for view methods.
+    /// reply and the events it caused. Most requests complete before `submit` returns (view
+    /// methods inside the view's queue); `daemon.sync`, `view.delete` and `view.unsubscribe`
+    /// complete later on another thread.
     public func submit(_ request: Request, from connection: ConnectionID, completion: @escaping @Sendable (Outcome) -> Void) {
         requestCount.add(1, ordering: .relaxed)
         let finish: @Sendable (Result<[UInt8], WireError>, [Event]) -> Void = { [self] result, events in
@@ -150,7 +151,10 @@ public final class LayoutService: Sendable {
             case _ where ViewHost.mutations.contains(request.method) || ViewHost.reads.contains(request.method):
                 let name = try params.string("view")
                 guard let host = directory.withLock({ $0.views[name] }) else { throw Self.viewNotFound(name) }
-                host.queue.async { [self, params] in
+                // `sync`: on an idle view the work runs on this thread with no hand-off (a
+                // round trip's largest cost was waking threads); a busy view makes this
+                // thread wait its turn, in order.
+                host.queue.sync { [self, params] in
                     var params = params
                     do throws(WireError) {
                         let (result, events) = try host.perform(request.method, &params, connection: connection) {

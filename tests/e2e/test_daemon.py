@@ -141,8 +141,28 @@ class LimitTests(unittest.TestCase):
             with Client(daemon.path) as client:
                 self.assertGreaterEqual(client.call("daemon.status")["result"]["connections"]["dropped"], 1)
 
+    def test_time_spent_paused_by_backpressure_is_not_a_stall(self):
+        # Input pauses while requests queue up; a partial line waiting behind them is the
+        # daemon's doing, not the client's, and must not trip the partial-line deadline.
+        with Daemon("--set", "max-queued-requests=4", "--set", "partial-line-timeout=1") as daemon, Client(daemon.path, timeout=60) as client:
+            client.call("view.create", flow_view("v", 20000))
+            query = {"view": "v", "rect": {"x": 0, "y": 0, "width": 375, "height": 40000}}
+            lines = "".join(json.dumps({"id": i, "method": "view.query", "params": query}) + "\n" for i in range(80))
+            started = time.monotonic()
+            client.send_raw(lines.encode() + b'{"id":"last","meth')
+            for i in range(80):
+                self.assertEqual(client.read()["id"], i)
+            busy = time.monotonic() - started
+            client.send_raw(b'od":"daemon.sync"}\n')
+            self.assertEqual(client.read()["id"], "last", "answered after %.1f s of queued work" % busy)
+
     def test_connection_cap_per_uid(self):
         with Daemon("--set", "max-connections-per-uid=4") as daemon:
+            with Client(daemon.path) as probe:
+                # Wait until the start-up probe's connection has gone: only this one is open.
+                while probe.call("daemon.status")["result"]["connections"]["open"] != 1:
+                    time.sleep(0.05)
+            time.sleep(0.2)
             clients = [Client(daemon.path) for _ in range(4)]
             for client in clients:
                 self.assertIn("result", client.call("daemon.sync"))
