@@ -6,12 +6,25 @@ export PATH := $(PATH):/opt/swift/usr/bin
 BENCH_ARGS ?=
 LAYOUTD_ARGS ?=
 # Debian packages the build and the tests need; scripts/ensure-deps.sh installs the missing ones.
-# (python3 and python3-jsonschema drive the end-to-end tests; socat is the raw client there.)
-DEB_PACKAGES := libsystemd-dev pkg-config socat python3 python3-jsonschema
+# python3 and python3-jsonschema drive the end-to-end tests; socat is the raw client there;
+# systemd brings systemd-analyze and systemd-socket-activate (no PID 1 is started); bubblewrap,
+# libseccomp-dev and gcc build the sandbox that proves the unit's hardening.
+DEB_PACKAGES := libsystemd-dev pkg-config socat python3 python3-jsonschema systemd bubblewrap libseccomp-dev gcc
 # Debian's interpreter, where python3-jsonschema lives (not a pyenv shim).
 PYTHON := /usr/bin/python3
 
-.PHONY: all deps build run test unit-test e2e-test bench clean
+# Installation layout (make install PREFIX=/usr DESTDIR=/tmp/stage).
+PREFIX ?= /usr/local
+DESTDIR ?=
+BINDIR ?= $(PREFIX)/bin
+SYSCONFDIR ?= $(if $(filter /usr,$(PREFIX)),/etc,$(PREFIX)/etc)
+UNITDIR ?= $(PREFIX)/lib/systemd/system
+USERUNITDIR ?= $(PREFIX)/lib/systemd/user
+DOCDIR ?= $(PREFIX)/share/doc/layoutd
+UNITS := layoutd.socket layoutd.service
+SUBST := sed -e 's|@bindir@|$(BINDIR)|g' -e 's|@sysconfdir@|$(SYSCONFDIR)|g' -e 's|@docdir@|$(DOCDIR)|g'
+
+.PHONY: all deps build run test unit-test e2e-test bench clean install uninstall
 
 all: build
 
@@ -37,7 +50,8 @@ unit-test: deps
 
 e2e-test: deps
 	$(SWIFT) build --product layoutd
-	cd tests/e2e && PYTHONWARNINGS=ignore::ResourceWarning $(PYTHON) -m unittest -v test_protocol test_daemon
+	$(SWIFT) build --product layoutctl
+	cd tests/e2e && PYTHONWARNINGS=ignore::ResourceWarning $(PYTHON) -m unittest -v test_protocol test_daemon test_systemd
 
 ## Release build; prints a table and rewrites BENCHMARKS.md.
 bench: deps
@@ -46,3 +60,28 @@ bench: deps
 
 clean:
 	$(SWIFT) package clean
+
+## Release binaries, the system and user units (paths filled in), a commented default
+## configuration (kept if one exists) and the documentation.
+install: deps
+	$(SWIFT) build -c release --product layoutd
+	$(SWIFT) build -c release --product layoutctl
+	install -D -m 0755 .build/release/layoutd $(DESTDIR)$(BINDIR)/layoutd
+	install -D -m 0755 .build/release/layoutctl $(DESTDIR)$(BINDIR)/layoutctl
+	install -d -m 0755 $(DESTDIR)$(UNITDIR) $(DESTDIR)$(USERUNITDIR) $(DESTDIR)$(SYSCONFDIR)/layoutd
+	for unit in $(UNITS); do \
+	  $(SUBST) systemd/$$unit > $(DESTDIR)$(UNITDIR)/$$unit && chmod 0644 $(DESTDIR)$(UNITDIR)/$$unit; \
+	  $(SUBST) systemd/user/$$unit > $(DESTDIR)$(USERUNITDIR)/$$unit && chmod 0644 $(DESTDIR)$(USERUNITDIR)/$$unit; \
+	done
+	test -e $(DESTDIR)$(SYSCONFDIR)/layoutd/layoutd.conf || install -m 0644 systemd/layoutd.conf $(DESTDIR)$(SYSCONFDIR)/layoutd/layoutd.conf
+	install -D -m 0644 README.md $(DESTDIR)$(DOCDIR)/README.md
+	install -D -m 0644 ARCHITECTURE.md $(DESTDIR)$(DOCDIR)/ARCHITECTURE.md
+	cd protocol && find . -type f | while read -r file; do install -D -m 0644 "$$file" "$(DESTDIR)$(DOCDIR)/protocol/$$file"; done
+
+## Removes what install put there; a configuration file that was edited is kept.
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/layoutd $(DESTDIR)$(BINDIR)/layoutctl
+	for unit in $(UNITS); do rm -f $(DESTDIR)$(UNITDIR)/$$unit $(DESTDIR)$(USERUNITDIR)/$$unit; done
+	if cmp -s systemd/layoutd.conf $(DESTDIR)$(SYSCONFDIR)/layoutd/layoutd.conf; then rm -f $(DESTDIR)$(SYSCONFDIR)/layoutd/layoutd.conf; fi
+	-rmdir $(DESTDIR)$(SYSCONFDIR)/layoutd 2>/dev/null
+	rm -rf $(DESTDIR)$(DOCDIR)

@@ -12,7 +12,9 @@ let package = Package(
         .library(name: "LayoutService", targets: ["LayoutService"]),
         .library(name: "LayoutIPC", targets: ["LayoutIPC"]),
         .library(name: "LayoutServer", targets: ["LayoutServer"]),
+        .library(name: "Systemd", targets: ["Systemd"]),
         .executable(name: "layoutd", targets: ["layoutd"]),
+        .executable(name: "layoutctl", targets: ["layoutctl"]),
         .executable(name: "layoutd-roundtrip", targets: ["layoutd-roundtrip"]),
         .executable(name: "layout-demo", targets: ["layout-demo"]),
         .executable(name: "layout-bench", targets: ["layout-bench"]),
@@ -32,7 +34,11 @@ let package = Package(
         .target(name: "LayoutIPC", dependencies: ["CSocketShims"]),
         // The transport: connections on Dispatch, limits, deadlines, drain on shutdown, reload.
         .target(name: "LayoutServer", dependencies: ["LayoutService", "LayoutIPC"]),
-        .executableTarget(name: "layoutd", dependencies: ["LayoutServer", "LayoutIPC"]),
+        // libsystemd (Debian: libsystemd-dev): socket activation, notify, watchdog, journal.
+        .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
+        .target(name: "Systemd", dependencies: ["CSystemd"]),
+        .executableTarget(name: "layoutd", dependencies: ["LayoutServer", "LayoutIPC", "Systemd"]),
+        .executableTarget(name: "layoutctl", dependencies: ["LayoutIPC", "LayoutProtocol"]),
         // Loopback round trip against a running daemon, beside a bare socket ping-pong.
         .executableTarget(name: "layoutd-roundtrip", dependencies: ["LayoutIPC", "LayoutProtocol"]),
         .executableTarget(name: "layout-demo", dependencies: ["LayoutEngine"]),

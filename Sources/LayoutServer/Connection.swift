@@ -117,9 +117,11 @@ final class Connection: @unchecked Sendable {
         }
     }
 
-    /// The daemon is stopping: say so, read nothing more, answer what was read, then close.
+    /// The daemon is stopping: take in what the client already sent, say so, read nothing
+    /// more, answer what was read, then close.
     func beginShutdown(reason: String, deadline: Double) {
         guard !closed else { return }
+        if !inputClosed, !readingPaused { readAvailable() }
         enqueue(event: Event(
             connection: id, name: "daemon.shutdown", subscription: nil,
             params: JSONWriter.encode(.object(["reason": .string(reason), "deadline": .number(deadline)]))))
@@ -243,10 +245,14 @@ final class Connection: @unchecked Sendable {
                 let server = self.server
                 let id = self.id
                 let handoff = Handoff()
+                let started = DispatchTime.now()
+                let logger = server.logger
+                let fields = self.fields
                 service.submit(line: line, from: id) { [self] outcome in
                     // Inside the view's queue: other connections' events go out now, so each
                     // subscriber sees a view's events in epoch order.
                     for event in outcome.events where event.connection != id { server.deliver(event) }
+                    Self.log(outcome, since: started, logger: logger, fields: fields)
                     let own = outcome.events.filter { $0.connection == id }
                     // This connection's own events queue behind events other views already
                     // posted to it, so they (and their reply) take the queue; a reply alone
@@ -261,6 +267,25 @@ final class Connection: @unchecked Sendable {
         }
         closeIfDrained()
     }
+
+    /// Refused requests at info, slow ones at notice, every request at debug; with the method,
+    /// view, error and latency as fields (`journalctl LAYOUTD_METHOD=view.update`).
+    private static func log(_ outcome: Outcome, since started: DispatchTime, logger: Logger, fields: [(String, String)]) {
+        let microseconds = (DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1000
+        let priority: LogPriority = outcome.error != nil ? .info : microseconds >= slowRequestMicroseconds ? .notice : .debug
+        guard logger.wants(priority) else { return }
+        var entry = fields
+        if let method = outcome.method { entry.append(("LAYOUTD_METHOD", method)) }
+        if let view = outcome.view { entry.append(("LAYOUTD_VIEW", view)) }
+        if let error = outcome.error { entry.append(("LAYOUTD_ERROR", error)) }
+        entry.append(("LAYOUTD_LATENCY_US", String(microseconds)))
+        let what = outcome.method ?? "request"
+        let message = outcome.error.map { "\(what) refused: \($0)" } ?? (priority == .notice ? "\(what) slow" : what)
+        logger.log(priority, message, entry)
+    }
+
+    /// Requests slower than this are logged at notice.
+    static let slowRequestMicroseconds: UInt64 = 100_000
 
     /// A request that completed on another thread, later.
     private func complete(reply: [UInt8]?, events: [Event]) {

@@ -43,20 +43,26 @@ public final class LayoutServer: @unchecked Sendable {
         var requestsRead = 0
         var requestsAnswered = 0
         var stopping = false
+        var shutdownReason = ""
         var onDrained: (@Sendable () -> Void)?
     }
 
     private let state: Mutex<State>
     private let reloadSettings: @Sendable () throws(SettingsError) -> ServerSettings
+    private let notifications: ServerNotifications
+    private var heartbeatTimer: DispatchSourceTimer?
+    /// A heartbeat's barrier has not come back yet (touched on `queue` only).
+    private var heartbeatPending = false
 
     /// - Parameters:
     ///   - listener: a listening socket (bound by `UnixSocket.listen` or inherited).
     ///   - reloadSettings: reads the configuration again for `daemon.reload` and SIGHUP.
     public init(
         listener: Int32, path: String, ownsSocketFile: Bool, settings: ServerSettings, logger: Logger,
-        registry: StrategyRegistry = .builtIn,
+        registry: StrategyRegistry = .builtIn, notifications: ServerNotifications = ServerNotifications(),
         reloadSettings: @escaping @Sendable () throws(SettingsError) -> ServerSettings
     ) {
+        self.notifications = notifications
         self.listener = listener
         self.path = path
         self.ownsSocketFile = ownsSocketFile
@@ -100,7 +106,9 @@ public final class LayoutServer: @unchecked Sendable {
     }
 
     private func acceptWaiting() {
-        while true {
+        // Once stopping, connections stay in the backlog: with the socket held by systemd,
+        // the next daemon serves them.
+        while !state.withLock({ $0.stopping }) {
             let fd: Int32
             do {
                 guard let accepted = try UnixSocket.accept(listener) else { return }
@@ -120,16 +128,16 @@ public final class LayoutServer: @unchecked Sendable {
             return
         }
         let peerFields = [("LAYOUTD_PEER_PID", String(peer.pid)), ("LAYOUTD_PEER_UID", String(peer.uid))]
-        let connection: Connection = state.withLock { state in
+        let (connection, stopping): (Connection, (reason: String, deadline: Double)?) = state.withLock { state in
             let settings = state.settings
             var refusal: WireError?
             if peer.uid != ownUID, peer.uid != 0 {
                 refusal = WireError(name: "PermissionDenied", message: "uid \(peer.uid) may not use this daemon", data: ["uid": .number(Double(peer.uid))])
-            } else if state.stopping || state.admitted >= settings.maximumConnections
+            } else if state.admitted >= settings.maximumConnections
                 || state.perUID[peer.uid, default: 0] >= settings.maximumConnectionsPerUID
             {
                 refusal = WireError(
-                    name: "LimitExceeded", message: state.stopping ? "the daemon is stopping" : "too many connections",
+                    name: "LimitExceeded", message: "too many connections",
                     data: ["limit": .string("connections"), "maximum": .number(Double(settings.maximumConnections)),
                            "maximumPerUID": .number(Double(settings.maximumConnectionsPerUID))])
             }
@@ -145,7 +153,8 @@ public final class LayoutServer: @unchecked Sendable {
             } else {
                 state.refused += 1
             }
-            return connection
+            // Accepted in the instant shutdown began: it drains like the others.
+            return (connection, state.stopping ? (state.shutdownReason, settings.shutdownDeadline) : nil)
         }
         if connection.isRefusal {
             logger.log(.warning, "refused a connection: \(peer.uid != ownUID && peer.uid != 0 ? "uid not allowed" : "over the connection limits")", peerFields)
@@ -153,6 +162,9 @@ public final class LayoutServer: @unchecked Sendable {
             logger.log(.debug, "connection accepted", connection.fields)
         }
         connection.start()
+        if let stopping {
+            connection.queue.async { connection.beginShutdown(reason: stopping.reason, deadline: stopping.deadline) }
+        }
     }
 
     /// Hands an event to its connection's queue (dropped when the connection is gone).
@@ -199,6 +211,7 @@ public final class LayoutServer: @unchecked Sendable {
         }
         let (connections, deadline) = state.withLock { state in
             state.stopping = true
+            state.shutdownReason = reason
             state.onDrained = { finish(true) }
             return (Array(state.connections.values), state.settings.shutdownDeadline)
         }
@@ -213,6 +226,8 @@ public final class LayoutServer: @unchecked Sendable {
     /// Re-reads the configuration: connection settings apply at once, service limits at the
     /// next start. A bad file changes nothing.
     public func reload() -> Result<JSONObject, WireError> {
+        notifications.reloading()
+        defer { notifications.ready(statusSummary()) }
         let fresh: ServerSettings
         do {
             fresh = try reloadSettings()
@@ -244,6 +259,39 @@ public final class LayoutServer: @unchecked Sendable {
         ])
     }
 
+    // MARK: Health
+
+    /// Calls `beat` every `interval` seconds, but only while the daemon is healthy: each tick
+    /// sends a barrier through every view's queue from the accept queue, and a beat happens
+    /// when it comes back. A stuck accept loop or a stuck view stops the beats (and systemd's
+    /// watchdog then restarts the daemon).
+    public func heartbeat(every interval: Double, _ beat: @escaping @Sendable () -> Void) {
+        let timer = DispatchSource.makeTimerSource(queue: queue)
+        timer.schedule(deadline: .now() + interval, repeating: interval, leeway: .milliseconds(Int(interval * 50)))
+        timer.setEventHandler { [unowned self] in
+            guard !heartbeatPending else {
+                logger.log(.warning, "a view has not answered for \(interval) s; withholding the watchdog ping")
+                return
+            }
+            heartbeatPending = true
+            service.barrier { [unowned self] in
+                queue.async { [unowned self] in
+                    heartbeatPending = false
+                    beat()
+                }
+            }
+        }
+        timer.resume()
+        heartbeatTimer = timer
+    }
+
+    /// A one-line summary for STATUS=.
+    public func statusSummary() -> String {
+        let (connections, generation) = state.withLock { ($0.admitted, $0.generation) }
+        let views = service.viewNames.count
+        return "\(views) view\(views == 1 ? "" : "s"), \(connections) connection\(connections == 1 ? "" : "s"), \(service.requestsServed) requests, configuration \(generation)"
+    }
+
     // MARK: Status
 
     func statusFields() -> JSONObject {
@@ -268,6 +316,18 @@ public final class LayoutServer: @unchecked Sendable {
         let fields = String(cString: buffer).split(separator: " ").compactMap { Int($0) }
         guard fields.count >= 2 else { return 0 }
         return fields[1] * Int(sysconf(Int32(_SC_PAGESIZE)))
+    }
+}
+
+/// What the server tells the service manager around reloads (systemd's RELOADING=1, then
+/// READY=1 with a status line). No-ops by default.
+public struct ServerNotifications: Sendable {
+    public var reloading: @Sendable () -> Void
+    public var ready: @Sendable (_ status: String) -> Void
+
+    public init(reloading: @escaping @Sendable () -> Void = {}, ready: @escaping @Sendable (_ status: String) -> Void = { _ in }) {
+        self.reloading = reloading
+        self.ready = ready
     }
 }
 

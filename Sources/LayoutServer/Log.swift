@@ -19,6 +19,8 @@ public struct Logger: Sendable {
         self.sink = sink
     }
 
+    public func wants(_ priority: LogPriority) -> Bool { priority <= threshold }
+
     public func log(_ priority: LogPriority, _ message: String, _ fields: [(String, String)] = []) {
         guard priority <= threshold else { return }
         sink(priority, message, fields)

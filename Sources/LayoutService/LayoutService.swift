@@ -95,7 +95,7 @@ public final class LayoutService: Sendable {
         } catch {
             requestCount.add(1, ordering: .relaxed)
             errorCount.add(1, ordering: .relaxed)
-            completion(Outcome(reply: Envelope.error(id: error.id, error.error), events: []))
+            completion(Outcome(reply: Envelope.error(id: error.id, error.error), events: [], error: error.error.name))
             return
         }
         submit(request, from: connection, completion: completion)
@@ -107,13 +107,16 @@ public final class LayoutService: Sendable {
     /// complete later on another thread.
     public func submit(_ request: Request, from connection: ConnectionID, completion: @escaping @Sendable (Outcome) -> Void) {
         requestCount.add(1, ordering: .relaxed)
+        let view = request.params["view"]?.stringValue
         let finish: @Sendable (Result<[UInt8], WireError>, [Event]) -> Void = { [self] result, events in
             switch result {
             case .success(let encoded):
-                completion(Outcome(reply: request.id.map { Envelope.result(id: $0, encoded: encoded) }, events: events))
+                completion(Outcome(
+                    reply: request.id.map { Envelope.result(id: $0, encoded: encoded) }, events: events, method: request.method, view: view))
             case .failure(let error):
                 errorCount.add(1, ordering: .relaxed)
-                completion(Outcome(reply: request.id.map { Envelope.error(id: $0, error) }, events: []))
+                completion(Outcome(
+                    reply: request.id.map { Envelope.error(id: $0, error) }, events: [], method: request.method, view: view, error: error.name))
             }
         }
         var params = ParamsReader(request.params)

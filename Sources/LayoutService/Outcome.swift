@@ -32,6 +32,11 @@ public struct Event: Sendable {
 public struct Outcome: Sendable {
     public var reply: [UInt8]?
     public var events: [Event]
+    /// What the request was, for logs: its method and view when readable, and the error name
+    /// when it was refused.
+    public var method: String?
+    public var view: String?
+    public var error: String?
 }
 
 /// A line for one connection: a reply or a sequenced event.

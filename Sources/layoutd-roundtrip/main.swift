@@ -36,45 +36,24 @@ struct Options {
     }
 }
 
-/// A blocking line client.
-final class LineClient {
-    let fd: Int32
-    private var buffer = [UInt8]()
-    private var start = 0
-
-    init(fd: Int32) { self.fd = fd }
-
-    func send(_ bytes: [UInt8]) {
-        var sent = 0
-        while sent < bytes.count {
-            let count = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress! + sent, $0.count - sent, Int32(MSG_NOSIGNAL)) }
-            guard count > 0 else { fatal("send failed: \(String(cString: strerror(errno)))") }
-            sent += count
-        }
+extension LineConnection {
+    func sendOrDie(_ bytes: [UInt8]) {
+        do { try send(bytes) } catch { fatal("\(error)") }
     }
 
-    func readLine() -> ArraySlice<UInt8> {
-        while true {
-            if let newline = buffer[start...].firstIndex(of: 0x0A) {
-                let line = buffer[start..<newline]
-                start = newline + 1
-                return line
-            }
-            if start > 0 {
-                buffer.removeFirst(start)
-                start = 0
-            }
-            var chunk = [UInt8](repeating: 0, count: 1 << 16)
-            let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            guard count > 0 else { fatal("connection closed") }
-            buffer += chunk[0..<count]
+    func readLineOrDie() -> ArraySlice<UInt8> {
+        do {
+            guard let line = try readLine() else { fatal("connection closed") }
+            return line
+        } catch {
+            fatal("\(error)")
         }
     }
 
     /// Sends a request and returns its reply line's length, checking it is a result.
     func call(_ method: String, _ params: JSONObject, id: Int) -> Int {
-        send(request(method, params, id: id))
-        let line = readLine()
+        sendOrDie(request(method, params, id: id))
+        let line = readLineOrDie()
         guard let reply = try? JSONParser.parse(line), reply["result"] != nil else {
             fatal("\(method) failed: \(String(decoding: line.prefix(300), as: UTF8.self))")
         }
@@ -100,9 +79,9 @@ func summary(_ samples: [Double]) -> (p50: Double, p90: Double, p99: Double) {
 }
 
 let options = Options(Array(CommandLine.arguments.dropFirst()))
-let client: LineClient
+let client: LineConnection
 do {
-    client = LineClient(fd: try UnixSocket.connect(to: options.socket))
+    client = try LineConnection(path: options.socket)
 } catch {
     fatal("\(error)")
 }
@@ -139,8 +118,8 @@ for index in 0..<total {
     let y = Double(phase < 250 ? phase : 500 - phase) * 16
     let line = request("view.scroll", ["view": .string(view), "offset": .object(["x": .number(0), "y": .number(y)])], id: 10 + index)
     let started = now()
-    client.send(line)
-    let reply = client.readLine()
+    client.sendOrDie(line)
+    let reply = client.readLineOrDie()
     let elapsed = Double(now() - started) / 1000
     guard reply.starts(with: Array(#"{"id":"#.utf8)), !reply.contains(where: { $0 == 0 }) else { fatal("bad reply") }
     if index >= 500 {  // the first 500 warm up
@@ -160,19 +139,19 @@ let peer = pair[1]
 let replyLine = [UInt8](repeating: UInt8(ascii: "x"), count: meanReply - 1) + [0x0A]
 let responder = DispatchQueue(label: "floor")
 responder.async {
-    let server = LineClient(fd: peer)
+    let server = LineConnection(fd: peer)
     for _ in 0..<total {
-        _ = server.readLine()
-        server.send(replyLine)
+        _ = server.readLineOrDie()
+        server.sendOrDie(replyLine)
     }
 }
-let floorClient = LineClient(fd: pair[0])
+let floorClient = LineConnection(fd: pair[0])
 let floorRequest = [UInt8](repeating: UInt8(ascii: "y"), count: meanRequest - 1) + [0x0A]
 var floor = [Double]()
 for index in 0..<total {
     let started = now()
-    floorClient.send(floorRequest)
-    _ = floorClient.readLine()
+    floorClient.sendOrDie(floorRequest)
+    _ = floorClient.readLineOrDie()
     if index >= 500 { floor.append(Double(now() - started) / 1000) }
 }
 

@@ -2,6 +2,7 @@ import Dispatch
 import Glibc
 import LayoutIPC
 import LayoutServer
+import Systemd
 
 // layoutd: the layout daemon. Options, then settings (defaults < --config file < flags), then
 // the socket, then serve until SIGTERM/SIGINT; SIGHUP re-reads the configuration.
@@ -130,20 +131,62 @@ do {
 
 // Writes to a closed socket return EPIPE instead of killing the daemon.
 signal(SIGPIPE, SIG_IGN)
-let logger = Logger(threshold: options.logLevel)
 
+// Under systemd with stderr connected to the journal: native entries with fields. Otherwise
+// `<N>message` lines, which journald also understands from a plain stderr stream.
+let logger: Logger
+if Journal.isStandardErrorJournal {
+    logger = Logger(threshold: options.logLevel) { priority, message, fields in
+        if !Journal.send(priority: priority.rawValue, message: message, identifier: "layoutd", fields: fields) {
+            Logger.standardError(priority, message, fields)
+        }
+    }
+} else {
+    logger = Logger(threshold: options.logLevel)
+}
+
+// A socket systemd passed (socket activation) wins over binding one ourselves.
 let listener: Int32
+let activated: Bool
 do {
-    listener = try UnixSocket.listen(at: socketPath.path)
+    if let inherited = try ListenSockets.take(named: "ipc") {
+        listener = inherited
+        activated = true
+    } else {
+        listener = try UnixSocket.listen(at: socketPath.path)
+        activated = false
+    }
+} catch let error as ListenSockets.Failure {
+    fail("cannot use the sockets systemd passed: \(error)", status: 1)
 } catch {
     fail("cannot listen: \(error)", status: 1)
 }
+let servedPath = activated ? (UnixSocket.boundPath(of: listener) ?? socketPath.path) : socketPath.path
 
+let notifier = Notifier()
 let server = LayoutServer(
-    listener: listener, path: socketPath.path, ownsSocketFile: true, settings: settings, logger: logger,
+    listener: listener, path: servedPath, ownsSocketFile: !activated, settings: settings, logger: logger,
+    notifications: ServerNotifications(reloading: { notifier.reloading() }, ready: { notifier.ready(status: $0) }),
     reloadSettings: { () throws(SettingsError) in try loadSettings(options) })
 server.start()
-logger.log(.notice, "layoutd \(LayoutDaemon.version) listening on \(socketPath.path) (from \(socketPath.source.rawValue))")
+logger.log(
+    .notice,
+    activated
+        ? "layoutd \(LayoutDaemon.version) serving \(servedPath) (socket passed by systemd)"
+        : "layoutd \(LayoutDaemon.version) listening on \(servedPath) (from \(socketPath.source.rawValue))")
+// READY=1 only now: the registry is loaded and the socket accepts.
+notifier.ready(status: server.statusSummary())
+if let interval = Notifier.watchdogInterval() {
+    // Half the interval, as sd_watchdog_enabled(3) advises; each ping proves the accept loop
+    // and every view queue answered.
+    server.heartbeat(every: interval / 2) {
+        notifier.watchdog()
+        notifier.status(server.statusSummary())
+    }
+    logger.log(.info, "watchdog enabled: a ping every \(interval / 2) s")
+} else if notifier.isEnabled {
+    server.heartbeat(every: 5) { notifier.status(server.statusSummary()) }
+}
 if isatty(STDERR_FILENO) == 1 {
     printError("""
         Talk to it (one JSON request per line):
@@ -158,10 +201,12 @@ for (number, name) in [(SIGTERM, "SIGTERM"), (SIGINT, "SIGINT")] {
     signal(number, SIG_IGN)
     let source = DispatchSource.makeSignalSource(signal: number, queue: .main)
     source.setEventHandler {
+        notifier.stopping(status: "stopping (\(name)): answering what was read")
         server.shutdown(reason: name) { drained in
             let totals = server.totals
             let summary = "stopped (\(name)): \(totals.read) requests read, \(totals.answered) answered"
             logger.log(.notice, drained ? summary : summary + "; \(totals.open) connections still open at the deadline")
+            notifier.flush(timeout: 1)
             exit(0)
         }
     }
