@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "LayoutIPC", targets: ["LayoutIPC"]),
         .library(name: "LayoutServer", targets: ["LayoutServer"]),
         .library(name: "Systemd", targets: ["Systemd"]),
+        .library(name: "LayoutClient", targets: ["LayoutClient"]),
         .executable(name: "layoutd", targets: ["layoutd"]),
         .executable(name: "layoutctl", targets: ["layoutctl"]),
         .executable(name: "layoutd-roundtrip", targets: ["layoutd-roundtrip"]),
@@ -38,7 +39,10 @@ let package = Package(
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
         .target(name: "Systemd", dependencies: ["CSystemd"]),
         .executableTarget(name: "layoutd", dependencies: ["LayoutServer", "LayoutIPC", "Systemd"]),
-        .executableTarget(name: "layoutctl", dependencies: ["LayoutIPC", "LayoutProtocol"]),
+        // What clients share: a connection with replies and events apart, the command table
+        // behind layoutctl's parsing, help, man page and completions, tables, and SVG pictures.
+        .target(name: "LayoutClient", dependencies: ["LayoutIPC", "LayoutProtocol", "LayoutGeometry"]),
+        .executableTarget(name: "layoutctl", dependencies: ["LayoutClient", "LayoutIPC", "LayoutProtocol"]),
         // Loopback round trip against a running daemon, beside a bare socket ping-pong.
         .executableTarget(name: "layoutd-roundtrip", dependencies: ["LayoutIPC", "LayoutProtocol"]),
         .executableTarget(name: "layout-demo", dependencies: ["LayoutEngine"]),
@@ -50,6 +54,7 @@ let package = Package(
         .testTarget(name: "LayoutProtocolTests", dependencies: ["LayoutProtocol", "TestSupport"]),
         .testTarget(name: "LayoutServiceTests", dependencies: ["LayoutService"]),
         .testTarget(name: "LayoutServerTests", dependencies: ["LayoutServer", "LayoutIPC"]),
+        .testTarget(name: "LayoutClientTests", dependencies: ["LayoutClient", "LayoutProtocol", "LayoutGeometry"]),
     ],
     swiftLanguageModes: [.v6]
 )

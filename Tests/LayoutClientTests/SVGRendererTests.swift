@@ -1,0 +1,2 @@
+import LayoutClient
+import Testing
