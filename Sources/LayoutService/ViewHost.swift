@@ -63,7 +63,9 @@ final class ViewHost: @unchecked Sendable {
             try params.finish()
             guard rect.isFinite, rect.width >= 0, rect.height >= 0 else { throw .invalidParams("params.rect", "must be finite with a non-negative size") }
             let elements = view.layout.elements(in: rect).sorted { $0.key < $1.key }
-            return (JSONWriter.encode(.object(["elements": .array(elements.map(WireMapping.attributes))])), [])
+            // Which of these cells are selected: what a picture of the region highlights.
+            let selected = elements.filter { $0.kind == .cell && view.model.isSelected($0.id) }.map { JSONValue.string($0.id) }
+            return (JSONWriter.encode(.object(["elements": .array(elements.map(WireMapping.attributes)), "selected": .array(selected)])), [])
         case "view.item":
             let id = try params.string("id")
             try params.finish()

@@ -1,122 +1,552 @@
-// layoutctl: talks to layoutd. This first cut has what the systemd units need (`reload
-// --wait`) and raw access (`call`, `status`); the full CLI follows in its own issue.
+// layoutctl: drives layoutd from a shell. Commands, options, help, the man page and the
+// completions all come from `CommandCatalog`; this file parses, calls and prints.
 //
-// Exit codes: 0 ok, 1 could not talk to the daemon or bad reply, 2 the daemon refused,
+// Exit codes: 0 ok, 1 could not talk to the daemon or a bad reply, 2 the daemon refused,
 // 3 timeout, 64 usage.
 import Glibc
+import LayoutClient
+import LayoutGeometry
 import LayoutIPC
 import LayoutProtocol
 
-let usage = """
-    usage: layoutctl [-s PATH] [--timeout SECONDS] COMMAND
-      reload [--wait]       re-read the daemon's configuration (--wait: until it is done; the
-                            reply always waits, so both wait)
-      status                the daemon's counters
-      call METHOD [JSON]    any method with JSON params; prints the result
-      --print-socket-path   where layoutd is looked for
-    """
+let version = "0.7.0"
 
-func printError(_ text: String) {
-    let bytes = Array((text + "\n").utf8)
+// MARK: Output
+
+func writeOut(_ text: String) {
+    let bytes = Array(text.utf8)
+    var written = 0
+    while written < bytes.count {
+        let count = bytes.withUnsafeBytes { write(STDOUT_FILENO, $0.baseAddress! + written, $0.count - written) }
+        if count <= 0 { exit(1) }
+        written += count
+    }
+}
+
+func writeError(_ text: String) {
+    let bytes = Array(text.utf8)
     _ = bytes.withUnsafeBytes { write(STDERR_FILENO, $0.baseAddress, $0.count) }
 }
 
-func exitUsage(_ message: String) -> Never {
-    printError("layoutctl: \(message)\n\(usage)")
+func usageError(_ message: String, command: Command? = nil) -> Never {
+    writeError("layoutctl: \(message)\n")
+    writeError(command.map { "Run 'layoutctl help \($0.name)'.\n" } ?? "Run 'layoutctl help'.\n")
     exit(64)
 }
 
-var arguments = Array(CommandLine.arguments.dropFirst())
-var socketOption: String?
-var timeout = 30.0
-var command = [String]()
-var index = 0
-while index < arguments.count {
-    let argument = arguments[index]
-    switch argument {
-    case "-s", "--socket":
-        index += 1
-        guard index < arguments.count else { exitUsage("\(argument) needs a path") }
-        socketOption = arguments[index]
-    case "--timeout":
-        index += 1
-        guard index < arguments.count, let value = Double(arguments[index]), value > 0 else { exitUsage("--timeout needs seconds") }
-        timeout = value
-    case "-h", "--help":
-        print(usage, terminator: "")
-        exit(0)
-    default: command.append(argument)
-    }
-    index += 1
-}
-
-var environment = [String: String]()
-for name in ["LAYOUTD_SOCKET", "XDG_RUNTIME_DIR"] {
-    if let value = getenv(name) { environment[name] = String(cString: value) }
-}
-let socketPath = SocketPath.resolve(option: socketOption, environment: environment)
-
-let method: String
-var params = JSONObject()
-switch command.first {
-case "--print-socket-path"?:
-    print(socketPath.path)
-    exit(0)
-case "reload"?:
-    guard command.dropFirst().allSatisfy({ $0 == "--wait" }) else { exitUsage("reload takes only --wait") }
-    method = "daemon.reload"
-case "status"?:
-    guard command.count == 1 else { exitUsage("status takes no arguments") }
-    method = "daemon.status"
-case "call"?:
-    guard command.count == 2 || command.count == 3 else { exitUsage("call METHOD [JSON]") }
-    method = command[1]
-    if command.count == 3 {
-        guard case .object(let object)? = try? JSONParser.parse(Array(command[2].utf8)) else { exitUsage("JSON params must be an object") }
-        params = object
-    }
-case nil: exitUsage("no command")
-case let other?: exitUsage("unknown command '\(other)'")
-}
-
-let connection: LineConnection
-do {
-    connection = try LineConnection(path: socketPath.path)
-} catch {
-    printError("layoutctl: cannot connect to layoutd at \(socketPath.path): \(error)")
-    exit(1)
-}
-connection.setTimeout(timeout)
-var request = JSONWriter()
-request.write(.object(["id": .number(1), "method": .string(method), "params": .object(params)]))
-do {
-    try connection.send(request.bytes + [0x0A])
-    while true {
-        guard let line = try connection.readLine() else {
-            printError("layoutctl: the daemon closed the connection")
-            exit(1)
-        }
-        guard case .object(let reply) = try? JSONParser.parse(line) else {
-            printError("layoutctl: not a JSON reply")
-            exit(1)
-        }
-        if reply["event"] != nil { continue }
-        if let error = reply["error"] {
-            printError("layoutctl: \(error["name"]?.stringValue ?? "Error"): \(error["message"]?.stringValue ?? "")")
-            exit(2)
-        }
-        guard let result = reply["result"] else {
-            printError("layoutctl: a reply without result or error")
-            exit(1)
-        }
-        print(JSONWriter.string(result))
-        exit(0)
-    }
-} catch {
-    if error.code == EAGAIN || error.code == EWOULDBLOCK {
-        printError("layoutctl: no reply within \(timeout) s")
+func fail(_ error: ClientError) -> Never {
+    switch error {
+    case .transport(let message):
+        writeError("layoutctl: \(message)\n")
+        exit(1)
+    case .refused(let wire):
+        writeError("layoutctl: \(wire.name): \(wire.message)\n")
+        exit(2)
+    case .timeout(let seconds):
+        writeError("layoutctl: Timeout: no reply within \(formatNumber(.number(seconds))) s\n")
         exit(3)
     }
-    printError("layoutctl: \(error)")
-    exit(1)
 }
+
+// MARK: Arguments
+
+struct Invocation {
+    var command: Command
+    var positional: [String] = []
+    var values: [String: [String]] = [:]
+    var socket: String?
+    var timeout = 30.0
+    var json = false
+    var pretty = false
+    var table = false
+    var quiet = false
+
+    func value(_ name: String) -> String? { values[name]?.last }
+    func has(_ name: String) -> Bool { values[name] != nil }
+
+    func number(_ name: String) -> Double? {
+        guard let text = value(name) else { return nil }
+        guard let number = Double(text), number.isFinite else { usageError("\(name) needs a number, not '\(text)'", command: command) }
+        return number
+    }
+
+    func integer(_ name: String) -> Int? {
+        guard let text = value(name) else { return nil }
+        guard let number = Int(text) else { usageError("\(name) needs an integer, not '\(text)'", command: command) }
+        return number
+    }
+
+    /// JSON output: forced, or stdout is not a terminal (unless --table).
+    var wantsJSON: Bool { json || pretty || (!table && isatty(STDOUT_FILENO) == 0) }
+}
+
+func parseArguments(_ arguments: [String]) -> Invocation {
+    var global = Invocation(command: CommandCatalog.command(named: "help")!)
+    var commandName: String?
+    var rest = [String]()
+    var index = 0
+    var onlyPositional = false
+    func take(_ name: String) -> String {
+        index += 1
+        guard index < arguments.count else { usageError("\(name) needs a value") }
+        return arguments[index]
+    }
+    while index < arguments.count {
+        var argument = arguments[index]
+        if onlyPositional || !argument.hasPrefix("-") || argument == "-" || Double(argument) != nil {
+            if commandName == nil { commandName = argument } else { rest.append(argument) }
+            index += 1
+            continue
+        }
+        var inline: String?
+        if argument.hasPrefix("--"), let equals = argument.firstIndex(of: "=") {
+            inline = String(argument[argument.index(after: equals)...])
+            argument = String(argument[..<equals])
+        }
+        func globalValue(_ name: String) -> String { inline ?? take(name) }
+        switch argument {
+        case "--": onlyPositional = true
+        case "-s", "--socket": global.socket = globalValue(argument)
+        case "--timeout":
+            let text = globalValue(argument)
+            guard let seconds = Double(text), seconds > 0 else { usageError("--timeout needs seconds, not '\(text)'") }
+            global.timeout = seconds
+        case "-j", "--json": global.json = true
+        case "--pretty": global.pretty = true
+        case "--table": global.table = true
+        case "-q", "--quiet": global.quiet = true
+        case "--print-socket-path": commandName = commandName ?? "--print-socket-path"
+        case "--version":
+            writeOut("layoutctl \(version)\n")
+            exit(0)
+        case "-h", "--help":
+            if let name = commandName, let command = CommandCatalog.command(named: name) {
+                writeOut(CommandCatalog.help(for: command))
+            } else {
+                writeOut(CommandCatalog.overview(version: version))
+            }
+            exit(0)
+        default:
+            // A command option: kept with its value for the command to check.
+            rest.append(argument)
+            if let inline { rest.append("=" + inline) }
+        }
+        index += 1
+    }
+    if commandName == "--print-socket-path" {
+        writeOut(socketPath(global.socket) + "\n")
+        exit(0)
+    }
+    guard let name = commandName else {
+        writeError(CommandCatalog.overview(version: version))
+        exit(64)
+    }
+    guard let command = CommandCatalog.command(named: name) else { usageError("unknown command '\(name)'") }
+    var invocation = global
+    invocation.command = command
+    var position = 0
+    while position < rest.count {
+        let word = rest[position]
+        if word.hasPrefix("-"), Double(word) == nil, word != "-" {
+            let option = command.options.first { $0.name == word || $0.short == word }
+            guard let option else { usageError("\(command.name) has no option \(word)", command: command) }
+            if let argument = option.argument {
+                var value: String
+                if position + 1 < rest.count, rest[position + 1].hasPrefix("=") {
+                    value = String(rest[position + 1].dropFirst())
+                    position += 1
+                } else {
+                    guard position + 1 < rest.count else { usageError("\(word) needs \(argument)", command: command) }
+                    value = rest[position + 1]
+                    position += 1
+                }
+                if !option.repeatable, invocation.values[option.name] != nil { usageError("\(word) given twice", command: command) }
+                invocation.values[option.name, default: []].append(value)
+            } else {
+                invocation.values[option.name] = [""]
+            }
+        } else {
+            invocation.positional.append(word)
+        }
+        position += 1
+    }
+    return invocation
+}
+
+func socketPath(_ option: String?) -> String {
+    var environment = [String: String]()
+    for name in ["LAYOUTD_SOCKET", "XDG_RUNTIME_DIR"] {
+        if let value = getenv(name) { environment[name] = String(cString: value) }
+    }
+    return SocketPath.resolve(option: option, environment: environment).path
+}
+
+// MARK: Commands
+
+let invocation = parseArguments(Array(CommandLine.arguments.dropFirst()))
+let command = invocation.command
+
+func positional(_ count: Int, _ names: String) -> [String] {
+    guard invocation.positional.count == count else { usageError("\(command.name) takes \(names)", command: command) }
+    return invocation.positional
+}
+
+func atLeast(_ count: Int, _ names: String) -> [String] {
+    guard invocation.positional.count >= count else { usageError("\(command.name) takes \(names)", command: command) }
+    return invocation.positional
+}
+
+func connect() -> LayoutClient {
+    do {
+        return try LayoutClient(path: socketPath(invocation.socket), timeout: invocation.timeout)
+    } catch {
+        fail(error)
+    }
+}
+
+func call(_ client: LayoutClient, _ method: String, _ params: JSONObject) -> JSONValue {
+    do {
+        return try client.call(method, params)
+    } catch {
+        fail(error)
+    }
+}
+
+/// Prints a result: JSON when asked or piped, else the table.
+func emit(_ result: JSONValue, table: (JSONValue) -> String) {
+    if invocation.quiet { return }
+    if invocation.pretty {
+        writeOut(PrettyJSON.string(result) + "\n")
+    } else if invocation.wantsJSON {
+        writeOut(JSONWriter.string(result) + "\n")
+    } else {
+        writeOut(table(result))
+    }
+}
+
+func keyValueTable(_ value: JSONValue, prefix: String = "") -> [[String]] {
+    guard case .object(let object) = value else { return [[prefix, formatNumber(value)]] }
+    var rows = [[String]]()
+    for (key, field) in object.pairs {
+        let name = prefix.isEmpty ? key : "\(prefix).\(key)"
+        if case .object = field, field.objectValue.map({ !["x", "y", "width", "height"].contains($0.keys.first ?? "") }) ?? false {
+            rows += keyValueTable(field, prefix: name)
+        } else if case .array(let elements) = field {
+            rows.append([name, elements.map { formatNumber($0) }.joined(separator: " ")])
+        } else if case .object = field {
+            rows.append([name, JSONWriter.string(field)])
+        } else {
+            rows.append([name, formatNumber(field)])
+        }
+    }
+    return rows
+}
+
+func elementsTable(_ elements: [JSONValue], selected: Set<String> = []) -> String {
+    // In reading order: by section, headers first, then items, then footers.
+    func order(_ element: JSONValue) -> (Int, Int, Int) {
+        let kind = element["kind"]?.stringValue
+        return (element["section"]?.integerValue ?? 0, kind == "header" ? 0 : kind == "footer" ? 2 : 1, element["item"]?.integerValue ?? 0)
+    }
+    return Table(
+        columns: ["id", "kind", "section", "item", "frame", "z", "alpha"] + (selected.isEmpty ? [] : ["selected"]),
+        rows: elements.sorted { order($0) < order($1) }.map { element in
+            let id = element["id"]?.stringValue ?? ""
+            return [
+                id, element["kind"]?.stringValue ?? "", formatNumber(element["section"]), formatNumber(element["item"]),
+                formatFrame(element["frame"]), formatNumber(element["zIndex"]), formatNumber(element["alpha"]),
+            ] + (selected.isEmpty ? [] : [selected.contains(id) ? "yes" : ""])
+        }
+    ).render()
+}
+
+func invalidationSummary(_ result: JSONValue) -> String {
+    let entered = result["entered"]?.arrayValue ?? []
+    let changed = result["changed"]?.arrayValue ?? []
+    let left = result["left"]?.arrayValue ?? []
+    var text = "\(result["view"]?.stringValue ?? "") epoch \(formatNumber(result["epoch"])): content \(formatNumber(result["contentSize"]?["width"]))×\(formatNumber(result["contentSize"]?["height"])), offset \(formatNumber(result["contentOffset"]?["x"])),\(formatNumber(result["contentOffset"]?["y"])); \(entered.count) entered, \(changed.count) changed, \(left.count) left"
+    if let transition = result["transition"] {
+        text += "; transition \(formatNumber(transition["duration"])) s, \(transition["segments"]?.arrayValue?.count ?? 0) segments"
+    }
+    if let target = result["targetContentOffset"] { text += "; target \(formatNumber(target["x"])),\(formatNumber(target["y"]))" }
+    return text + "\n"
+}
+
+func invalidationTable(_ result: JSONValue) -> String {
+    var text = invalidationSummary(result)
+    let rows = (result["entered"]?.arrayValue ?? []) + (result["changed"]?.arrayValue ?? [])
+    if !rows.isEmpty { text += elementsTable(rows) }
+    let left = (result["left"]?.arrayValue ?? []).compactMap { $0["id"]?.stringValue }
+    if !left.isEmpty { text += "left: " + left.joined(separator: " ") + "\n" }
+    return text
+}
+
+func snapshotTable(_ result: JSONValue) -> String {
+    let viewport = result["viewport"]
+    var text = "\(result["view"]?.stringValue ?? "") (\(result["strategy"]?.stringValue ?? "")) epoch \(formatNumber(result["epoch"])): \(formatNumber(result["itemCount"])) items in \(formatNumber(result["sectionCount"])) sections, content \(formatNumber(result["contentSize"]?["width"]))×\(formatNumber(result["contentSize"]?["height"])), viewport \(formatNumber(viewport?["width"]))×\(formatNumber(viewport?["height"])) at \(formatNumber(viewport?["offset"]?["x"])),\(formatNumber(viewport?["offset"]?["y"]))\n"
+    text += elementsTable(result["elements"]?.arrayValue ?? [])
+    return text
+}
+
+/// The params every mutation shares.
+func mutationParams(_ view: String) -> JSONObject {
+    var params: JSONObject = ["view": .string(view)]
+    if invocation.has("--animated") { params["animated"] = .bool(true) }
+    if let epoch = invocation.integer("--if-epoch") { params["ifEpoch"] = .number(Double(epoch)) }
+    return params
+}
+
+func mutate(_ method: String, _ params: JSONObject) {
+    let client = connect()
+    emit(call(client, method, params), table: invalidationTable)
+}
+
+func parameters(_ words: some Sequence<String>) -> JSONObject {
+    var object = JSONObject()
+    for word in words {
+        guard let (name, value) = ValueText.parameter(word) else { usageError("expected NAME=VALUE, not '\(word)'", command: command) }
+        object[name] = value
+    }
+    return object
+}
+
+func item(_ text: String) -> JSONValue {
+    guard let colon = text.lastIndex(of: ":"), let size = ValueText.size(String(text[text.index(after: colon)...])) else {
+        return .object(["id": .string(text)])
+    }
+    return .object(["id": .string(String(text[..<colon])), "size": .size(size)])
+}
+
+func readAll(_ path: String) -> [UInt8] {
+    let fd = path == "-" ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC)
+    guard fd >= 0 else {
+        writeError("layoutctl: cannot read \(path): \(String(cString: strerror(errno)))\n")
+        exit(1)
+    }
+    var bytes = [UInt8]()
+    var buffer = [UInt8](repeating: 0, count: 1 << 16)
+    while true {
+        let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        if count <= 0 { break }
+        bytes += buffer[0..<count]
+    }
+    if fd != STDIN_FILENO { close(fd) }
+    return bytes
+}
+
+switch command.name {
+case "help":
+    if let name = invocation.positional.first {
+        guard let target = CommandCatalog.command(named: name) else { usageError("unknown command '\(name)'") }
+        writeOut(CommandCatalog.help(for: target))
+    } else {
+        writeOut(CommandCatalog.overview(version: version))
+    }
+case "man":
+    _ = positional(0, "no arguments")
+    writeOut(CommandCatalog.manPage(version: version, date: "2026-11-30"))
+case "completion":
+    switch positional(1, "bash or zsh")[0] {
+    case "bash": writeOut(CommandCatalog.bashCompletion())
+    case "zsh": writeOut(CommandCatalog.zshCompletion())
+    case let shell: usageError("no completion for '\(shell)' (bash, zsh)", command: command)
+    }
+case "hello", "describe", "status", "sync", "reload", "strategies", "views":
+    _ = positional(0, "no arguments")
+    let client = connect()
+    let result = call(client, command.method!, [:])
+    emit(result) { result in
+        switch command.name {
+        case "strategies":
+            // A row per parameter, under its strategy's name and summary.
+            return (result["strategies"]?.arrayValue ?? []).map { strategy in
+                "\(strategy["name"]?.stringValue ?? ""): \(strategy["summary"]?.stringValue ?? "")\n"
+                    + Table(
+                        columns: ["  parameter", "type", "default", "summary"],
+                        rows: (strategy["parameters"]?.arrayValue ?? []).map { parameter in
+                            ["  " + (parameter["name"]?.stringValue ?? ""), parameter["type"]?.stringValue ?? "",
+                             parameter["default"].map { JSONWriter.string($0) } ?? "", parameter["summary"]?.stringValue ?? ""]
+                        }
+                    ).render()
+            }.joined(separator: "\n")
+        case "views":
+            return Table(
+                columns: ["view", "strategy", "epoch", "items"],
+                rows: (result["views"]?.arrayValue ?? []).map { view in
+                    [view["view"]?.stringValue ?? "", view["strategy"]?.stringValue ?? "", formatNumber(view["epoch"]), formatNumber(view["itemCount"])]
+                }
+            ).render()
+        case "describe":
+            return Table(
+                columns: ["method", "summary"],
+                rows: (result["methods"]?.arrayValue ?? []).map { [$0["name"]?.stringValue ?? "", $0["summary"]?.stringValue ?? ""] }
+            ).render()
+        case "sync": return "synced\n"
+        default: return Table(columns: ["field", "value"], rows: keyValueTable(result)).render()
+        }
+    }
+case "create":
+    let view = positional(1, "VIEW")[0]
+    guard let width = invocation.number("--width"), let height = invocation.number("--height") else {
+        usageError("create needs --width and --height", command: command)
+    }
+    var viewport: JSONObject = ["width": .number(width), "height": .number(height)]
+    if let offset = invocation.value("--offset") {
+        let parts = offset.split(separator: ",").compactMap { Double($0) }
+        guard parts.count == 2 else { usageError("--offset takes X,Y", command: command) }
+        viewport["offset"] = .object(["x": .number(parts[0]), "y": .number(parts[1])])
+    }
+    var params: JSONObject = [
+        "view": .string(view), "strategy": .string(invocation.value("--strategy") ?? "flow"),
+        "params": .object(parameters(invocation.values["--param"] ?? [])), "viewport": .object(viewport),
+    ]
+    if let margin = invocation.number("--margin") { params["windowMargin"] = .number(margin) }
+    if let count = invocation.integer("--items") {
+        params["sections"] = .array([.object(["id": .string("s"), "items": .array((0..<max(0, count)).map { .object(["id": .string("i\($0)")]) })])])
+    }
+    let client = connect()
+    emit(call(client, "view.create", params), table: snapshotTable)
+case "delete-view":
+    let view = positional(1, "VIEW")[0]
+    let client = connect()
+    emit(call(client, "view.delete", ["view": .string(view)])) { _ in "deleted \(view)\n" }
+case "get":
+    let view = positional(1, "VIEW")[0]
+    let client = connect()
+    emit(call(client, "view.get", ["view": .string(view)]), table: snapshotTable)
+case "load":
+    let words = positional(2, "VIEW FILE")
+    Loader.load(view: words[0], bytes: readAll(words[1]), params: mutationParams(words[0]))
+case "insert":
+    let words = atLeast(2, "VIEW ITEM...")
+    var params = mutationParams(words[0])
+    params["updates"] = .array([.object([
+        "op": .string("insertItems"), "section": .string(invocation.value("--section") ?? "s"),
+        "at": .number(Double(invocation.integer("--at") ?? 0)), "items": .array(words.dropFirst().map(item)),
+    ])])
+    mutate("view.update", params)
+case "delete":
+    let words = atLeast(2, "VIEW ID...")
+    var params = mutationParams(words[0])
+    params["updates"] = .array([.object(["op": .string("deleteItems"), "ids": .array(words.dropFirst().map { .string($0) })])])
+    mutate("view.update", params)
+case "move":
+    let words = positional(2, "VIEW ID")
+    guard let at = invocation.integer("--at") else { usageError("move needs --at", command: command) }
+    var params = mutationParams(words[0])
+    params["updates"] = .array([.object([
+        "op": .string("moveItem"), "id": .string(words[1]), "section": .string(invocation.value("--section") ?? "s"), "at": .number(Double(at)),
+    ])])
+    mutate("view.update", params)
+case "update":
+    let words = positional(2, "VIEW JSON")
+    guard case .array(let updates)? = try? JSONParser.parse(Array(words[1].utf8)) else { usageError("JSON must be an array of updates", command: command) }
+    var params = mutationParams(words[0])
+    params["updates"] = .array(updates)
+    mutate("view.update", params)
+case "measure":
+    let words = atLeast(2, "VIEW ID=WxH...")
+    var params = mutationParams(words[0])
+    params["sizes"] = .array(words.dropFirst().map { word in
+        guard let (id, value) = ValueText.parameter(word), case .object = value, value["width"] != nil else { usageError("expected ID=WxH, not '\(word)'", command: command) }
+        return .object(["id": .string(id), "size": value])
+    })
+    mutate("view.measure", params)
+case "select":
+    let words = atLeast(1, "VIEW [ID...]")
+    var params = mutationParams(words[0])
+    params["ids"] = .array(words.dropFirst().map { .string($0) })
+    if let mode = invocation.value("--mode") { params["mode"] = .string(mode) }
+    mutate("view.select", params)
+case "scroll", "scroll-end":
+    let view = positional(1, "VIEW")[0]
+    let client = connect()
+    var x = invocation.number("--x")
+    var y = invocation.number("--y")
+    if x == nil || y == nil {
+        let current = call(client, "view.get", ["view": .string(view)])
+        x = x ?? current["viewport"]?["offset"]?["x"]?.numberValue ?? 0
+        y = y ?? current["viewport"]?["offset"]?["y"]?.numberValue ?? 0
+    }
+    var params = mutationParams(view)
+    params["animated"] = nil
+    let point: JSONValue = .object(["x": .number(x!), "y": .number(y!)])
+    if command.name == "scroll" {
+        params["offset"] = point
+    } else {
+        params["proposed"] = point
+        if let velocity = invocation.value("--velocity") {
+            let parts = velocity.split(separator: ",").compactMap { Double($0) }
+            guard parts.count == 2 else { usageError("--velocity takes VX,VY", command: command) }
+            params["velocity"] = .object(["x": .number(parts[0]), "y": .number(parts[1])])
+        }
+    }
+    emit(call(client, command.method!, params), table: invalidationTable)
+case "resize":
+    let view = positional(1, "VIEW")[0]
+    guard let width = invocation.number("--width"), let height = invocation.number("--height") else { usageError("resize needs --width and --height", command: command) }
+    var params = mutationParams(view)
+    params["size"] = .object(["width": .number(width), "height": .number(height)])
+    mutate("view.resize", params)
+case "configure":
+    let words = atLeast(2, "VIEW NAME=VALUE...")
+    var params = mutationParams(words[0])
+    params["params"] = .object(parameters(words.dropFirst()))
+    mutate("view.configure", params)
+case "switch":
+    let words = atLeast(2, "VIEW STRATEGY [NAME=VALUE...]")
+    var params = mutationParams(words[0])
+    params["strategy"] = .string(words[1])
+    params["params"] = .object(parameters(words.dropFirst(2)))
+    mutate("view.setStrategy", params)
+case "margin":
+    let words = positional(2, "VIEW POINTS")
+    guard let margin = Double(words[1]) else { usageError("POINTS must be a number", command: command) }
+    var params = mutationParams(words[0])
+    params["margin"] = .number(margin)
+    mutate("view.setWindowMargin", params)
+case "query":
+    let view = positional(1, "VIEW")[0]
+    let client = connect()
+    let rect: JSONValue
+    if let text = invocation.value("--rect") {
+        guard let parsed = ValueText.rect(text) else { usageError("--rect takes X,Y,W,H", command: command) }
+        rect = parsed
+    } else {
+        let current = call(client, "view.get", ["view": .string(view)])
+        let offset = current["viewport"]?["offset"]
+        rect = .object(["x": offset?["x"] ?? .number(0), "y": offset?["y"] ?? .number(0), "width": current["viewport"]?["width"] ?? .number(0), "height": current["viewport"]?["height"] ?? .number(0)])
+    }
+    emit(call(client, "view.query", ["view": .string(view), "rect": rect])) { result in
+        elementsTable(result["elements"]?.arrayValue ?? [], selected: Set((result["selected"]?.arrayValue ?? []).compactMap(\.stringValue)))
+    }
+case "item":
+    let words = positional(2, "VIEW ID")
+    let client = connect()
+    emit(call(client, "view.item", ["view": .string(words[0]), "id": .string(words[1])])) { result in
+        elementsTable([result["attributes"] ?? .null])
+    }
+case "watch":
+    Watcher.watch(view: positional(1, "VIEW")[0])
+case "render":
+    Renderer.render(view: positional(1, "VIEW")[0])
+case "call":
+    if invocation.has("--batch") {
+        _ = positional(0, "no arguments with --batch")
+        Batch.run()
+    } else {
+        let words = atLeast(1, "METHOD [JSON]")
+        guard words.count <= 2 else { usageError("call takes METHOD [JSON]", command: command) }
+        var params = JSONObject()
+        if words.count == 2 {
+            guard case .object(let object)? = try? JSONParser.parse(Array(words[1].utf8)) else { usageError("JSON params must be an object", command: command) }
+            params = object
+        }
+        let client = connect()
+        let result = call(client, words[0], params)
+        emit(result) { PrettyJSON.string($0) + "\n" }
+    }
+default:
+    usageError("unknown command '\(command.name)'")
+}
+exit(0)
