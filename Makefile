@@ -9,7 +9,8 @@ LAYOUTD_ARGS ?=
 # python3 and python3-jsonschema drive the end-to-end tests; socat is the raw client there;
 # systemd brings systemd-analyze and systemd-socket-activate (no PID 1 is started); bubblewrap,
 # libseccomp-dev and gcc build the sandbox that proves the unit's hardening.
-DEB_PACKAGES := libsystemd-dev pkg-config socat python3 python3-jsonschema systemd bubblewrap libseccomp-dev gcc
+# jq checks layoutctl's output in the scenario script; librsvg2-bin renders its SVGs to PNG.
+DEB_PACKAGES := libsystemd-dev pkg-config socat python3 python3-jsonschema systemd bubblewrap libseccomp-dev gcc jq librsvg2-bin
 # Debian's interpreter, where python3-jsonschema lives (not a pyenv shim).
 PYTHON := /usr/bin/python3
 
@@ -21,6 +22,9 @@ SYSCONFDIR ?= $(if $(filter /usr,$(PREFIX)),/etc,$(PREFIX)/etc)
 UNITDIR ?= $(PREFIX)/lib/systemd/system
 USERUNITDIR ?= $(PREFIX)/lib/systemd/user
 DOCDIR ?= $(PREFIX)/share/doc/layoutd
+MANDIR ?= $(PREFIX)/share/man
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+ZSHCOMPDIR ?= $(PREFIX)/share/zsh/site-functions
 UNITS := layoutd.socket layoutd.service
 SUBST := sed -e 's|@bindir@|$(BINDIR)|g' -e 's|@sysconfdir@|$(SYSCONFDIR)|g' -e 's|@docdir@|$(DOCDIR)|g'
 
@@ -51,7 +55,7 @@ unit-test: deps
 e2e-test: deps
 	$(SWIFT) build --product layoutd
 	$(SWIFT) build --product layoutctl
-	cd tests/e2e && PYTHONWARNINGS=ignore::ResourceWarning $(PYTHON) -m unittest -v test_protocol test_daemon test_systemd
+	cd tests/e2e && PYTHONWARNINGS=ignore::ResourceWarning $(PYTHON) -m unittest -v test_protocol test_daemon test_systemd test_layoutctl
 
 ## Release build; prints a table and rewrites BENCHMARKS.md.
 bench: deps
@@ -74,6 +78,10 @@ install: deps
 	  $(SUBST) systemd/user/$$unit > $(DESTDIR)$(USERUNITDIR)/$$unit && chmod 0644 $(DESTDIR)$(USERUNITDIR)/$$unit; \
 	done
 	test -e $(DESTDIR)$(SYSCONFDIR)/layoutd/layoutd.conf || install -m 0644 systemd/layoutd.conf $(DESTDIR)$(SYSCONFDIR)/layoutd/layoutd.conf
+	install -d -m 0755 $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR)
+	.build/release/layoutctl man > $(DESTDIR)$(MANDIR)/man1/layoutctl.1
+	.build/release/layoutctl completion bash > $(DESTDIR)$(BASHCOMPDIR)/layoutctl
+	.build/release/layoutctl completion zsh > $(DESTDIR)$(ZSHCOMPDIR)/_layoutctl
 	install -D -m 0644 README.md $(DESTDIR)$(DOCDIR)/README.md
 	install -D -m 0644 ARCHITECTURE.md $(DESTDIR)$(DOCDIR)/ARCHITECTURE.md
 	cd protocol && find . -type f | while read -r file; do install -D -m 0644 "$$file" "$(DESTDIR)$(DOCDIR)/protocol/$$file"; done
@@ -81,6 +89,7 @@ install: deps
 ## Removes what install put there; a configuration file that was edited is kept.
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/layoutd $(DESTDIR)$(BINDIR)/layoutctl
+	rm -f $(DESTDIR)$(MANDIR)/man1/layoutctl.1 $(DESTDIR)$(BASHCOMPDIR)/layoutctl $(DESTDIR)$(ZSHCOMPDIR)/_layoutctl
 	for unit in $(UNITS); do rm -f $(DESTDIR)$(UNITDIR)/$$unit $(DESTDIR)$(USERUNITDIR)/$$unit; done
 	if cmp -s systemd/layoutd.conf $(DESTDIR)$(SYSCONFDIR)/layoutd/layoutd.conf; then rm -f $(DESTDIR)$(SYSCONFDIR)/layoutd/layoutd.conf; fi
 	-rmdir $(DESTDIR)$(SYSCONFDIR)/layoutd 2>/dev/null

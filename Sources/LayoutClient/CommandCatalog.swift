@@ -81,7 +81,7 @@ public enum CommandCatalog {
                 CommandOption("--param", argument: "NAME=VALUE", "a strategy parameter (WxH sizes, t,l,b,r insets, numbers, true/false)", repeatable: true),
                 CommandOption("--offset", argument: "X,Y", "initial content offset"),
                 CommandOption("--margin", argument: "POINTS", "window margin along the scroll axis"),
-                CommandOption("--items", argument: "N", "start with N items i0...i(N-1) in one section s"),
+                CommandOption("--items", argument: "N", "start with N items i0...i(N-1) (default 0) in the one section s"),
             ],
             examples: [
                 "layoutctl create photos --strategy flow --width 390 --height 844 --param itemSize=100x100",

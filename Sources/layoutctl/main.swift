@@ -401,9 +401,9 @@ case "create":
         "params": .object(parameters(invocation.values["--param"] ?? [])), "viewport": .object(viewport),
     ]
     if let margin = invocation.number("--margin") { params["windowMargin"] = .number(margin) }
-    if let count = invocation.integer("--items") {
-        params["sections"] = .array([.object(["id": .string("s"), "items": .array((0..<max(0, count)).map { .object(["id": .string("i\($0)")]) })])])
-    }
+    // One section "s" (what insert, move and load use by default), empty unless --items.
+    let count = max(0, invocation.integer("--items") ?? 0)
+    params["sections"] = .array([.object(["id": .string("s"), "items": .array((0..<count).map { .object(["id": .string("i\($0)")]) })])])
     let client = connect()
     emit(call(client, "view.create", params), table: snapshotTable)
 case "delete-view":

@@ -92,11 +92,14 @@ class UnitTests(unittest.TestCase):
         for path in ["usr/lib/systemd/system/layoutd.socket", "usr/lib/systemd/system/layoutd.service",
                      "usr/lib/systemd/user/layoutd.socket", "usr/lib/systemd/user/layoutd.service",
                      "etc/layoutd/layoutd.conf", "usr/share/doc/layoutd/README.md",
-                     "usr/share/doc/layoutd/protocol/README.md", "usr/share/doc/layoutd/protocol/schemas/common.json"]:
+                     "usr/share/doc/layoutd/protocol/README.md", "usr/share/doc/layoutd/protocol/schemas/common.json",
+                     "usr/share/man/man1/layoutctl.1", "usr/share/bash-completion/completions/layoutctl",
+                     "usr/share/zsh/site-functions/_layoutctl"]:
             self.assertTrue(os.path.isfile(os.path.join(self.stage, path)), path)
         service = open(os.path.join(self.stage, "usr/lib/systemd/system/layoutd.service")).read()
         self.assertIn("ExecStart=/usr/bin/layoutd --config /etc/layoutd/layoutd.conf", service)
         self.assertNotIn("@", service.replace("@system-service", "").replace("@privileged", "").replace("@resources", ""))
+        self.assertTrue(open(os.path.join(self.stage, "usr/share/man/man1/layoutctl.1")).read().startswith(".TH LAYOUTCTL 1"))
         # The installed default configuration is valid: the daemon starts with it.
         check = run([DAEMON, "--config", os.path.join(self.stage, "etc/layoutd/layoutd.conf"), "--print-socket-path"])
         self.assertEqual(check.returncode, 0, check.stderr)
