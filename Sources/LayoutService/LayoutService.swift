@@ -289,8 +289,23 @@ public final class LayoutService: Sendable {
         return .object(["protocol": .number(Double(version)), "server": .string(serverName), "limits": .object(reported)])
     }
 
+    /// The published schemas, parsed once: `paramsSchema` and `resultSchema` of each method,
+    /// each event's schema, and the shared documents their `$ref`s point into.
+    private static let schemas: [String: JSONValue] = {
+        var parsed = [String: JSONValue]()
+        for (path, text) in SchemaCatalog.documents {
+            parsed[path] = try? JSONParser.parse(Array(text.utf8))
+        }
+        return parsed
+    }()
+
     private func describe() -> JSONValue {
-        .object([
+        let schemas = Self.schemas
+        var shared = JSONObject()
+        for path in schemas.keys.sorted() where !path.contains("/") { shared[path] = schemas[path] }
+        var events = JSONObject()
+        for name in MethodCatalog.events { events[name] = schemas["events/\(name).json"] ?? .null }
+        return .object([
             "protocol": .array(MethodCatalog.protocolVersions.map { .number(Double($0)) }),
             "methods": .array(MethodCatalog.methods.map { method in
                 .object([
@@ -302,8 +317,12 @@ public final class LayoutService: Sendable {
                         ])
                     }),
                     "result": .string(method.result),
+                    "paramsSchema": schemas["methods/\(method.name).params.json"] ?? .null,
+                    "resultSchema": schemas["methods/\(method.name).result.json"] ?? .null,
                 ])
             }),
+            "eventSchemas": .object(events),
+            "schemas": .object(shared),
             "errors": .array(ErrorCatalog.entries.map { entry in
                 .object(["name": .string(entry.name), "code": .number(Double(entry.code)), "meaning": .string(entry.meaning)])
             }),

@@ -4,6 +4,7 @@ naming promises, every method and event has an example, and every line of every 
 validates against protocol/schemas."""
 import json
 import os
+import subprocess
 import unittest
 
 import transcripts
@@ -142,6 +143,18 @@ class SchemaTests(unittest.TestCase):
                     self.check("envelope.json#/$defs/request", value, where)
                 checked += 1
         self.assertGreater(checked, 200)
+
+    def test_describe_serves_exactly_the_published_schemas(self):
+        checked = subprocess.run(["/usr/bin/python3", os.path.join(ROOT, "scripts", "generate-schema-catalog.py"), "--check"],
+                                 capture_output=True, text=True)
+        self.assertEqual(checked.returncode, 0, checked.stdout)
+        describe = [parsed(line) for line in transcript_lines(os.path.join(ROOT, "protocol", "examples", "describe.jsonl"))][1]["result"]
+        for method in describe["methods"]:
+            self.assertEqual(method["paramsSchema"], self.documents[os.path.join("methods", method["name"] + ".params.json")])
+            self.assertEqual(method["resultSchema"], self.documents[os.path.join("methods", method["name"] + ".result.json")])
+        for name, schema in describe["eventSchemas"].items():
+            self.assertEqual(schema, self.documents[os.path.join("events", name + ".json")])
+        self.assertEqual(describe["schemas"], {"common.json": self.documents["common.json"], "envelope.json": self.documents["envelope.json"]})
 
     def test_resync_and_shutdown_events_match_their_schemas(self):
         import signal

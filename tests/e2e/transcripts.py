@@ -131,7 +131,8 @@ def replay(path):
 
 def strip_volatile(value):
     if isinstance(value, dict):
-        return {key: (WILDCARD if key in VOLATILE else strip_volatile(item)) for key, item in value.items()}
+        # Only measured numbers vary (a schema describing those fields does not).
+        return {key: (WILDCARD if key in VOLATILE and isinstance(item, (int, float)) else strip_volatile(item)) for key, item in value.items()}
     if isinstance(value, list):
         return [strip_volatile(item) for item in value]
     return value
