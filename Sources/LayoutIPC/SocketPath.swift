@@ -1,3 +1,5 @@
+import Glibc
+
 /// Where the daemon listens and clients connect, in the documented order: an explicit path
 /// (`--socket`), `LAYOUTD_SOCKET`, `$XDG_RUNTIME_DIR/layoutd/ipc.sock`, then the system
 /// service's `/run/layoutd/ipc.sock`.
@@ -28,6 +30,15 @@ public struct SocketPath: Hashable, Sendable {
             return SocketPath(path: base + "/layoutd/ipc.sock", source: .runtimeDirectory)
         }
         return SocketPath(path: systemPath, source: .system)
+    }
+
+    /// Resolves the path against this process's environment.
+    public static func resolve(option: String?) -> SocketPath {
+        var environment = [String: String]()
+        for name in ["LAYOUTD_SOCKET", "XDG_RUNTIME_DIR"] {
+            if let value = getenv(name) { environment[name] = String(cString: value) }
+        }
+        return resolve(option: option, environment: environment)
     }
 
     /// The directory holding the socket.

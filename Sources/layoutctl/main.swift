@@ -173,13 +173,7 @@ func parseArguments(_ arguments: [String]) -> Invocation {
     return invocation
 }
 
-func socketPath(_ option: String?) -> String {
-    var environment = [String: String]()
-    for name in ["LAYOUTD_SOCKET", "XDG_RUNTIME_DIR"] {
-        if let value = getenv(name) { environment[name] = String(cString: value) }
-    }
-    return SocketPath.resolve(option: option, environment: environment).path
-}
+func socketPath(_ option: String?) -> String { SocketPath.resolve(option: option).path }
 
 // MARK: Commands
 

@@ -112,11 +112,7 @@ enum LayoutDaemon {
 }
 
 let options = parseOptions(Array(CommandLine.arguments.dropFirst()))
-var environment = [String: String]()
-for name in ["LAYOUTD_SOCKET", "XDG_RUNTIME_DIR"] {
-    if let value = getenv(name) { environment[name] = String(cString: value) }
-}
-let socketPath = SocketPath.resolve(option: options.socket, environment: environment)
+let socketPath = SocketPath.resolve(option: options.socket)
 if options.printSocketPath {
     print(socketPath.path)
     exit(0)
