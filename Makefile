@@ -57,10 +57,14 @@ e2e-test: deps
 	$(SWIFT) build --product layoutctl
 	cd tests/e2e && PYTHONWARNINGS=ignore::ResourceWarning $(PYTHON) -m unittest -v test_protocol test_daemon test_systemd test_layoutctl
 
-## Release build; prints a table and rewrites BENCHMARKS.md.
+## Release builds, every benchmark in one run (a few minutes), a table, and BENCHMARKS.md.
+## BENCH_ARGS=--quick for 1k and 10k only. Taffy comes from PyPI into .bench-venv.
 bench: deps
+	@scripts/ensure-deps.sh python3-venv
 	$(SWIFT) build -c release --product layout-bench
-	.build/release/layout-bench --markdown BENCHMARKS.md --toolchain "$$($(SWIFT) --version 2>/dev/null | head -1)" $(BENCH_ARGS)
+	$(SWIFT) build -c release --product layoutd
+	$(SWIFT) build -c release --product layoutd-roundtrip
+	$(PYTHON) scripts/bench.py --output BENCHMARKS.md --toolchain "$$($(SWIFT) --version 2>/dev/null | head -1)" $(BENCH_ARGS)
 
 clean:
 	$(SWIFT) package clean

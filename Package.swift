@@ -46,7 +46,7 @@ let package = Package(
         // Loopback round trip against a running daemon, beside a bare socket ping-pong.
         .executableTarget(name: "layoutd-roundtrip", dependencies: ["LayoutIPC", "LayoutProtocol"]),
         .executableTarget(name: "layout-demo", dependencies: ["LayoutEngine"]),
-        .executableTarget(name: "layout-bench", dependencies: ["LayoutEngine"]),
+        .executableTarget(name: "layout-bench", dependencies: ["LayoutEngine", "LayoutProtocol"]),
         // Helpers shared by the test targets (seeded random numbers); not shipped.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "LayoutGeometryTests", dependencies: ["LayoutGeometry"]),

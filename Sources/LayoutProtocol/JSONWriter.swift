@@ -53,9 +53,31 @@ public struct JSONWriter: Sendable {
             return
         }
         if number == number.rounded(), abs(number) < 1e15 {
-            writeRaw(String(Int64(number)))
+            writeInteger(Int64(number))
         } else {
             writeRaw(number.description)
+        }
+    }
+
+    /// Digits straight into the buffer: most numbers on the wire are integral (frames, ids,
+    /// epochs), and going through `String` allocated for each one.
+    private mutating func writeInteger(_ value: Int64) {
+        if value == 0 {
+            bytes.append(UInt8(ascii: "0"))
+            return
+        }
+        var magnitude = value.magnitude
+        if value < 0 { bytes.append(UInt8(ascii: "-")) }
+        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
+            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        var count = 0
+        withUnsafeMutableBytes(of: &digits) { buffer in
+            while magnitude > 0 {
+                buffer[count] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                magnitude /= 10
+                count += 1
+            }
+            for index in stride(from: count - 1, through: 0, by: -1) { bytes.append(buffer[index]) }
         }
     }
 
