@@ -69,11 +69,12 @@ with an independent Python model of the fixed-spacing flow (greedy lines: x
 advances by width + 10; an item wraps when x + width > 390, an item wider than
 the line starts its own line; y advances by the line's tallest item + 10).
 They are compared again after the relayout phase (with the changed sizes).
-Taffy works in f32: far down a million-item column (y ~ 3.5e7, beyond f32's
-exact-integer range of 2^24) positions may differ from the exact model by a few
-f32 ulps, so the tolerance is absolute 0.01 plus a relative 1e-6 -- larger
-differences print a warning on stderr and set "verified": false; they never
-make the script fail.
+The tolerance is absolute 0.01 plus relative 1e-6; a larger difference prints
+a warning on stderr and sets "verified": false, and never makes the script fail.
+Expect "verified": false at 1,000,000 items: Taffy works in f32 and lines past
+y = 2^24 (about item 480,000) land up to ~8,600 pt away from the exact model
+(the last line is at y ~ 3.5e7) through accumulated rounding, while x, width
+and height still match; the warning says so when that is the only difference.
 """
 
 from __future__ import annotations
@@ -181,12 +182,23 @@ def close(a: float, b: float) -> bool:
     return abs(a - b) <= 0.01 + 1e-6 * abs(b)
 
 
+F32_EXACT_LIMIT = float(2**24)  # beyond this, f32 cannot hold every integer
+
+
 def check_frames(label: str, actual: dict, expected: dict) -> bool:
     bad = [i for i in expected if not all(close(a, e) for a, e in zip(actual[i], expected[i]))]
     for i in bad[:5]:
         log(f"WARNING: {label}: child {i} frame {actual[i]} != expected {expected[i]}")
     if bad:
         log(f"WARNING: {label}: {len(bad)} of {len(expected)} sampled frames differ")
+        only_y = all(
+            close(actual[i][k], expected[i][k]) for i in bad for k in (0, 2, 3)
+        )
+        worst = max(abs(actual[i][1] - expected[i][1]) for i in bad)
+        if only_y and all(expected[i][1] > F32_EXACT_LIMIT for i in bad):
+            log(f"WARNING: {label}: x, width and height of every sampled frame match; only y "
+                f"differs, by up to {worst:.0f} pt, and only beyond y = 2^24 -- Taffy's f32 "
+                "accumulation, not a different layout")
     return not bad
 
 
@@ -359,7 +371,7 @@ def run_count(n: int, args, styles: StyleDicts, state: dict) -> None:
     limit = args.max_layout_seconds
     predicted = state.get("ns_per_item", 0.0) * n * 1.5 / 1e9
     if predicted > limit:
-        reason = f"predicted full layout {predicted:.0f} s > {limit:.0f} s limit"
+        reason = f"predicted full layout {predicted:.3g} s > {limit:.3g} s limit"
         log(f"n={n}: skipped ({reason})")
         for name in (FULL_NAME, RELAYOUT_NAME):
             emit({"name": name, "group": GROUP, "n": n, "skipped": reason})
@@ -373,7 +385,7 @@ def run_count(n: int, args, styles: StyleDicts, state: dict) -> None:
     warmup_ns = tree.compute()
     log(f"n={n}: warm-up full layout {warmup_ns / 1e9:.3f} s ({warmup_ns / n:.1f} ns/item)")
     if warmup_ns / 1e9 > limit:
-        reason = f"one full layout took {warmup_ns / 1e9:.0f} s > {limit:.0f} s limit"
+        reason = f"one full layout took {warmup_ns / 1e9:.3g} s > {limit:.3g} s limit"
         for name in (FULL_NAME, RELAYOUT_NAME):
             emit({"name": name, "group": GROUP, "n": n, "skipped": reason})
         return
