@@ -66,7 +66,9 @@ def run_daemon(quick):
             result = subprocess.run([tool, "--socket", socket_path, "--strategy", strategy, "--items", "100000", "--requests", requests, "--json"],
                                     check=True, capture_output=True, text=True)
             log(result.stdout)
-            rows += json_lines(result.stdout)
+            for row in json_lines(result.stdout):
+                row["name"] += " (%s)" % strategy
+                rows.append(row)
         for clients in (1, 8, 64):
             result = subprocess.run([tool, "--socket", socket_path, "--throughput", str(clients), "--items", "10000", "--seconds", "1" if quick else "3", "--json"],
                                     check=True, capture_output=True, text=True)
@@ -214,8 +216,8 @@ def document(rows, counts, repetitions, toolchain, notes):
     decode = find(rows, "decode a view.scroll request (our parser and params reader)")
     target("decode ≤ 3 µs per request", decode and decode["median"], 3, "%.2f µs",
            "the parser builds a JSONValue tree with ordered objects; keys are looked up linearly")
-    p50 = find(rows, "view.scroll round trip p50", 100000, "flow")
-    floor = find(rows, "bare socket ping-pong p50 (same sizes)", 100000, "flow")
+    p50 = find(rows, "view.scroll round trip p50 (flow)", 100000)
+    floor = find(rows, "bare socket ping-pong p50 (same sizes) (flow)", 100000)
     if p50 and floor:
         ratio = p50["median"] / floor["median"]
         targets.append(("view.scroll round trip p50 ≤ 3× the floor (flow, 100k)", "met" if ratio <= 3 else "not met", "%.1f× (%s µs vs %s µs)" % (ratio, fmt(p50["median"]), fmt(floor["median"])),
@@ -284,6 +286,11 @@ def main():
     rows += taffy_rows
     if problem:
         notes["taffy"] = problem
+    unverified = [row["n"] for row in taffy_rows if row.get("verified") is False and "median" in row]
+    if unverified:
+        notes["taffy-verified"] = ("Taffy's frames did not match the expected flow at n=%s: it sums positions in 32-bit floats, so "
+                                   "y drifts past 2^24 points (x, widths and line breaks still match); the timings stand, the comparison "
+                                   "target uses n=100,000, where every sampled frame matched." % ", ".join(str(n) for n in sorted(set(unverified))))
     print_table(rows)
     with open(arguments.output, "w") as handle:
         handle.write(document(rows, counts, arguments.repetitions, arguments.toolchain, notes))
