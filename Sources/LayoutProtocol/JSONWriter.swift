@@ -54,6 +54,14 @@ public struct JSONWriter: Sendable {
         }
         if number == number.rounded(), abs(number) < 1e15 {
             writeInteger(Int64(number))
+        } else if abs(number) < 1e9, let thousandths = Optional((number * 1000).rounded()),
+            number == thousandths / 1000, thousandths == number * 1000
+        {
+            // Layout numbers are mostly halves and quarters: write them without `String`.
+            // `number` is the double nearest to thousandths/1000, and no shorter decimal lands
+            // on it at this magnitude, so this is the shortest round-trip form, as
+            // `description` would write it.
+            writeThousandths(Int64(thousandths))
         } else {
             writeRaw(number.description)
         }
@@ -61,7 +69,7 @@ public struct JSONWriter: Sendable {
 
     /// Digits straight into the buffer: most numbers on the wire are integral (frames, ids,
     /// epochs), and going through `String` allocated for each one.
-    private mutating func writeInteger(_ value: Int64) {
+    mutating func writeInteger(_ value: Int64) {
         if value == 0 {
             bytes.append(UInt8(ascii: "0"))
             return
@@ -81,8 +89,33 @@ public struct JSONWriter: Sendable {
         }
     }
 
+    private mutating func writeThousandths(_ value: Int64) {
+        if value < 0 { bytes.append(UInt8(ascii: "-")) }
+        let magnitude = value.magnitude
+        writeInteger(Int64(magnitude / 1000))
+        var fraction = magnitude % 1000
+        var digits = 3
+        while fraction % 10 == 0 {
+            fraction /= 10
+            digits -= 1
+        }
+        bytes.append(UInt8(ascii: "."))
+        var divisor: UInt64 = digits == 3 ? 100 : digits == 2 ? 10 : 1
+        while divisor > 0 {
+            bytes.append(UInt8(ascii: "0") + UInt8(fraction / divisor % 10))
+            divisor /= 10
+        }
+    }
+
     /// A string with `"`, `\` and control characters escaped; everything else as UTF-8.
     public mutating func write(_ string: String) {
+        // Ids and names rarely need escaping: copy them whole when they do not.
+        if !string.utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C }) {
+            bytes.append(UInt8(ascii: "\""))
+            bytes.append(contentsOf: string.utf8)
+            bytes.append(UInt8(ascii: "\""))
+            return
+        }
         bytes.append(UInt8(ascii: "\""))
         for byte in string.utf8 {
             switch byte {

@@ -80,3 +80,57 @@ extension WireAttributes {
         return .object(object)
     }
 }
+
+extension JSONWriter {
+    /// Writes `attributes` exactly as `attributes.json` would be written, without building the
+    /// `JSONValue` tree first: a scroll reply carries about a hundred of these, and the tree
+    /// (an ordered object per element and per frame) cost microseconds each.
+    public mutating func write(_ attributes: WireAttributes) {
+        append(UInt8(ascii: "{"))
+        writeKey("id", first: true)
+        write(attributes.id)
+        writeKey("kind", first: false)
+        write(attributes.kind)
+        writeKey("section", first: false)
+        writeInteger(Int64(attributes.section))
+        if let item = attributes.item {
+            writeKey("item", first: false)
+            writeInteger(Int64(item))
+        }
+        writeKey("frame", first: false)
+        write(rect: attributes.frame)
+        writeKey("zIndex", first: false)
+        writeInteger(Int64(attributes.zIndex))
+        writeKey("alpha", first: false)
+        write(attributes.alpha)
+        writeKey("hidden", first: false)
+        write(.bool(attributes.hidden))
+        if !attributes.transform.isIdentity || !attributes.effects.isEmpty {
+            // Rare (ultravisual's effects, transitions' transforms): the general path keeps
+            // their formatting in one place.
+            if case .object(let object) = attributes.json {
+                for key in ["transform", "effects"] {
+                    if let value = object[key] {
+                        writeKey(key, first: false)
+                        write(value)
+                    }
+                }
+            }
+        }
+        append(UInt8(ascii: "}"))
+    }
+
+    /// `{"x","y","width","height"}`, as `JSONValue.rect` writes it.
+    public mutating func write(rect: Rect) {
+        append(UInt8(ascii: "{"))
+        writeKey("x", first: true)
+        write(rect.minX)
+        writeKey("y", first: false)
+        write(rect.minY)
+        writeKey("width", first: false)
+        write(rect.width)
+        writeKey("height", first: false)
+        write(rect.height)
+        append(UInt8(ascii: "}"))
+    }
+}

@@ -65,7 +65,14 @@ final class ViewHost: @unchecked Sendable {
             let elements = view.layout.elements(in: rect).sorted { $0.key < $1.key }
             // Which of these cells are selected: what a picture of the region highlights.
             let selected = elements.filter { $0.kind == .cell && view.model.isSelected($0.id) }.map { JSONValue.string($0.id) }
-            return (JSONWriter.encode(.object(["elements": .array(elements.map(WireMapping.attributes)), "selected": .array(selected)])), [])
+            var writer = JSONWriter(capacity: 256 + 160 * elements.count)
+            writer.append(UInt8(ascii: "{"))
+            writer.writeKey("elements", first: true)
+            WireMapping.write(elements, into: &writer)
+            writer.writeKey("selected", first: false)
+            writer.write(.array(selected))
+            writer.append(UInt8(ascii: "}"))
+            return (writer.bytes, [])
         case "view.item":
             let id = try params.string("id")
             try params.finish()
@@ -167,6 +174,6 @@ final class ViewHost: @unchecked Sendable {
             throw error.wire
         }
         summary.withLock { $0 = ViewSummary(strategy: view.strategyName, epoch: view.epoch, itemCount: view.model.numberOfItems) }
-        return JSONWriter.encode(WireMapping.invalidation(invalidation, view: name))
+        return WireMapping.encodedInvalidation(invalidation, view: name)
     }
 }

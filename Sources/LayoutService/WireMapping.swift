@@ -24,12 +24,25 @@ extension LayoutError {
 }
 
 enum WireMapping {
-    static func attributes(_ attributes: LayoutAttributes) -> JSONValue {
+    static func attributes(_ attributes: LayoutAttributes) -> JSONValue { wire(attributes).json }
+
+    static func wire(_ attributes: LayoutAttributes) -> WireAttributes {
         WireAttributes(
             id: attributes.id, kind: attributes.kind.rawValue, section: attributes.section, item: attributes.item,
             frame: attributes.frame, zIndex: attributes.zIndex, alpha: attributes.alpha, hidden: attributes.isHidden,
-            transform: attributes.transform, effects: attributes.effects
-        ).json
+            transform: attributes.transform, effects: attributes.effects)
+    }
+
+    /// `[attributes, ...]` written straight into `writer` (the hot part of every reply).
+    static func write(_ elements: some Collection<LayoutAttributes>, into writer: inout JSONWriter) {
+        writer.append(UInt8(ascii: "["))
+        var first = true
+        for element in elements {
+            if !first { writer.append(UInt8(ascii: ",")) }
+            first = false
+            writer.write(wire(element))
+        }
+        writer.append(UInt8(ascii: "]"))
     }
 
     static func key(_ key: ElementKey) -> JSONValue { .object(["kind": .string(key.kind.rawValue), "id": .string(key.id)]) }
@@ -166,6 +179,78 @@ enum WireMapping {
         if let changes = invalidation.changes { object["changes"] = Self.changes(changes) }
         if let transition = invalidation.transition { object["transition"] = Self.transition(transition) }
         return .object(object)
+    }
+
+    /// The bytes `JSONWriter.encode(invalidation(...))` produces, written without building the
+    /// tree for the elements and transition segments (the bulk of a reply).
+    static func encodedInvalidation(_ invalidation: Invalidation, view: String) -> [UInt8] {
+        var writer = JSONWriter(capacity: 1024 + 160 * (invalidation.entered.count + invalidation.changed.count))
+        let context = invalidation.context
+        writer.append(UInt8(ascii: "{"))
+        writer.writeKey("view", first: true)
+        writer.write(view)
+        writer.writeKey("epoch", first: false)
+        writer.write(Double(invalidation.epoch))
+        writer.writeKey("contentSize", first: false)
+        writer.write(.size(invalidation.contentSize))
+        writer.writeKey("contentOffset", first: false)
+        writer.write(.point(invalidation.contentOffset))
+        writer.writeKey("context", first: false)
+        writer.write(.object([
+            "everything": .bool(context.invalidatesEverything), "dataSourceCounts": .bool(context.invalidatesDataSourceCounts),
+            "invalidated": .array(context.invalidatedItems.map { .string($0) }),
+            "contentSizeAdjustment": .size(context.contentSizeAdjustment),
+            "contentOffsetAdjustment": .point(context.contentOffsetAdjustment),
+        ]))
+        writer.writeKey("window", first: false)
+        writer.write(rect: invalidation.window)
+        writer.writeKey("entered", first: false)
+        write(invalidation.entered, into: &writer)
+        writer.writeKey("changed", first: false)
+        write(invalidation.changed, into: &writer)
+        writer.writeKey("left", first: false)
+        writer.write(.array(invalidation.left.map(key)))
+        if let anchor = invalidation.anchor {
+            writer.writeKey("anchor", first: false)
+            writer.write(anchor)
+        }
+        if let target = invalidation.targetContentOffset {
+            writer.writeKey("targetContentOffset", first: false)
+            writer.write(.point(target))
+        }
+        if let changes = invalidation.changes {
+            writer.writeKey("changes", first: false)
+            writer.write(Self.changes(changes))
+        }
+        if let transition = invalidation.transition {
+            writer.writeKey("transition", first: false)
+            writer.append(UInt8(ascii: "{"))
+            writer.writeKey("duration", first: true)
+            writer.write(transition.duration)
+            writer.writeKey("segments", first: false)
+            writer.append(UInt8(ascii: "["))
+            for (index, segment) in transition.segments.enumerated() {
+                if index > 0 { writer.append(UInt8(ascii: ",")) }
+                writer.append(UInt8(ascii: "{"))
+                writer.writeKey("kind", first: true)
+                writer.write(segment.key.kind.rawValue)
+                writer.writeKey("id", first: false)
+                writer.write(segment.key.id)
+                writer.writeKey("from", first: false)
+                writer.write(wire(segment.from))
+                writer.writeKey("to", first: false)
+                writer.write(wire(segment.to))
+                writer.writeKey("delay", first: false)
+                writer.write(segment.delay)
+                writer.writeKey("duration", first: false)
+                writer.write(segment.duration)
+                writer.append(UInt8(ascii: "}"))
+            }
+            writer.append(UInt8(ascii: "]"))
+            writer.append(UInt8(ascii: "}"))
+        }
+        writer.append(UInt8(ascii: "}"))
+        return writer.bytes
     }
 
     static func snapshot(_ view: View, name: String) -> JSONValue {

@@ -332,7 +332,14 @@ do {
             frame: Rect(x: Double(index % 3) * 130, y: 2_000 + Double(index / 3) * 130.5, width: 120, height: 120.5))
     }
     let batches = 200
-    measure("encode attributes (our JSONWriter)", group: "wire", n: count, unit: "µs/attribute", scale: 1e6, per: count * batches) {
+    measure("encode attributes (our JSONWriter, direct: what replies use)", group: "wire", n: count, unit: "µs/attribute", scale: 1e6, per: count * batches) {
+        for _ in 0..<batches {
+            var writer = JSONWriter(capacity: 16_384)
+            for attribute in attributes { writer.write(attribute) }
+            sink &+= writer.bytes.count
+        }
+    }
+    measure("encode attributes (our JSONWriter through a JSONValue tree)", group: "wire", n: count, unit: "µs/attribute", scale: 1e6, per: count * batches) {
         for _ in 0..<batches {
             var writer = JSONWriter(capacity: 16_384)
             writer.write(.array(attributes.map(\.json)))

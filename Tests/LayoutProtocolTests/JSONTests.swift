@@ -145,3 +145,28 @@ struct SplitMix {
         }
     }
 }
+
+@Suite("number writing")
+struct NumberWritingTests {
+    @Test("the fast paths write exactly what Swift's shortest round-trip form writes")
+    func fastPathsMatchDescription() {
+        var generator = SplitMix(seed: 77)
+        var values: [Double] = [0.5, -0.5, 0.25, 0.001, -0.001, 0.1, 0.3, 2.675, 1234.125, 999_999_999.5, -0.75, 0.999, 130.5, 1e-4, 0.0005, 1.0000001]
+        for _ in 0..<20_000 {
+            let raw = generator.generator.next()
+            let whole = Double(Int64(bitPattern: raw) % 2_000_000_000) / 2
+            let thousandths = Double(Int64(bitPattern: raw >> 3) % 1_000_000_000) / 1000
+            let arbitrary: Double = Double(bitPattern: 0x3FF0_0000_0000_0000 | (raw >> 12)) * 1e3
+            values.append(whole)
+            values.append(thousandths)
+            values.append(-thousandths)
+            values.append(arbitrary)
+        }
+        for value in values {
+            var writer = JSONWriter()
+            writer.write(value)
+            let expected = value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : value.description
+            #expect(String(decoding: writer.bytes, as: UTF8.self) == expected, "for \(value)")
+        }
+    }
+}
