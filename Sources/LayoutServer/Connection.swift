@@ -71,6 +71,7 @@ final class Connection: @unchecked Sendable {
         refusal: [UInt8]? = nil
     ) {
         self.refusal = refusal
+        fields = [("LAYOUTD_CONNECTION", String(id)), ("LAYOUTD_PEER_PID", String(peer.pid)), ("LAYOUTD_PEER_UID", String(peer.uid))]
         self.id = id
         self.fd = fd
         self.peer = peer
@@ -156,9 +157,8 @@ final class Connection: @unchecked Sendable {
         server.remove(self, read: requestsRead, answered: requestsAnswered)
     }
 
-    var fields: [(String, String)] {
-        [("LAYOUTD_CONNECTION", String(id)), ("LAYOUTD_PEER_PID", String(peer.pid)), ("LAYOUTD_PEER_UID", String(peer.uid))]
-    }
+    /// This connection's log fields, made once: every request's log call starts from them.
+    let fields: [(String, String)]
 
     // MARK: Input
 

@@ -204,13 +204,17 @@ public final class LayoutService: Sendable {
     /// Forgets a closed connection's subscriptions. Call it once no request of the connection
     /// is still running.
     public func disconnect(_ connection: ConnectionID) {
+        // Each view once, however many of its subscriptions the connection held.
         let hosts = directory.withLock { directory in
-            let ids = directory.subscriptions.filter { $0.value.connection == connection }
-            for id in ids.keys { directory.subscriptions[id] = nil }
+            var hosts = [ObjectIdentifier: ViewHost]()
+            for (id, subscription) in directory.subscriptions where subscription.connection == connection {
+                directory.subscriptions[id] = nil
+                hosts[ObjectIdentifier(subscription.host)] = subscription.host
+            }
             directory.sequencers[connection] = nil
-            return ids.values.map(\.host)
+            return Array(hosts.values)
         }
-        for host in Set(hosts.map(ObjectIdentifier.init)).compactMap({ id in hosts.first { ObjectIdentifier($0) == id } }) {
+        for host in hosts {
             host.queue.async { host.drop(connection: connection) }
         }
     }
