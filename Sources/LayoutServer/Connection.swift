@@ -30,6 +30,9 @@ final class Connection: @unchecked Sendable {
     /// Complete lines waiting for the request before them, or a last error line.
     private var queued: [Pending] = []
     private var queuedHead = 0
+    /// Bytes of the request lines waiting in `queued`: what bounds a pipelining client's
+    /// memory, since a count alone allows that many maximum-length lines.
+    private var queuedBytes = 0
     private var inFlight = false
     /// No more input: end of stream, a fatal error or shutdown. Closes once drained.
     private var inputClosed = false
@@ -173,6 +176,7 @@ final class Connection: @unchecked Sendable {
                 lastReadProgress = .now()
                 for line in framer.append(buffer[0..<count]) {
                     queued.append(.request(line))
+                    queuedBytes += line.count
                     requestsRead += 1
                 }
                 if framer.failed {
@@ -184,7 +188,7 @@ final class Connection: @unchecked Sendable {
                     stopReading()
                     break
                 }
-                if count < buffer.count { break }
+                if count < buffer.count || queuedBytes >= settings.maximumQueuedBytes { break }
             } else if count == 0 {
                 // End of input: answer what was sent, then close (a client may half-close).
                 peerClosed = true
@@ -213,7 +217,7 @@ final class Connection: @unchecked Sendable {
     private func applyBackpressure() {
         guard !inputClosed, !closed else { return }
         let backlog = queued.count - queuedHead
-        let shouldPause = backlog >= settings.maximumQueuedRequests || unsent > settings.outputCap
+        let shouldPause = backlog >= settings.maximumQueuedRequests || queuedBytes >= settings.maximumQueuedBytes || unsent > settings.outputCap
         if shouldPause, !readingPaused {
             readSource?.suspend()
             readingPaused = true
@@ -240,7 +244,9 @@ final class Connection: @unchecked Sendable {
                 append(line)
                 queued = []
                 queuedHead = 0
+                queuedBytes = 0
             case .request(let line):
+                queuedBytes -= line.count
                 inFlight = true
                 let server = self.server
                 let id = self.id

@@ -72,7 +72,7 @@ public final class LayoutServer: @unchecked Sendable {
         let limits = ServiceLimits(
             maximumViews: settings.maximumViews,
             view: ViewLimits(maximumItems: settings.maximumItemsPerView, maximumBatchSize: settings.maximumBatchSize),
-            maximumLineLength: settings.maximumLineLength)
+            maximumTotalItems: settings.maximumTotalItems, maximumLineLength: settings.maximumLineLength)
         // The hooks reach back into the server, which exists once init returns.
         let box = ServerBox()
         service = LayoutService(
@@ -239,9 +239,10 @@ public final class LayoutServer: @unchecked Sendable {
             let changed = fresh.changes(from: state.loaded)
             var applied = fresh
             // Service limits keep their start values until a restart; say which differ.
-            applied.maximumViews = state.settings.maximumViews
-            applied.maximumItemsPerView = state.settings.maximumItemsPerView
-            applied.maximumBatchSize = state.settings.maximumBatchSize
+            for key in ServerSettings.keys where key.restart {
+                if let path = key.path { applied[keyPath: path] = state.settings[keyPath: path] }
+                if let path = key.seconds { applied[keyPath: path] = state.settings[keyPath: path] }
+            }
             let restart = fresh.changes(from: applied)
             state.loaded = fresh
             state.settings = applied

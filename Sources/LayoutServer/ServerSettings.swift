@@ -18,8 +18,12 @@ public struct ServerSettings: Hashable, Sendable {
     public var shutdownDeadline: Double = 5
     /// Decoded requests a connection may have queued before its input is paused.
     public var maximumQueuedRequests = 1024
+    /// Bytes of queued request lines at which a connection's input is paused.
+    public var maximumQueuedBytes = 4 << 20
     public var maximumViews = 256
     public var maximumItemsPerView = 2_000_000
+    /// All views together: the bound on memory (about 200 bytes an item).
+    public var maximumTotalItems = 5_000_000
     public var maximumBatchSize = 100_000
 
     public init() {}
@@ -35,8 +39,10 @@ public struct ServerSettings: Hashable, Sendable {
         ("write-stall-timeout", nil, \.writeStallTimeout, false),
         ("shutdown-deadline", nil, \.shutdownDeadline, false),
         ("max-queued-requests", \.maximumQueuedRequests, nil, false),
+        ("max-queued-bytes", \.maximumQueuedBytes, nil, false),
         ("max-views", \.maximumViews, nil, true),
         ("max-items", \.maximumItemsPerView, nil, true),
+        ("max-total-items", \.maximumTotalItems, nil, true),
         ("max-batch", \.maximumBatchSize, nil, true),
     ]
 

@@ -8,12 +8,15 @@ import Synchronization
 public struct ServiceLimits: Hashable, Sendable {
     public var maximumViews: Int
     public var view: ViewLimits
+    /// Items all views together may hold: the bound on the daemon's memory.
+    public var maximumTotalItems: Int
     /// Reported by `daemon.hello`; the server enforces it on lines.
     public var maximumLineLength: Int
 
-    public init(maximumViews: Int = 256, view: ViewLimits = ViewLimits(), maximumLineLength: Int = 1 << 20) {
+    public init(maximumViews: Int = 256, view: ViewLimits = ViewLimits(), maximumTotalItems: Int = 5_000_000, maximumLineLength: Int = 1 << 20) {
         self.maximumViews = maximumViews
         self.view = view
+        self.maximumTotalItems = maximumTotalItems
         self.maximumLineLength = maximumLineLength
     }
 }
@@ -66,6 +69,7 @@ public final class LayoutService: Sendable {
     }
 
     private let directory = Mutex(Directory())
+    private let itemBudget: ItemBudget
     private let requestCount = Atomic<Int>(0)
     private let errorCount = Atomic<Int>(0)
 
@@ -77,6 +81,7 @@ public final class LayoutService: Sendable {
         self.limits = limits
         self.serverName = serverName
         self.hooks = hooks
+        itemBudget = ItemBudget(maximum: limits.maximumTotalItems)
     }
 
     public var requestsServed: Int { requestCount.load(ordering: .relaxed) }
@@ -133,6 +138,7 @@ public final class LayoutService: Sendable {
                     return host
                 }
                 host.queue.async { [self] in
+                    itemBudget.release(host.itemCount)
                     let events = host.delete()
                     directory.withLock { directory in
                         for event in events { directory.subscriptions[event.subscription!] = nil }
@@ -287,6 +293,7 @@ public final class LayoutService: Sendable {
             "maximumLineLength": .number(Double(limits.maximumLineLength)),
             "maximumViews": .number(Double(limits.maximumViews)),
             "maximumItemsPerView": .number(Double(limits.view.maximumItems)),
+            "maximumTotalItems": .number(Double(limits.maximumTotalItems)),
             "maximumBatchSize": .number(Double(limits.view.maximumBatchSize)),
         ]
         for (key, value) in hooks.limits().pairs { reported[key] = value }
@@ -366,20 +373,32 @@ public final class LayoutService: Sendable {
         var sections = [SectionSpec]()
         if params.has("sections") { sections = try WireModel.sections(&params, "sections").map(WireMapping.section) }
         try params.finish()
+        let itemCount = sections.reduce(0) { $0 + $1.items.count }
+        do {
+            try itemBudget.reserve(itemCount)
+        } catch {
+            throw error.wire
+        }
         let view: View
         do {
             view = try View(
                 strategy: strategy, parameters: parameters, sections: sections, viewport: viewport, windowMargin: margin,
                 limits: limits.view, registry: registry)
         } catch {
+            itemBudget.release(itemCount)
             throw error.wire
         }
         // Built outside the lock (a large view takes a while); another connection may have
         // taken the name or the last slot meanwhile.
-        let host = ViewHost(name: name, view: view)
-        try directory.withLock { (directory) throws(WireError) in
-            try Self.checkRoom(for: name, in: directory, limits: limits)
-            directory.views[name] = host
+        let host = ViewHost(name: name, view: view, itemBudget: itemBudget)
+        do throws(WireError) {
+            try directory.withLock { (directory) throws(WireError) in
+                try Self.checkRoom(for: name, in: directory, limits: limits)
+                directory.views[name] = host
+            }
+        } catch {
+            itemBudget.release(itemCount)
+            throw error
         }
         return host.snapshot()
     }

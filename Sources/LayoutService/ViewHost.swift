@@ -24,10 +24,12 @@ final class ViewHost: @unchecked Sendable {
     /// Set by `view.delete`; requests already queued then find no view.
     private(set) var isDeleted = false
     let summary: Mutex<ViewSummary>
+    private let itemBudget: ItemBudget
 
-    init(name: String, view: View) {
+    init(name: String, view: View, itemBudget: ItemBudget) {
         self.name = name
         self.view = view
+        self.itemBudget = itemBudget
         queue = DispatchQueue(label: "layoutd.view", target: .global(qos: .userInitiated))
         summary = Mutex(ViewSummary(strategy: view.strategyName, epoch: view.epoch, itemCount: view.model.numberOfItems))
     }
@@ -90,6 +92,9 @@ final class ViewHost: @unchecked Sendable {
         }
     }
 
+    /// Items the view holds, all of them taken from the daemon's budget. Must run on `queue`.
+    var itemCount: Int { view.model.numberOfItems }
+
     /// The state `view.get` returns (also the `snapshot` of subscriptions and resyncs).
     func snapshot() -> JSONValue { WireMapping.snapshot(view, name: name) }
 
@@ -120,12 +125,22 @@ final class ViewHost: @unchecked Sendable {
         let view = self.view
         // Decode everything first: a request with a bad or unknown field must change nothing.
         let action: () throws(LayoutError) -> Invalidation
+        // The most items the request could add, taken from the daemon's budget up front.
+        var growth = 0
         switch method {
         case "view.setData":
             let sections = try WireModel.sections(&params, "sections").map(WireMapping.section)
+            growth = sections.reduce(0) { $0 + $1.items.count } - view.model.numberOfItems
             action = { () throws(LayoutError) in try view.replaceData(sections, animated: animated, ifEpoch: ifEpoch) }
         case "view.update":
             let updates = try WireModel.updates(&params, "updates").map(WireMapping.update)
+            growth = updates.reduce(0) { total, update in
+                switch update {
+                case .insertItems(let items, _, _): total + items.count
+                case .insertSections(let sections, _): total + sections.reduce(0) { $0 + $1.items.count }
+                default: total
+                }
+            }
             action = { () throws(LayoutError) in try view.performBatch(updates, animated: animated, ifEpoch: ifEpoch) }
         case "view.measure":
             var sizes = [(id: String, size: Size)]()
@@ -167,12 +182,20 @@ final class ViewHost: @unchecked Sendable {
             throw .methodNotFound(method)
         }
         try params.finish()
+        let countBefore = view.model.numberOfItems
         let invalidation: Invalidation
         do {
-            invalidation = try action()
+            try itemBudget.reserve(growth)
         } catch {
             throw error.wire
         }
+        do {
+            invalidation = try action()
+        } catch {
+            itemBudget.release(max(growth, 0))
+            throw error.wire
+        }
+        itemBudget.release(max(growth, 0) - (view.model.numberOfItems - countBefore))
         summary.withLock { $0 = ViewSummary(strategy: view.strategyName, epoch: view.epoch, itemCount: view.model.numberOfItems) }
         return WireMapping.encodedInvalidation(invalidation, view: name)
     }

@@ -94,6 +94,41 @@ struct ServiceTests {
         #expect(after == before)
     }
 
+    @Test("the daemon-wide item budget holds across views, is given back by deletes and refusals change nothing")
+    func totalItemBudget() throws {
+        let service = LayoutService(limits: ServiceLimits(maximumTotalItems: 40))
+        func items(_ prefix: String, _ count: Int) -> String { (0..<count).map { #"{"id": "\#(prefix)\#($0)"}"# }.joined(separator: ",") }
+        func create(_ name: String, _ count: Int) throws -> JSONValue {
+            try Self.reply(
+                service,
+                #"{"id": 1, "method": "view.create", "params": {"view": "\#(name)", "strategy": "flow", "viewport": {"width": 375, "height": 667}, "sections": [{"id": "s", "items": [\#(items(name, count))]}]}}"#)
+        }
+        func insert(_ name: String, _ ids: String) throws -> JSONValue {
+            try Self.reply(
+                service, #"{"id": 2, "method": "view.update", "params": {"view": "\#(name)", "updates": [{"op": "insertItems", "section": "s", "at": 0, "items": [\#(ids)]}]}}"#)
+        }
+        func limit(_ reply: JSONValue) -> JSONValue? { reply["error"]?["data"]?["limit"] }
+        #expect(try create("a", 30)["result"] != nil)
+        #expect(limit(try create("b", 11)) == .string("total items"))
+        #expect(try create("b", 10)["result"] != nil)
+        // Full: an insertion anywhere is refused and changes nothing; a batch that deletes as
+        // many as it inserts is still refused (the reservation counts what it could add).
+        let before = try Self.reply(service, #"{"id": 3, "method": "view.get", "params": {"view": "a"}}"#)
+        #expect(limit(try insert("a", #"{"id": "x"}"#)) == .string("total items"))
+        #expect(try Self.reply(service, #"{"id": 3, "method": "view.get", "params": {"view": "a"}}"#) == before)
+        // setData that shrinks a view gives items back to the other.
+        #expect(try Self.reply(service, #"{"id": 4, "method": "view.setData", "params": {"view": "a", "sections": [{"id": "s", "items": [\#(items("a", 20))]}]}}"#)["result"] != nil)
+        #expect(try insert("b", items("n", 10))["result"] != nil)
+        #expect(limit(try insert("b", #"{"id": "y"}"#)) == .string("total items"))
+        // A refused request (duplicate id) gives its reservation back.
+        #expect(try Self.reply(service, #"{"id": 5, "method": "view.delete", "params": {"view": "b"}}"#)["result"] != nil)
+        #expect(try insert("a", #"{"id": "a1"}"#)["error"]?["name"] == .string("DuplicateItemID"))
+        #expect(try create("c", 20)["result"] != nil)
+        #expect(limit(try create("d", 1)) == .string("total items"))
+        let hello = try Self.reply(service, #"{"id": 6, "method": "daemon.hello"}"#)
+        #expect(hello["result"]?["limits"]?["maximumTotalItems"] == .number(40))
+    }
+
     @Test("lines that are not requests get errors with id null or the readable id")
     func malformed() throws {
         let service = LayoutService()

@@ -19,9 +19,11 @@ from harness import ROOT, Client, Daemon  # noqa: E402
 
 WILDCARD = "<any>"
 VOLATILE = {"uptime", "residentBytes"}
-# The limits conformance runs under (protocol/conformance/README.md), small enough that a
+# The limits conformance transcripts run under (README.md, "Tests"), small enough that a
 # transcript can cross them.
-CONFORMANCE_FLAGS = ["--set", "max-line-length=4096", "--set", "max-batch=100", "--set", "max-items=1000", "--set", "max-views=8"]
+CONFORMANCE_FLAGS = [
+    "--set", "max-line-length=4096", "--set", "max-batch=100", "--set", "max-items=1000", "--set", "max-total-items=600",
+    "--set", "max-views=8"]
 
 
 def flags_for(path):
