@@ -4,6 +4,8 @@ SWIFT ?= swift
 export PATH := $(PATH):/opt/swift/usr/bin
 
 BENCH_ARGS ?=
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS ?= framer,request,service,mutations
 LAYOUTD_ARGS ?=
 # Debian packages the build and the tests need; scripts/ensure-deps.sh installs the missing ones.
 # python3 and python3-jsonschema drive the end-to-end tests; socat is the raw client there;
@@ -28,7 +30,7 @@ ZSHCOMPDIR ?= $(PREFIX)/share/zsh/site-functions
 UNITS := layoutd.socket layoutd.service
 SUBST := sed -e 's|@bindir@|$(BINDIR)|g' -e 's|@sysconfdir@|$(SYSCONFDIR)|g' -e 's|@docdir@|$(DOCDIR)|g'
 
-.PHONY: all deps build run test unit-test e2e-test bench clean install uninstall
+.PHONY: all deps build run test unit-test e2e-test bench fuzz soak clean install uninstall
 
 all: build
 
@@ -65,6 +67,14 @@ bench: deps
 	$(SWIFT) build -c release --product layoutd
 	$(SWIFT) build -c release --product layoutd-roundtrip
 	$(PYTHON) scripts/bench.py --output BENCHMARKS.md --toolchain "$$($(SWIFT) --version 2>/dev/null | head -1)" $(BENCH_ARGS)
+
+## libFuzzer with AddressSanitizer: every target (FUZZ_TARGETS) for FUZZ_SECONDS each, from the
+## seeds in fuzz/corpus; a crash lands in fuzz/regressions/ (replayed by `make test`) and fails.
+## Dead-code stripping must be off, or the linker drops the coverage counters (lld: gold warns
+## about every ASan symbol).
+fuzz: deps
+	cd fuzz && $(SWIFT) build -c release --sanitize fuzzer --sanitize address --disable-dead-strip -Xswiftc -use-ld=lld
+	$(PYTHON) scripts/fuzz.py run --seconds $(FUZZ_SECONDS) --targets $(FUZZ_TARGETS)
 
 clean:
 	$(SWIFT) package clean

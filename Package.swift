@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "LayoutServer", targets: ["LayoutServer"]),
         .library(name: "Systemd", targets: ["Systemd"]),
         .library(name: "LayoutClient", targets: ["LayoutClient"]),
+        .library(name: "LayoutFuzzing", targets: ["LayoutFuzzing"]),
         .executable(name: "layoutd", targets: ["layoutd"]),
         .executable(name: "layoutctl", targets: ["layoutctl"]),
         .executable(name: "layoutd-roundtrip", targets: ["layoutd-roundtrip"]),
@@ -47,13 +48,18 @@ let package = Package(
         .executableTarget(name: "layoutd-roundtrip", dependencies: ["LayoutIPC", "LayoutProtocol"]),
         .executableTarget(name: "layout-demo", dependencies: ["LayoutEngine"]),
         .executableTarget(name: "layout-bench", dependencies: ["LayoutEngine", "LayoutProtocol"]),
+        // Fuzz targets and the generators and checks they share with the property tests:
+        // built with libFuzzer by `make fuzz` (fuzz/Package.swift), run on the committed
+        // corpus and crashes by `swift test`. Not shipped.
+        .target(name: "LayoutFuzzing", dependencies: ["LayoutEngine", "LayoutProtocol", "LayoutService"]),
         // Helpers shared by the test targets (seeded random numbers); not shipped.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "LayoutGeometryTests", dependencies: ["LayoutGeometry"]),
-        .testTarget(name: "LayoutEngineTests", dependencies: ["LayoutEngine", "TestSupport"]),
+        .testTarget(name: "LayoutEngineTests", dependencies: ["LayoutEngine", "LayoutFuzzing", "TestSupport"]),
         .testTarget(name: "LayoutProtocolTests", dependencies: ["LayoutProtocol", "TestSupport"]),
         .testTarget(name: "LayoutServiceTests", dependencies: ["LayoutService"]),
         .testTarget(name: "LayoutServerTests", dependencies: ["LayoutServer", "LayoutIPC"]),
+        .testTarget(name: "LayoutFuzzingTests", dependencies: ["LayoutFuzzing"]),
         .testTarget(name: "LayoutClientTests", dependencies: ["LayoutClient", "LayoutProtocol", "LayoutGeometry"]),
     ],
     swiftLanguageModes: [.v6]

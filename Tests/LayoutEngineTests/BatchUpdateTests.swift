@@ -1,4 +1,5 @@
 import LayoutEngine
+import LayoutFuzzing
 import LayoutGeometry
 import Testing
 

@@ -1,4 +1,5 @@
 @testable import LayoutEngine
+import LayoutFuzzing
 import LayoutGeometry
 import TestSupport
 import Testing

@@ -1,4 +1,5 @@
 import LayoutEngine
+import LayoutFuzzing
 import LayoutGeometry
 import TestSupport
 import Testing
@@ -17,141 +18,11 @@ struct ViewPropertyTests {
     }
 
     @Test("a mirror fed with deltas equals a fresh query, after every mutation", arguments: cases)
-    func mirrorMatchesFreshLayout(strategy: String, seed: UInt64) throws {
-        var fuzzer = ViewFuzzer(seed: seed)
-        let view = try View(
-            strategy: strategy, sections: fuzzer.sections(), viewport: fuzzer.viewport(),
-            windowMargin: fuzzer.pick([0, 100]))
-        var mirror = Dictionary(uniqueKeysWithValues: view.snapshot().map { ($0.key, $0) })
-        var history = [String]()
-        for step in 0..<Self.mutationsPerSequence {
-            if fuzzer.chance(8) {
-                let mutation = fuzzer.invalidMutation(for: view)
-                let before = ViewDump(view)
-                do {
-                    try mutation.apply(to: view)
-                    Issue.record("seed \(seed) step \(step): \(mutation) was accepted")
-                    return
-                } catch {
-                    #expect(ViewDump(view) == before, "seed \(seed) step \(step): refused \(mutation) changed the view (\(error.name))")
-                }
-                continue
-            }
-            let mutation = fuzzer.mutation(for: view)
-            history.append(mutation.description)
-            let epoch = view.epoch
-            let invalidation: Invalidation
-            do {
-                invalidation = try mutation.apply(to: view)
-            } catch {
-                Issue.record("seed \(seed) step \(step): valid \(mutation) refused: \(error.name) \(error.message)")
-                return
-            }
-            Self.verifyEffect(of: mutation, on: view, invalidation: invalidation, seed: seed, step: step)
-            guard Self.check(invalidation, mirror: &mirror, view: view, epoch: epoch) else {
-                Issue.record(
-                    "seed \(seed) step \(step): mirror diverged after \(mutation)\nlast mutations:\n  \(history.suffix(5).joined(separator: "\n  "))")
-                return
-            }
+    func mirrorMatchesFreshLayout(strategy: String, seed: UInt64) {
+        var fuzzer = ViewFuzzer(source: SeededGenerator(seed: seed))
+        for failure in ViewChecks.run(&fuzzer, strategy: strategy, steps: Self.mutationsPerSequence) {
+            Issue.record("seed \(seed): \(failure)")
         }
-    }
-
-    /// The mutation did what it says, beyond keeping the mirror consistent.
-    static func verifyEffect(of mutation: ViewMutation, on view: View, invalidation: Invalidation, seed: UInt64, step: Int) {
-        let context = "seed \(seed) step \(step): \(mutation)"
-        switch mutation {
-        case .scroll(let offset, _):
-            #expect(view.viewport.offset == offset, "\(context)")
-        case .resize(let size, _):
-            #expect(view.viewport.size == size, "\(context)")
-        case .margin(let margin):
-            #expect(view.windowMargin == margin, "\(context)")
-        case .configure(let changes, _):
-            for (name, value) in changes {
-                #expect(view.parameters.values[name] == value, "\(context)")
-            }
-        case .switchStrategy(let name, _):
-            #expect(view.strategyName == name, "\(context)")
-            #expect(type(of: view.layout.strategy).descriptor.name == name, "\(context)")
-        case .scrollEnd:
-            #expect(invalidation.targetContentOffset == view.viewport.offset, "\(context)")
-        case .select(let ids, let mode, _):
-            switch mode {
-            case .add: #expect(ids.allSatisfy(view.model.isSelected), "\(context)")
-            case .remove: #expect(!ids.contains(where: view.model.isSelected), "\(context)")
-            case .set: #expect(view.model.selection == Set(ids), "\(context)")
-            case .toggle: break
-            }
-        case .measure(let sizes, _):
-            var last = [String: Size]()
-            for (id, size) in sizes { last[id] = size }
-            for (id, size) in last {
-                let path = view.model.indexPath(ofItem: id)!
-                let stored = view.model.sections[path.section].baseSize(ofItem: path.item, default: view.layout.strategy.defaultItemSize)
-                #expect(stored.isClose(to: size, tolerance: 0.5 + 1e-9), "\(context): \(id) is \(stored)")
-            }
-        case .replace(let sections, _):
-            #expect(view.model.specs.map(\.id) == sections.map(\.id), "\(context)")
-            #expect(view.model.sections.map { Array($0.itemIDs) } == sections.map { $0.items.map(\.id) }, "\(context)")
-        case .batch(let updates, _):
-            for update in updates {
-                switch update {
-                case .deleteItems(let ids): #expect(ids.allSatisfy { view.model.indexPath(ofItem: $0) == nil }, "\(context)")
-                case .insertItems(let items, _, _): #expect(items.allSatisfy { view.model.indexPath(ofItem: $0.id) != nil }, "\(context)")
-                case .deleteSections(let ids): #expect(ids.allSatisfy { view.model.sectionIndex(of: $0) == nil }, "\(context)")
-                case .insertSections(let sections, _): #expect(sections.allSatisfy { view.model.sectionIndex(of: $0.id) != nil }, "\(context)")
-                default: break
-                }
-            }
-        }
-    }
-
-    /// Applies `invalidation` to `mirror` and compares with a layout built from scratch.
-    static func check(_ invalidation: Invalidation, mirror: inout [ElementKey: LayoutAttributes], view: View, epoch: Int) -> Bool {
-        var ok = true
-        func fail(_ message: String) {
-            Issue.record(Comment(rawValue: message))
-            ok = false
-        }
-        if invalidation.epoch != epoch + 1 { fail("epoch \(invalidation.epoch) after \(epoch)") }
-        if invalidation.window != view.window { fail("window \(invalidation.window) is not the view's \(view.window)") }
-        if invalidation.contentOffset != view.viewport.offset { fail("offset \(invalidation.contentOffset) vs \(view.viewport.offset)") }
-        for key in invalidation.left where mirror.removeValue(forKey: key) == nil { fail("\(key) left but was not held") }
-        for attributes in invalidation.entered {
-            if mirror.updateValue(attributes, forKey: attributes.key) != nil { fail("\(attributes.key) entered but was held") }
-        }
-        for attributes in invalidation.changed {
-            if mirror.updateValue(attributes, forKey: attributes.key) == nil { fail("\(attributes.key) changed but was not held") }
-        }
-        guard
-            let fresh = try? Layout(
-                strategy: StrategyRegistry.builtIn.makeStrategy(named: view.strategyName, parameters: view.parameters.values),
-                model: view.model, viewport: view.viewport)
-        else {
-            fail("the view's own state does not rebuild")
-            return false
-        }
-        let expected = Dictionary(uniqueKeysWithValues: fresh.elements(in: view.window).map { ($0.key, $0) })
-        if mirror != expected {
-            let missing = Set(expected.keys).subtracting(mirror.keys).sorted().prefix(5)
-            let extra = Set(mirror.keys).subtracting(expected.keys).sorted().prefix(5)
-            let wrong = mirror.keys.filter { expected[$0] != nil && expected[$0] != mirror[$0] }.sorted().prefix(5)
-            fail("mirror differs: missing \(Array(missing)) extra \(Array(extra)) wrong \(wrong.map { "\($0): \(mirror[$0]!.frame) vs \(expected[$0]!.frame)" })")
-        }
-        if fresh.contentSize != view.layout.contentSize || invalidation.contentSize != fresh.contentSize {
-            fail("content size \(view.layout.contentSize), reported \(invalidation.contentSize), from scratch \(fresh.contentSize)")
-        }
-        if let transition = invalidation.transition {
-            // Each element's last segment ends where the element now is (or fades out where it was).
-            var last = [ElementKey: TransitionSegment]()
-            for segment in transition.segments { last[segment.key] = segment }
-            for (key, segment) in last {
-                if let now = fresh.attributes(for: key), segment.to != now, segment.to.alpha != 0 {
-                    fail("transition of \(key) ends at \(segment.to.frame), the element is at \(now.frame)")
-                }
-            }
-        }
-        return ok
     }
 }
 

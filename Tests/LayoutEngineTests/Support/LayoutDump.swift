@@ -1,23 +1,6 @@
 import LayoutEngine
+import LayoutFuzzing
 import LayoutGeometry
-
-/// Every element of a layout, gathered one by one through `attributes(forItem:)` and
-/// `attributes(forSupplementary:inSection:)`: an independent path from `elements(in:)`, so the
-/// two can be checked against each other.
-func allElements(of layout: Layout) -> [ElementKey: LayoutAttributes] {
-    var result = [ElementKey: LayoutAttributes]()
-    for section in layout.model.sections {
-        for kind in [ElementKind.header, .footer] {
-            if let attributes = layout.attributes(forSupplementary: kind, inSection: section.id) {
-                result[attributes.key] = attributes
-            }
-        }
-        for id in section.itemIDs {
-            if let attributes = layout.attributes(forItem: id) { result[attributes.key] = attributes }
-        }
-    }
-    return result
-}
 
 /// Elements of `all` whose frames intersect `rect`: the brute-force answer a query must match.
 func bruteForce(_ all: [ElementKey: LayoutAttributes], in rect: Rect) -> [ElementKey: LayoutAttributes] {

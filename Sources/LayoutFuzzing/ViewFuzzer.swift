@@ -1,9 +1,8 @@
 import LayoutEngine
 import LayoutGeometry
-import TestSupport
 
 /// One mutation of a view, drawn at random; `apply` runs it.
-enum ViewMutation: CustomStringConvertible {
+public enum ViewMutation: CustomStringConvertible {
     case replace([SectionSpec], animated: Bool)
     case batch([BatchUpdate], animated: Bool)
     case measure([(id: String, size: Size)], animated: Bool)
@@ -16,7 +15,7 @@ enum ViewMutation: CustomStringConvertible {
     case switchStrategy(String, animated: Bool)
 
     @discardableResult
-    func apply(to view: View) throws(LayoutError) -> Invalidation {
+    public func apply(to view: View) throws(LayoutError) -> Invalidation {
         switch self {
         case .replace(let sections, let animated): try view.replaceData(sections, animated: animated)
         case .batch(let updates, let animated): try view.performBatch(updates, animated: animated)
@@ -31,7 +30,7 @@ enum ViewMutation: CustomStringConvertible {
         }
     }
 
-    var description: String {
+    public var description: String {
         switch self {
         case .replace(let sections, let animated): "replace(\(sections.map { "\($0.id)[\($0.items.count)]" }), animated: \(animated))"
         case .batch(let updates, let animated): "batch(\(updates), animated: \(animated))"
@@ -47,27 +46,28 @@ enum ViewMutation: CustomStringConvertible {
     }
 }
 
-/// Draws random models and random (mostly valid) mutations from one seed.
-struct ViewFuzzer {
-    var random: SeededGenerator
+/// Draws random models and random (mostly valid) mutations from a source of numbers: a seeded
+/// generator in the property tests, the fuzzer's bytes (`FuzzBytes`) in the fuzz target.
+public struct ViewFuzzer<Source: RandomNumberGenerator> {
+    public var random: Source
     private var nextID = 0
 
-    init(seed: UInt64) { random = SeededGenerator(seed: seed) }
+    public init(source: Source) { random = source }
 
-    mutating func chance(_ percent: Int) -> Bool { Int.random(in: 0..<100, using: &random) < percent }
+    public mutating func chance(_ percent: Int) -> Bool { Int.random(in: 0..<100, using: &random) < percent }
 
-    mutating func int(_ range: ClosedRange<Int>) -> Int { Int.random(in: range, using: &random) }
+    public mutating func int(_ range: ClosedRange<Int>) -> Int { Int.random(in: range, using: &random) }
 
-    mutating func pick<T>(_ options: [T]) -> T { options[int(0...options.count - 1)] }
+    public mutating func pick<T>(_ options: [T]) -> T { options[int(0...options.count - 1)] }
 
-    mutating func half(_ range: ClosedRange<Int>) -> Double { Double(int(range)) / 2 }
+    public mutating func half(_ range: ClosedRange<Int>) -> Double { Double(int(range)) / 2 }
 
-    mutating func freshID(_ prefix: String) -> String {
+    public mutating func freshID(_ prefix: String) -> String {
         nextID += 1
         return "\(prefix)\(nextID)"
     }
 
-    mutating func item() -> ItemSpec {
+    public mutating func item() -> ItemSpec {
         var item = ItemSpec(id: freshID("i"))
         switch int(0...3) {
         case 0: break
@@ -79,21 +79,21 @@ struct ViewFuzzer {
         return item
     }
 
-    mutating func section() -> SectionSpec {
+    public mutating func section() -> SectionSpec {
         var section = SectionSpec(id: freshID("s"), items: (0..<pick([0, 1, 3, 8, 20])).map { _ in item() })
         if chance(20) { section.headerSize = Size(width: 0, height: half(0...80)) }
         return section
     }
 
-    mutating func sections() -> [SectionSpec] { (0..<int(1...4)).map { _ in section() } }
+    public mutating func sections() -> [SectionSpec] { (0..<int(1...4)).map { _ in section() } }
 
-    mutating func viewport() -> Viewport {
+    public mutating func viewport() -> Viewport {
         Viewport(size: Size(width: half(300...900), height: half(300...1400)))
     }
 
     // MARK: Mutations
 
-    mutating func mutation(for view: View) -> ViewMutation {
+    public mutating func mutation(for view: View) -> ViewMutation {
         let ids = view.model.sections.flatMap(\.itemIDs)
         let roll = int(0...99)
         switch roll {
@@ -115,7 +115,7 @@ struct ViewFuzzer {
     }
 
     /// A mutation the view must refuse without changing anything.
-    mutating func invalidMutation(for view: View) -> ViewMutation {
+    public mutating func invalidMutation(for view: View) -> ViewMutation {
         let ids = view.model.sections.flatMap(\.itemIDs)
         let sectionIDs = view.model.sections.map(\.id)
         switch int(0...11) {
@@ -245,7 +245,7 @@ struct ViewFuzzer {
 }
 
 /// Everything observable about a view, for "an invalid mutation changes nothing" checks.
-struct ViewDump: Equatable {
+public struct ViewDump: Equatable {
     var epoch: Int
     var strategy: String
     var parameters: ResolvedParameters
@@ -257,7 +257,7 @@ struct ViewDump: Equatable {
     var contentSize: Size
     var elements: [ElementKey: LayoutAttributes]
 
-    init(_ view: View) {
+    public init(_ view: View) {
         epoch = view.epoch
         strategy = view.strategyName
         parameters = view.parameters
@@ -269,4 +269,22 @@ struct ViewDump: Equatable {
         contentSize = view.layout.contentSize
         elements = allElements(of: view.layout)
     }
+}
+
+/// Every element of a layout, gathered one by one through `attributes(forItem:)` and
+/// `attributes(forSupplementary:inSection:)`: an independent path from `elements(in:)`, so the
+/// two can be checked against each other.
+public func allElements(of layout: Layout) -> [ElementKey: LayoutAttributes] {
+    var result = [ElementKey: LayoutAttributes]()
+    for section in layout.model.sections {
+        for kind in [ElementKind.header, .footer] {
+            if let attributes = layout.attributes(forSupplementary: kind, inSection: section.id) {
+                result[attributes.key] = attributes
+            }
+        }
+        for id in section.itemIDs {
+            if let attributes = layout.attributes(forItem: id) { result[attributes.key] = attributes }
+        }
+    }
+    return result
 }

@@ -1,0 +1,157 @@
+import LayoutEngine
+import LayoutGeometry
+
+/// The properties incremental invalidation must keep, as functions that return what broke (one
+/// sentence per failure) instead of recording it: the property tests record the sentences, the
+/// fuzz target traps on them.
+public enum ViewChecks {
+    /// Runs `steps` drawn mutations against a fresh view of `strategy`, one in eight of them
+    /// invalid, and checks after every one that
+    /// - a refused mutation changed nothing at all,
+    /// - an accepted one did what it says (`effect`),
+    /// - a client mirror fed only the deltas equals a layout recomputed from scratch (`mirror`).
+    ///
+    /// Stops at the first failing step (later steps would only repeat it) or when `exhausted`
+    /// says the source of numbers ran dry.
+    public static func run<Source>(
+        _ fuzzer: inout ViewFuzzer<Source>, strategy: String, steps: Int, exhausted: (ViewFuzzer<Source>) -> Bool = { _ in false }
+    ) -> [String] {
+        let view: View
+        do {
+            view = try View(strategy: strategy, sections: fuzzer.sections(), viewport: fuzzer.viewport(), windowMargin: fuzzer.pick([0, 100]))
+        } catch {
+            return ["a valid initial view was refused: \(error.name) \(error.message)"]
+        }
+        var mirror = Dictionary(uniqueKeysWithValues: view.snapshot().map { ($0.key, $0) })
+        var history = [String]()
+        for step in 0..<steps where !exhausted(fuzzer) {
+            if fuzzer.chance(8) {
+                let mutation = fuzzer.invalidMutation(for: view)
+                let before = ViewDump(view)
+                do {
+                    try mutation.apply(to: view)
+                    return ["step \(step): \(mutation) was accepted"]
+                } catch {
+                    if ViewDump(view) != before { return ["step \(step): refused \(mutation) changed the view (\(error.name))"] }
+                }
+                continue
+            }
+            let mutation = fuzzer.mutation(for: view)
+            history.append(mutation.description)
+            let epoch = view.epoch
+            let invalidation: Invalidation
+            do {
+                invalidation = try mutation.apply(to: view)
+            } catch {
+                return ["step \(step): valid \(mutation) refused: \(error.name) \(error.message)"]
+            }
+            var failures = effect(of: mutation, on: view, invalidation: invalidation)
+            failures += self.mirror(invalidation, mirror: &mirror, view: view, epoch: epoch)
+            if !failures.isEmpty {
+                return failures.map { "step \(step): \($0)" } + ["last mutations:\n  " + history.suffix(5).joined(separator: "\n  ")]
+            }
+        }
+        return []
+    }
+
+    /// The mutation did what it says, beyond keeping the mirror consistent.
+    public static func effect(of mutation: ViewMutation, on view: View, invalidation: Invalidation) -> [String] {
+        var failures = [String]()
+        func expect(_ condition: Bool, _ detail: @autoclosure () -> String = "") {
+            if !condition { failures.append("\(mutation) did not take effect \(detail())") }
+        }
+        switch mutation {
+        case .scroll(let offset, _):
+            expect(view.viewport.offset == offset, "offset \(view.viewport.offset)")
+        case .resize(let size, _):
+            expect(view.viewport.size == size, "size \(view.viewport.size)")
+        case .margin(let margin):
+            expect(view.windowMargin == margin)
+        case .configure(let changes, _):
+            for (name, value) in changes { expect(view.parameters.values[name] == value, name) }
+        case .switchStrategy(let name, _):
+            expect(view.strategyName == name)
+            expect(type(of: view.layout.strategy).descriptor.name == name)
+        case .scrollEnd:
+            expect(invalidation.targetContentOffset == view.viewport.offset, "target \(String(describing: invalidation.targetContentOffset))")
+        case .select(let ids, let mode, _):
+            switch mode {
+            case .add: expect(ids.allSatisfy(view.model.isSelected))
+            case .remove: expect(!ids.contains(where: view.model.isSelected))
+            case .set: expect(view.model.selection == Set(ids))
+            case .toggle: break
+            }
+        case .measure(let sizes, _):
+            var last = [String: Size]()
+            for (id, size) in sizes { last[id] = size }
+            for (id, size) in last {
+                guard let path = view.model.indexPath(ofItem: id) else {
+                    expect(false, "\(id) is gone")
+                    continue
+                }
+                let stored = view.model.sections[path.section].baseSize(ofItem: path.item, default: view.layout.strategy.defaultItemSize)
+                expect(stored.isClose(to: size, tolerance: 0.5 + 1e-9), "\(id) is \(stored)")
+            }
+        case .replace(let sections, _):
+            expect(view.model.specs.map(\.id) == sections.map(\.id), "sections")
+            expect(view.model.sections.map { Array($0.itemIDs) } == sections.map { $0.items.map(\.id) }, "items")
+        case .batch(let updates, _):
+            for update in updates {
+                switch update {
+                case .deleteItems(let ids): expect(ids.allSatisfy { view.model.indexPath(ofItem: $0) == nil }, "deleted items remain")
+                case .insertItems(let items, _, _): expect(items.allSatisfy { view.model.indexPath(ofItem: $0.id) != nil }, "inserted items missing")
+                case .deleteSections(let ids): expect(ids.allSatisfy { view.model.sectionIndex(of: $0) == nil }, "deleted sections remain")
+                case .insertSections(let sections, _): expect(sections.allSatisfy { view.model.sectionIndex(of: $0.id) != nil }, "inserted sections missing")
+                default: break
+                }
+            }
+        }
+        return failures
+    }
+
+    /// Applies `invalidation` to `mirror` and compares with a layout built from scratch.
+    public static func mirror(
+        _ invalidation: Invalidation, mirror: inout [ElementKey: LayoutAttributes], view: View, epoch: Int
+    ) -> [String] {
+        var failures = [String]()
+        if invalidation.epoch != epoch + 1 { failures.append("epoch \(invalidation.epoch) after \(epoch)") }
+        if invalidation.window != view.window { failures.append("window \(invalidation.window) is not the view's \(view.window)") }
+        if invalidation.contentOffset != view.viewport.offset { failures.append("offset \(invalidation.contentOffset) vs \(view.viewport.offset)") }
+        for key in invalidation.left where mirror.removeValue(forKey: key) == nil { failures.append("\(key) left but was not held") }
+        for attributes in invalidation.entered where mirror.updateValue(attributes, forKey: attributes.key) != nil {
+            failures.append("\(attributes.key) entered but was held")
+        }
+        for attributes in invalidation.changed where mirror.updateValue(attributes, forKey: attributes.key) == nil {
+            failures.append("\(attributes.key) changed but was not held")
+        }
+        guard
+            let fresh = try? Layout(
+                strategy: StrategyRegistry.builtIn.makeStrategy(named: view.strategyName, parameters: view.parameters.values),
+                model: view.model, viewport: view.viewport)
+        else {
+            return failures + ["the view's own state does not rebuild"]
+        }
+        let expected = Dictionary(uniqueKeysWithValues: fresh.elements(in: view.window).map { ($0.key, $0) })
+        if mirror != expected {
+            let missing = Set(expected.keys).subtracting(mirror.keys).sorted().prefix(5)
+            let extra = Set(mirror.keys).subtracting(expected.keys).sorted().prefix(5)
+            let wrong = mirror.keys.filter { expected[$0] != nil && expected[$0] != mirror[$0] }.sorted().prefix(5)
+            failures.append(
+                "mirror differs: missing \(Array(missing)) extra \(Array(extra)) wrong \(wrong.map { "\($0): \(mirror[$0]!.frame) vs \(expected[$0]!.frame)" })")
+        }
+        if fresh.contentSize != view.layout.contentSize || invalidation.contentSize != fresh.contentSize {
+            failures.append("content size \(view.layout.contentSize), reported \(invalidation.contentSize), from scratch \(fresh.contentSize)")
+        }
+        if let transition = invalidation.transition {
+            // Each element's last segment ends where the element now is (or fades out where it was).
+            var last = [ElementKey: TransitionSegment]()
+            for segment in transition.segments { last[segment.key] = segment }
+            for (key, segment) in last {
+                if let now = fresh.attributes(for: key), segment.to != now, segment.to.alpha != 0 {
+                    failures.append("transition of \(key) ends at \(segment.to.frame), the element is at \(now.frame)")
+                }
+            }
+        }
+        return failures
+    }
+}

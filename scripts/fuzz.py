@@ -1,0 +1,175 @@
+#!/usr/bin/env python3
+"""Runs the libFuzzer targets (fuzz/) and keeps what they find.
+
+    scripts/fuzz.py seed                 rewrite the seed corpora in fuzz/corpus from the
+                                         protocol transcripts (deterministic)
+    scripts/fuzz.py run [--seconds 60]   run every target (or --targets a,b) for that long,
+                                         each from its seeds plus what earlier runs kept;
+                                         a crash is copied to fuzz/regressions/<target>/
+                                         (swift test replays that directory) and fails the run
+
+Drivers come from `cd fuzz && swift build -c release --sanitize fuzzer --sanitize address`
+(what `make fuzz` does). The report (executions, time, coverage, corpus, peak memory per
+target) goes to .build/fuzz/report.json and is printed as a table.
+"""
+import argparse
+import hashlib
+import json
+import os
+import random
+import re
+import shutil
+import subprocess
+import sys
+import time
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
+TARGETS = ["framer", "request", "service", "mutations"]
+FUZZ = os.path.join(ROOT, "fuzz")
+WORK = os.path.join(ROOT, ".build", "fuzz")
+DICTIONARY = os.path.join(FUZZ, "protocol.dict")
+# Inputs longer than this rarely find more and slow every execution down.
+MAX_LENGTH = {"framer": 4096, "request": 4096, "service": 8192, "mutations": 1024}
+
+
+def transcripts():
+    for folder in ("examples", "conformance"):
+        directory = os.path.join(ROOT, "protocol", folder)
+        for name in sorted(os.listdir(directory)):
+            if name.endswith(".jsonl"):
+                yield folder + "-" + name[:-len(".jsonl")], os.path.join(directory, name)
+
+
+def request_lines(path):
+    """The lines a transcript sends (every line that is not a reply or an event)."""
+    with open(path, "rb") as handle:
+        lines = [line for line in handle.read().split(b"\n") if line]
+    sent = []
+    for line in lines:
+        try:
+            value = json.loads(line)
+            if isinstance(value, dict) and ("result" in value or "error" in value or "event" in value):
+                continue
+        except ValueError:
+            pass
+        sent.append(line)
+    return sent
+
+
+def write_seed(target, name, data):
+    directory = os.path.join(FUZZ, "corpus", target)
+    os.makedirs(directory, exist_ok=True)
+    with open(os.path.join(directory, name), "wb") as handle:
+        handle.write(data)
+
+
+def seed():
+    for target in TARGETS:
+        shutil.rmtree(os.path.join(FUZZ, "corpus", target), ignore_errors=True)
+    distinct = {}
+    for name, path in transcripts():
+        sent = [line for line in request_lines(path) if len(line) <= MAX_LENGTH["request"]]
+        stream = b"\n".join(sent) + b"\n"
+        if len(stream) <= MAX_LENGTH["service"]:
+            write_seed("service", name, stream)
+        # Framer: a limit byte, four read sizes, then the stream; long and short limits.
+        write_seed("framer", name, bytes([255, 7, 1, 31, 3]) + stream[:MAX_LENGTH["framer"]])
+        write_seed("framer", name + "-short-limit", bytes([40, 2, 5, 0, 9]) + stream[:1024])
+        for line in sent:
+            distinct[hashlib.sha1(line).hexdigest()[:16]] = line
+    for key, line in sorted(distinct.items()):
+        write_seed("request", key, line)
+    # Mutations: the bytes are choices, not text; a fixed spread of random starting points.
+    generator = random.Random(0x1A70)
+    for number in range(24):
+        write_seed("mutations", "random-%02d" % number, bytes(generator.randrange(256) for _ in range(generator.choice([16, 64, 256, 1024]))))
+    for target in TARGETS:
+        print("%-10s %4d seed files" % (target, len(os.listdir(os.path.join(FUZZ, "corpus", target)))))
+
+
+def stats(log):
+    found = {}
+    for key in ("number_of_executed_units", "average_exec_per_sec", "peak_rss_mb"):
+        match = re.search(r"stat::%s:\s+(\d+)" % key, log)
+        found[key] = int(match.group(1)) if match else None
+    done = re.findall(r"#\d+\s+(?:DONE|pulse|NEW|REDUCE|INITED)\s+cov: (\d+) ft: (\d+) corp: (\d+)", log)
+    if done:
+        found["coverage"], found["features"], found["corpus"] = (int(value) for value in done[-1])
+    return found
+
+
+def run(seconds, targets, jobs_timeout):
+    build = os.path.join(FUZZ, ".build", "release")
+    report = {"seconds_per_target": seconds, "started": time.strftime("%Y-%m-%d %H:%M:%S"), "targets": {}}
+    failed = []
+    for target in targets:
+        binary = os.path.join(build, "fuzz-" + target)
+        if not os.path.exists(binary):
+            sys.exit("%s is missing: build with `make fuzz` (or cd fuzz && swift build -c release --sanitize fuzzer --sanitize address)" % binary)
+        corpus = os.path.join(WORK, "corpus", target)
+        crashes = os.path.join(WORK, "crashes", target)
+        os.makedirs(corpus, exist_ok=True)
+        shutil.rmtree(crashes, ignore_errors=True)
+        os.makedirs(crashes)
+        # Leak checking is off: Swift's runtime caches (type metadata, conformances) look like
+        # leaks to LSan, and its scans made the service target ten times slower.
+        command = [
+            binary, corpus, os.path.join(FUZZ, "corpus", target),
+            "-max_total_time=%d" % seconds, "-print_final_stats=1", "-timeout=%d" % jobs_timeout,
+            "-rss_limit_mb=4096", "-detect_leaks=0", "-max_len=%d" % MAX_LENGTH[target], "-artifact_prefix=" + crashes + "/",
+        ]
+        if target in ("request", "service"):
+            command.append("-dict=" + DICTIONARY)
+        started = time.monotonic()
+        result = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, cwd=WORK)
+        elapsed = time.monotonic() - started
+        log = result.stdout.decode("utf-8", "replace")
+        with open(os.path.join(WORK, target + ".log"), "w") as handle:
+            handle.write(log)
+        entry = {"seconds": round(elapsed, 1), "exit": result.returncode, **stats(log), "crashes": []}
+        for name in sorted(os.listdir(crashes)):
+            data = open(os.path.join(crashes, name), "rb").read()
+            keep = os.path.join(FUZZ, "regressions", target, "%s-%s" % (name.split("-")[0], hashlib.sha1(data).hexdigest()[:16]))
+            os.makedirs(os.path.dirname(keep), exist_ok=True)
+            shutil.copyfile(os.path.join(crashes, name), keep)
+            entry["crashes"].append(os.path.relpath(keep, ROOT))
+        if result.returncode != 0 or entry["crashes"]:
+            failed.append(target)
+            reason = re.search(r"(Fatal error: .*|ERROR: AddressSanitizer.*|ERROR: libFuzzer.*)", log)
+            entry["reason"] = reason.group(1) if reason else "exit status %d" % result.returncode
+        report["targets"][target] = entry
+    os.makedirs(WORK, exist_ok=True)
+    with open(os.path.join(WORK, "report.json"), "w") as handle:
+        json.dump(report, handle, indent=2)
+    print("\n%-10s %8s %12s %10s %6s %7s %8s  %s" % ("target", "seconds", "executions", "exec/s", "cov", "corpus", "peak MB", "result"))
+    for target, entry in report["targets"].items():
+        print("%-10s %8.1f %12s %10s %6s %7s %8s  %s" % (
+            target, entry["seconds"], entry.get("number_of_executed_units"), entry.get("average_exec_per_sec"),
+            entry.get("coverage"), entry.get("corpus"), entry.get("peak_rss_mb"),
+            "ok" if target not in failed else "FAILED: %s %s" % (entry.get("reason"), " ".join(entry["crashes"]))))
+    print("\nreport: %s" % os.path.relpath(os.path.join(WORK, "report.json"), ROOT))
+    if failed:
+        print("crashes were copied to fuzz/regressions/ (swift test replays them); fix, then commit them", file=sys.stderr)
+        return 1
+    return 0
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("command", choices=["seed", "run"])
+    parser.add_argument("--seconds", type=int, default=60, help="per target (default 60)")
+    parser.add_argument("--targets", default=",".join(TARGETS), help="comma-separated (default: all)")
+    parser.add_argument("--timeout", type=int, default=10, help="seconds one input may take before it counts as a hang")
+    arguments = parser.parse_args()
+    if arguments.command == "seed":
+        seed()
+        return 0
+    targets = [name for name in arguments.targets.split(",") if name]
+    unknown = [name for name in targets if name not in TARGETS]
+    if unknown:
+        parser.error("unknown targets: %s" % ", ".join(unknown))
+    return run(arguments.seconds, targets, arguments.timeout)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
