@@ -154,6 +154,52 @@ class Client:
         return bool(ready)
 
 
+def place_fd(fd, target):
+    """In a child before exec: `fd` as `target`, inheritable (dup2 of an fd onto itself keeps
+    its close-on-exec flag, so that case clears it)."""
+    if fd == target:
+        os.set_inheritable(target, True)
+    else:
+        os.dup2(fd, target)
+
+
+def held_listener(directory, name="held.sock"):
+    """A listening socket the test holds, as systemd holds a .socket unit's: daemons come and
+    go, the socket and its backlog stay."""
+    path = os.path.join(directory, name)
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(path)
+    listener.listen(128)
+    return path, listener
+
+
+def start_on_held_socket(listener, log_path, extra_env=None, args=()):
+    """Starts layoutd with `listener` as fd 3 and LISTEN_* set as systemd does."""
+    env = dict(os.environ, LISTEN_FDS="1", LISTEN_FDNAMES="ipc")
+    env.pop("NOTIFY_SOCKET", None)
+    env.pop("LAYOUTD_SOCKET", None)
+    if extra_env:
+        env.update(extra_env)
+    log = open(log_path, "a")
+    # LISTEN_PID must be the daemon's pid: the shell sets it and execs. dup2 in the child
+    # (not pass_fds, which must name fds the parent has); close_fds off so fd 3 survives,
+    # while Python's own fds stay close-on-exec.
+    process = subprocess.Popen(["/bin/sh", "-c", 'LISTEN_PID=$$ exec "$@"', "sh", DAEMON, "--log-level", "debug"] + list(args),
+                               env=env, stdout=log, stderr=log, close_fds=False,
+                               preexec_fn=lambda: place_fd(listener.fileno(), 3))
+    log.close()
+    return process
+
+
+def resident_bytes(pid, field="VmRSS"):
+    """VmRSS (now) or VmHWM (peak) of a process, in bytes."""
+    with open("/proc/%d/status" % pid) as handle:
+        for line in handle:
+            if line.startswith(field + ":"):
+                return int(line.split()[1]) * 1024
+    raise KeyError(field)
+
+
 def flow_view(name, items, width=375, height=667, item=(100, 100), strategy="flow", params=None):
     """view.create params for a flow view of `items` uniform items."""
     return {

@@ -15,18 +15,9 @@ import threading
 import time
 import unittest
 
-from harness import DAEMON, ROOT, Client, flow_view
+from harness import DAEMON, ROOT, Client, flow_view, held_listener, start_on_held_socket
 
 LAYOUTCTL = os.path.join(os.path.dirname(DAEMON), "layoutctl")
-
-
-def place_fd(fd, target):
-    """In a child before exec: `fd` as `target`, inheritable (dup2 of an fd onto itself keeps
-    its close-on-exec flag, so that case clears it)."""
-    if fd == target:
-        os.set_inheritable(target, True)
-    else:
-        os.dup2(fd, target)
 
 
 def run(command, **options):
@@ -197,27 +188,12 @@ class ActivationTests(unittest.TestCase):
         self.assertIn("none named 'ipc'", self.log())
 
     def start_with_held_socket(self, listener, extra_env=None, log_name="layoutd.log"):
-        """Starts layoutd with `listener` as fd 3, LISTEN_* set as systemd does."""
-        env = dict(os.environ, LISTEN_FDS="1", LISTEN_FDNAMES="ipc")
-        env.pop("NOTIFY_SOCKET", None)
-        if extra_env:
-            env.update(extra_env)
-        log = open(os.path.join(self.dir, log_name), "a")
-        # LISTEN_PID must be the daemon's pid: the shell sets it and execs.
-        # dup2 in the child (not pass_fds, which must name fds the parent has); close_fds
-        # off so fd 3 survives, while Python's own fds stay close-on-exec.
-        process = subprocess.Popen(["/bin/sh", "-c", 'LISTEN_PID=$$ exec "$@"', "sh", DAEMON, "--log-level", "debug"],
-                                   env=env, stdout=log, stderr=log, close_fds=False,
-                                   preexec_fn=lambda: place_fd(listener.fileno(), 3))
+        process = start_on_held_socket(listener, os.path.join(self.dir, log_name), extra_env)
         self.processes.append(process)
         return process
 
     def held_listener(self):
-        path = os.path.join(self.dir, "held.sock")
-        listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        listener.bind(path)
-        listener.listen(128)
-        return path, listener
+        return held_listener(self.dir)
 
     def test_notify_ready_status_watchdog_reload_stopping(self):
         path, listener = self.held_listener()
