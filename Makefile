@@ -6,6 +6,8 @@ export PATH := $(PATH):/opt/swift/usr/bin
 BENCH_ARGS ?=
 FUZZ_SECONDS ?= 60
 FUZZ_TARGETS ?= framer,request,service,mutations
+SOAK_SECONDS ?= 300
+SOAK_ARGS ?=
 LAYOUTD_ARGS ?=
 # Debian packages the build and the tests need; scripts/ensure-deps.sh installs the missing ones.
 # python3 and python3-jsonschema drive the end-to-end tests; socat is the raw client there;
@@ -57,7 +59,7 @@ unit-test: deps
 e2e-test: deps
 	$(SWIFT) build --product layoutd
 	$(SWIFT) build --product layoutctl
-	cd tests/e2e && PYTHONWARNINGS=ignore::ResourceWarning $(PYTHON) -m unittest -v test_protocol test_daemon test_systemd test_layoutctl
+	cd tests/e2e && PYTHONWARNINGS=ignore::ResourceWarning $(PYTHON) -m unittest -v test_protocol test_daemon test_systemd test_layoutctl test_reliability
 
 ## Release builds, every benchmark in one run (a few minutes), a table, and BENCHMARKS.md.
 ## BENCH_ARGS=--quick for 1k and 10k only. Taffy comes from PyPI into .bench-venv.
@@ -75,6 +77,12 @@ bench: deps
 fuzz: deps
 	cd fuzz && $(SWIFT) build -c release --sanitize fuzzer --sanitize address --disable-dead-strip -Xswiftc -use-ld=lld
 	$(PYTHON) scripts/fuzz.py run --seconds $(FUZZ_SECONDS) --targets $(FUZZ_TARGETS)
+
+## The soak against a release daemon: SOAK_SECONDS of 64 clients on 16 views with hostile
+## clients, then order, seq, replay and memory checks; the report lands in .build/soak-report.json.
+soak: deps
+	$(SWIFT) build -c release --product layoutd
+	$(PYTHON) tests/soak/soak.py --seconds $(SOAK_SECONDS) --daemon .build/release/layoutd --report .build/soak-report.json $(SOAK_ARGS)
 
 clean:
 	$(SWIFT) package clean

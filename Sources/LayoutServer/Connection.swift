@@ -261,9 +261,11 @@ final class Connection: @unchecked Sendable {
                     Self.log(outcome, since: started, logger: logger, fields: fields)
                     let own = outcome.events.filter { $0.connection == id }
                     // This connection's own events queue behind events other views already
-                    // posted to it, so they (and their reply) take the queue; a reply alone
-                    // can be written straight away.
-                    if !own.isEmpty || !handoff.keep(reply: outcome.reply) {
+                    // posted to it, so they (and their reply) take the queue; so does a reply
+                    // while any posted event is still on its way. Otherwise a reply that came
+                    // back during `submit` is written straight away.
+                    let inTransit = eventsInTransit.load(ordering: .sequentiallyConsistent)
+                    if !own.isEmpty || inTransit > 0 || !handoff.keep(reply: outcome.reply) {
                         queue.async { self.complete(reply: outcome.reply, events: own) }
                     }
                 }
@@ -335,6 +337,21 @@ final class Connection: @unchecked Sendable {
     }
 
     // MARK: Events
+
+    /// Events posted from views' queues and not yet taken in by this connection's queue. A
+    /// reply may skip the queue only while this is zero: an event posted before the reply
+    /// was made must be written before it (`view.unsubscribe` promises no events after its
+    /// reply, `daemon.sync` every event posted before it).
+    private let eventsInTransit = Atomic<Int>(0)
+
+    /// An event from another thread (a view's queue).
+    func post(_ event: Event) {
+        eventsInTransit.add(1, ordering: .sequentiallyConsistent)
+        queue.async { [self] in
+            enqueue(event: event)
+            eventsInTransit.subtract(1, ordering: .sequentiallyConsistent)
+        }
+    }
 
     /// An event from any view (on this connection's queue).
     func enqueue(event: Event) {

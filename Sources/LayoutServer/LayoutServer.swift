@@ -170,7 +170,7 @@ public final class LayoutServer: @unchecked Sendable {
     /// Hands an event to its connection's queue (dropped when the connection is gone).
     func deliver(_ event: Event) {
         guard let connection = state.withLock({ $0.connections[event.connection] }) else { return }
-        connection.queue.async { connection.enqueue(event: event) }
+        connection.post(event)
     }
 
     func remove(_ connection: Connection, read: Int, answered: Int) {

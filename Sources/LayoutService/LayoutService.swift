@@ -107,9 +107,9 @@ public final class LayoutService: Sendable {
     }
 
     /// Carries out `request` for `connection` and calls `completion` exactly once with the
-    /// reply and the events it caused. Most requests complete before `submit` returns (view
-    /// methods inside the view's queue); `daemon.sync`, `view.delete` and `view.unsubscribe`
-    /// complete later on another thread.
+    /// reply and the events it caused. Daemon-wide methods complete before `submit` returns;
+    /// view methods, `daemon.sync`, `view.delete` and `view.unsubscribe` complete later, on the
+    /// view's queue or another thread. `submit` never blocks its thread.
     public func submit(_ request: Request, from connection: ConnectionID, completion: @escaping @Sendable (Outcome) -> Void) {
         requestCount.add(1, ordering: .relaxed)
         let view = request.params["view"]?.stringValue
@@ -160,10 +160,12 @@ public final class LayoutService: Sendable {
             case _ where ViewHost.mutations.contains(request.method) || ViewHost.reads.contains(request.method):
                 let name = try params.string("view")
                 guard let host = directory.withLock({ $0.views[name] }) else { throw Self.viewNotFound(name) }
-                // `sync`: on an idle view the work runs on this thread with no hand-off (a
-                // round trip's largest cost was waking threads); a busy view makes this
-                // thread wait its turn, in order.
-                host.queue.sync { [self, params] in
+                // `async`, never `sync`: the caller's thread belongs to the same pool the view
+                // queues run on, and a thread blocked here behind a view's queued work (a
+                // barrier, an unsubscribe) can leave no thread to run that work: the soak
+                // caught every connection stalling for seconds. The hop costs nothing
+                // measurable in a round trip (RELIABILITY.md).
+                host.queue.async { [self, params] in
                     var params = params
                     do throws(WireError) {
                         let (result, events) = try host.perform(request.method, &params, connection: connection) {
