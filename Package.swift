@@ -53,7 +53,7 @@ let package = Package(
         // corpus and crashes by `swift test`. Not shipped.
         .target(name: "LayoutFuzzing", dependencies: ["LayoutEngine", "LayoutProtocol", "LayoutService"]),
         // Helpers shared by the test targets (seeded random numbers); not shipped.
-        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["LayoutFuzzing"], path: "Tests/TestSupport"),
         .testTarget(name: "LayoutGeometryTests", dependencies: ["LayoutGeometry"]),
         .testTarget(name: "LayoutEngineTests", dependencies: ["LayoutEngine", "LayoutFuzzing", "TestSupport"]),
         .testTarget(name: "LayoutProtocolTests", dependencies: ["LayoutProtocol", "TestSupport"]),

@@ -8,7 +8,7 @@
                                          a crash is copied to fuzz/regressions/<target>/
                                          (swift test replays that directory) and fails the run
 
-Drivers come from `cd fuzz && swift build -c release --sanitize fuzzer --sanitize address`
+The driver comes from `cd fuzz && swift build -c release --sanitize fuzzer --sanitize address`
 (what `make fuzz` does). The report (executions, time, coverage, corpus, peak memory per
 target) goes to .build/fuzz/report.json and is printed as a table.
 """
@@ -103,7 +103,7 @@ def run(seconds, targets, jobs_timeout):
     report = {"seconds_per_target": seconds, "started": time.strftime("%Y-%m-%d %H:%M:%S"), "targets": {}}
     failed = []
     for target in targets:
-        binary = os.path.join(build, "fuzz-" + target)
+        binary = os.path.join(build, "layout-fuzz")
         if not os.path.exists(binary):
             sys.exit("%s is missing: build with `make fuzz` (or cd fuzz && swift build -c release --sanitize fuzzer --sanitize address)" % binary)
         corpus = os.path.join(WORK, "corpus", target)
@@ -121,7 +121,8 @@ def run(seconds, targets, jobs_timeout):
         if target in ("request", "service"):
             command.append("-dict=" + DICTIONARY)
         started = time.monotonic()
-        result = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, cwd=WORK)
+        result = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, cwd=WORK,
+                                env=dict(os.environ, LAYOUT_FUZZ_TARGET=target))
         elapsed = time.monotonic() - started
         log = result.stdout.decode("utf-8", "replace")
         with open(os.path.join(WORK, target + ".log"), "w") as handle:

@@ -5,11 +5,13 @@ Shared by the end-to-end tests and the transcript replayer. Standard library onl
 import json
 import os
 import select
+import shutil
 import signal
 import socket
 import subprocess
 import tempfile
 import time
+import unittest
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 DAEMON = os.environ.get("LAYOUTD_BIN", os.path.join(ROOT, ".build", "debug", "layoutd"))
@@ -152,6 +154,24 @@ class Client:
             return True
         ready, _, _ = select.select([self.sock], [], [], timeout)
         return bool(ready)
+
+
+class ProcessTestCase(unittest.TestCase):
+    """A test that starts daemons itself: a temporary directory, and every process it put in
+    `self.processes` killed (if still running) and the directory removed afterwards."""
+
+    prefix = "layoutd-test-"
+
+    def setUp(self):
+        self.dir = tempfile.mkdtemp(prefix=self.prefix)
+        self.processes = []
+
+    def tearDown(self):
+        for process in self.processes:
+            if process.poll() is None:
+                process.kill()
+                process.wait()
+        shutil.rmtree(self.dir, ignore_errors=True)
 
 
 def place_fd(fd, target):

@@ -5,16 +5,14 @@ cap keeping memory under its ceiling against clients that try to exhaust it; and
 load is in test_daemon.py."""
 import os
 import random
-import shutil
 import signal
 import socket
 import sys
-import tempfile
 import threading
 import time
 import unittest
 
-from harness import DAEMON, Client, Daemon, flow_view, held_listener, resident_bytes, start_on_held_socket
+from harness import DAEMON, Client, Daemon, ProcessTestCase, flow_view, held_listener, resident_bytes, start_on_held_socket
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "soak"))
 
@@ -88,17 +86,8 @@ class ScrollingClient(threading.Thread):
                 client.close()
 
 
-class FaultTests(unittest.TestCase):
-    def setUp(self):
-        self.dir = tempfile.mkdtemp(prefix="layoutd-faults-")
-        self.processes = []
-
-    def tearDown(self):
-        for process in self.processes:
-            if process.poll() is None:
-                process.kill()
-                process.wait()
-        shutil.rmtree(self.dir, ignore_errors=True)
+class FaultTests(ProcessTestCase):
+    prefix = "layoutd-faults-"
 
     def test_sigkill_under_load_with_the_socket_held(self):
         path, listener = held_listener(self.dir)

@@ -15,7 +15,7 @@ import threading
 import time
 import unittest
 
-from harness import DAEMON, ROOT, Client, flow_view, held_listener, start_on_held_socket
+from harness import DAEMON, ROOT, Client, ProcessTestCase, flow_view, held_listener, start_on_held_socket
 
 LAYOUTCTL = os.path.join(os.path.dirname(DAEMON), "layoutctl")
 
@@ -137,16 +137,8 @@ class UnitTests(unittest.TestCase):
         self.assertLessEqual(float(match.group(1)), 1.0)
 
 
-class ActivationTests(unittest.TestCase):
-    def setUp(self):
-        self.dir = tempfile.mkdtemp(prefix="layoutd-sd-")
-        self.processes = []
-
-    def tearDown(self):
-        for process in self.processes:
-            if process.poll() is None:
-                process.kill()
-                process.wait()
+class ActivationTests(ProcessTestCase):
+    prefix = "layoutd-sd-"
 
     def log(self, name="layoutd.log"):
         path = os.path.join(self.dir, name)

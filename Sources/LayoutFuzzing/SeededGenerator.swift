@@ -1,4 +1,4 @@
-// Test-only helpers shared by the test targets.
+// Shared by the property tests (through TestSupport) and the fuzz targets.
 
 /// Deterministic pseudo-random numbers (SplitMix64): the same seed gives the same cases on
 /// every machine, so a failing seed printed by a test reproduces exactly.
