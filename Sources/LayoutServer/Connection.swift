@@ -27,8 +27,11 @@ final class Connection: @unchecked Sendable {
     private var writeArmed = false
 
     private var framer: LineFramer
-    /// Complete lines waiting for the request before them, or a last error line.
-    private var queued: [Pending] = []
+    /// Complete lines waiting for the request before them, or a last error line, from
+    /// `queuedHead` on. Slots before it are emptied as they are taken: a taken line must not
+    /// stay in memory until the array is next compacted (the soak measured 80 MiB held that
+    /// way by 16 connections pipelining 20 KB lines).
+    private var queued: [Pending?] = []
     private var queuedHead = 0
     /// Bytes of the request lines waiting in `queued`: what bounds a pipelining client's
     /// memory, since a count alone allows that many maximum-length lines.
@@ -233,9 +236,13 @@ final class Connection: @unchecked Sendable {
 
     private func pump() {
         while !inFlight, !closed, queuedHead < queued.count {
-            let next = queued[queuedHead]
+            guard let next = queued[queuedHead] else { preconditionFailure("a taken slot behind queuedHead") }
+            queued[queuedHead] = nil
             queuedHead += 1
-            if queuedHead > 256, queuedHead * 2 > queued.count {
+            if queuedHead == queued.count {
+                queued.removeAll(keepingCapacity: true)
+                queuedHead = 0
+            } else if queuedHead > 256, queuedHead * 2 > queued.count {
                 queued.removeFirst(queuedHead)
                 queuedHead = 0
             }
