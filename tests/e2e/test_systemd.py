@@ -15,7 +15,7 @@ import threading
 import time
 import unittest
 
-from harness import DAEMON, ROOT, Client, ProcessTestCase, flow_view, held_listener, start_on_held_socket
+from harness import DAEMON, ROOT, Client, ProcessTestCase, flow_view, held_listener, place_fd, start_on_held_socket
 
 LAYOUTCTL = os.path.join(os.path.dirname(DAEMON), "layoutctl")
 

@@ -22,7 +22,7 @@ VOLATILE = {"uptime", "residentBytes"}
 # The limits conformance transcripts run under (README.md, "Tests"), small enough that a
 # transcript can cross them.
 CONFORMANCE_FLAGS = [
-    "--set", "max-line-length=4096", "--set", "max-batch=100", "--set", "max-items=1000", "--set", "max-total-items=600",
+    "--set", "max-line-length=4096", "--set", "max-batch=100", "--set", "max-items=1000", "--set", "max-total-items=1200",
     "--set", "max-views=8"]
 
 
