@@ -134,10 +134,15 @@ def run(seconds, targets, jobs_timeout):
             os.makedirs(os.path.dirname(keep), exist_ok=True)
             shutil.copyfile(os.path.join(crashes, name), keep)
             entry["crashes"].append(os.path.relpath(keep, ROOT))
-        if result.returncode != 0 or entry["crashes"]:
+        # A driver without coverage counters runs blind (random inputs, nothing learned) and
+        # still exits 0: that is a failed run, not a quiet one. Seen with checkouts under /tmp,
+        # whose builds registered no counters; the same tree under /work did.
+        blind = "INFO: Loaded" not in log
+        if result.returncode != 0 or entry["crashes"] or blind:
             failed.append(target)
             reason = re.search(r"(Fatal error: .*|ERROR: AddressSanitizer.*|ERROR: libFuzzer.*)", log)
-            entry["reason"] = reason.group(1) if reason else "exit status %d" % result.returncode
+            entry["reason"] = (reason.group(1) if reason else "exit status %d" % result.returncode) if not blind else \
+                "no coverage counters were loaded: the driver is not instrumented (build it with make fuzz; see fuzz/README.md)"
         report["targets"][target] = entry
     os.makedirs(WORK, exist_ok=True)
     with open(os.path.join(WORK, "report.json"), "w") as handle:
@@ -150,7 +155,7 @@ def run(seconds, targets, jobs_timeout):
             "ok" if target not in failed else "FAILED: %s %s" % (entry.get("reason"), " ".join(entry["crashes"]))))
     print("\nreport: %s" % os.path.relpath(os.path.join(WORK, "report.json"), ROOT))
     if failed:
-        print("crashes were copied to fuzz/regressions/ (swift test replays them); fix, then commit them", file=sys.stderr)
+        print("failed: %s (crashes are copied to fuzz/regressions/, which swift test replays)" % ", ".join(failed), file=sys.stderr)
         return 1
     return 0
 
