@@ -2,7 +2,8 @@
 """Runs the libFuzzer targets (fuzz/) and keeps what they find.
 
     scripts/fuzz.py seed                 rewrite the seed corpora in fuzz/corpus from the
-                                         protocol transcripts (deterministic)
+                                         protocol transcripts, and fuzz/protocol.dict from
+                                         protocol/schemas (deterministic)
     scripts/fuzz.py run [--seconds 60]   run every target (or --targets a,b) for that long,
                                          each from its seeds plus what earlier runs kept;
                                          a crash is copied to fuzz/regressions/<target>/
@@ -85,6 +86,43 @@ def seed():
         write_seed("mutations", "random-%02d" % number, bytes(generator.randrange(256) for _ in range(generator.choice([16, 64, 256, 1024]))))
     for target in TARGETS:
         print("%-10s %4d seed files" % (target, len(os.listdir(os.path.join(FUZZ, "corpus", target)))))
+    dictionary()
+
+
+def dictionary():
+    """fuzz/protocol.dict: every method name, property name and enumerated string of the
+    schemas, quoted as they appear on the wire, then JSON's punctuation and edge values."""
+    words = {"flow", "collapsible", "ultravisual", "display"}
+
+    def walk(value):
+        if isinstance(value, dict):
+            for key, inner in value.items():
+                if key == "properties" and isinstance(inner, dict):
+                    words.update(inner)
+                elif key == "const" and isinstance(inner, str):
+                    words.add(inner)
+                elif key == "enum" and isinstance(inner, list):
+                    words.update(item for item in inner if isinstance(item, str))
+                walk(inner)
+        elif isinstance(value, list):
+            for inner in value:
+                walk(inner)
+
+    schemas = os.path.join(ROOT, "protocol", "schemas")
+    for folder, _, names in os.walk(schemas):
+        for name in names:
+            if name.endswith(".json"):
+                with open(os.path.join(folder, name)) as handle:
+                    walk(json.load(handle))
+                if name.endswith(".params.json"):
+                    words.add(name[:-len(".params.json")])
+    lines = ["# libFuzzer dictionary for the request and service targets: the protocol's method names,",
+             "# keys and enumerated values (from protocol/schemas), and JSON punctuation."]
+    lines += ['"\\"%s\\""' % word for word in sorted(words) if re.fullmatch(r"[A-Za-z0-9_.\-]+", word)]
+    lines += ['"%s"' % token for token in ["{", "}", "[", "]", ":", ",", "null", "true", "false", "-0", "1e308", "0.001"]]
+    lines += ['"\\"\\\\u0000\\""', '"\\x0a"']
+    with open(DICTIONARY, "w") as handle:
+        handle.write("\n".join(lines) + "\n")
 
 
 def stats(log):

@@ -13,8 +13,6 @@ final class ItemBudget: Sendable {
 
     init(maximum: Int) { self.maximum = maximum }
 
-    var inUse: Int { used.load(ordering: .relaxed) }
-
     /// Takes `count` items, or throws `LimitExceeded` (limit `"total items"`) and takes nothing.
     func reserve(_ count: Int) throws(LayoutError) {
         guard count > 0 else { return }

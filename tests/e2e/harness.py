@@ -42,17 +42,10 @@ class Daemon:
         return self
 
     def wait_until_serving(self, timeout=10):
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise RuntimeError("layoutd exited with %s:\n%s" % (self.process.returncode, self.read_log()))
-            try:
-                with Client(self.path) as client:
-                    if client.call("daemon.hello").get("result"):
-                        return
-            except OSError:
-                time.sleep(0.02)
-        raise RuntimeError("layoutd did not start serving:\n" + self.read_log())
+        try:
+            serving_after(self.path, timeout, self.process)
+        except RuntimeError as error:
+            raise RuntimeError("%s:\n%s" % (error, self.read_log())) from None
 
     def read_log(self):
         with open(self.log_path, "rb") as handle:
@@ -79,6 +72,22 @@ class Daemon:
 
     def __exit__(self, *exc):
         self.stop()
+
+
+def serving_after(path, timeout=10, process=None):
+    """Seconds until a new connection on `path` gets a reply to daemon.hello; RuntimeError
+    when `timeout` passes first or `process` (the daemon, if given) exits."""
+    started = time.monotonic()
+    while time.monotonic() - started < timeout:
+        if process is not None and process.poll() is not None:
+            raise RuntimeError("layoutd exited with %s" % process.returncode)
+        try:
+            with Client(path, timeout=timeout) as client:
+                if client.call("daemon.hello").get("result"):
+                    return time.monotonic() - started
+        except (OSError, EOFError):
+            time.sleep(0.01)
+    raise RuntimeError("layoutd did not start serving within %s s" % timeout)
 
 
 class Client:

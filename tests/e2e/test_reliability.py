@@ -12,22 +12,10 @@ import threading
 import time
 import unittest
 
-from harness import DAEMON, Client, Daemon, ProcessTestCase, flow_view, held_listener, resident_bytes, start_on_held_socket
+from harness import (DAEMON, Client, Daemon, ProcessTestCase, flow_view, held_listener, resident_bytes, serving_after,
+                     start_on_held_socket)
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "soak"))
-
-
-def wait_serving(path, timeout=20):
-    """Seconds until a new connection on `path` gets a reply to daemon.hello."""
-    started = time.monotonic()
-    while time.monotonic() - started < timeout:
-        try:
-            with Client(path, timeout=timeout) as client:
-                if "result" in client.call("daemon.hello"):
-                    return time.monotonic() - started
-        except (OSError, EOFError):
-            time.sleep(0.01)
-    raise AssertionError("no reply within %d s" % timeout)
 
 
 class ScrollingClient(threading.Thread):
@@ -95,7 +83,7 @@ class FaultTests(ProcessTestCase):
         log = os.path.join(self.dir, "layoutd.log")
         daemon = start_on_held_socket(listener, log)
         self.processes.append(daemon)
-        wait_serving(path)
+        serving_after(path, 20)
         stop = threading.Event()
         clients = [ScrollingClient(number, path, stop) for number in range(8)]
         for client in clients:
@@ -108,7 +96,7 @@ class FaultTests(ProcessTestCase):
             daemon.wait(10)
             daemon = start_on_held_socket(listener, log)
             self.processes.append(daemon)
-            restart_seconds.append(wait_serving(path))
+            restart_seconds.append(serving_after(path, 20))
             self.assertGreaterEqual(sum(client.replies for client in clients), before)
         time.sleep(1.0)
         stop.set()
