@@ -15,6 +15,10 @@ let package = Package(
         .library(name: "Systemd", targets: ["Systemd"]),
         .library(name: "LayoutClient", targets: ["LayoutClient"]),
         .library(name: "LayoutFuzzing", targets: ["LayoutFuzzing"]),
+        .library(name: "LayoutPluginSDK", targets: ["LayoutPluginSDK"]),
+        // Plugins: built by `make`, never linked into layoutd, loaded from a plugin directory.
+        .library(name: "LayoutdWaterfall", type: .dynamic, targets: ["WaterfallPlugin"]),
+        .library(name: "LayoutdCircleSwift", type: .dynamic, targets: ["CircleExample"]),
         .executable(name: "layoutd", targets: ["layoutd"]),
         .executable(name: "layoutctl", targets: ["layoutctl"]),
         .executable(name: "layoutd-roundtrip", targets: ["layoutd-roundtrip"]),
@@ -29,8 +33,26 @@ let package = Package(
         // Wire format: JSON values, a strict parser and writer of our own (Foundation's coders
         // cost microseconds per frame), and line framing.
         .target(name: "LayoutProtocol", dependencies: ["LayoutGeometry"], linkerSettings: [.linkedLibrary("m")]),
+        // Strategy descriptors and parameter values as JSON: shared by the service, the plugin
+        // loader and the plugin SDK, so a plugin's declaration reads back as clients see it.
+        .target(name: "StrategyCodec", dependencies: ["LayoutEngine", "LayoutProtocol"]),
+        // The plugin ABI: one C header (installed by `make install`), nothing else.
+        .target(name: "CLayoutPlugin"),
+        // What a Swift plugin author imports: a protocol for the strategy and one export call.
+        .target(name: "LayoutPluginSDK", dependencies: ["CLayoutPlugin", "LayoutEngine", "LayoutProtocol", "StrategyCodec"]),
+        // The waterfall algorithm, both as a native strategy (for tests and the benchmark's
+        // built-in side) and, through the SDK, as the plugin layoutd ships.
+        .target(name: "Waterfall", dependencies: ["LayoutEngine"], path: "Plugins/Waterfall/Sources/Waterfall"),
+        .target(
+            name: "WaterfallPlugin", dependencies: ["Waterfall", "LayoutPluginSDK"], path: "Plugins/Waterfall/Sources/WaterfallPlugin",
+            // The plugin's own copies of our modules bind to themselves, never to a host's.
+            linkerSettings: [.unsafeFlags(["-Xlinker", "-Bsymbolic"])]),
+        // The README's example strategy, in Swift (the same one is in Plugins/CircleExample/c).
+        .target(
+            name: "CircleExample", dependencies: ["LayoutPluginSDK"], path: "Plugins/CircleExample/swift",
+            linkerSettings: [.unsafeFlags(["-Xlinker", "-Bsymbolic"])]),
         // Requests in, replies and events out, with no transport: testable without a socket.
-        .target(name: "LayoutService", dependencies: ["LayoutEngine", "LayoutProtocol"]),
+        .target(name: "LayoutService", dependencies: ["LayoutEngine", "LayoutProtocol", "StrategyCodec"]),
         // Unix sockets: discovery, listening with the stale-socket check, peer credentials.
         .target(name: "CSocketShims"),
         .target(name: "LayoutIPC", dependencies: ["CSocketShims"]),
@@ -55,7 +77,7 @@ let package = Package(
         // Helpers shared by the test targets (seeded random numbers); not shipped.
         .target(name: "TestSupport", dependencies: ["LayoutFuzzing"], path: "Tests/TestSupport"),
         .testTarget(name: "LayoutGeometryTests", dependencies: ["LayoutGeometry"]),
-        .testTarget(name: "LayoutEngineTests", dependencies: ["LayoutEngine", "LayoutFuzzing", "TestSupport"]),
+        .testTarget(name: "LayoutEngineTests", dependencies: ["LayoutEngine", "LayoutFuzzing", "TestSupport", "Waterfall"]),
         .testTarget(name: "LayoutProtocolTests", dependencies: ["LayoutProtocol", "TestSupport"]),
         .testTarget(name: "LayoutServiceTests", dependencies: ["LayoutService"]),
         .testTarget(name: "LayoutServerTests", dependencies: ["LayoutServer", "LayoutIPC"]),

@@ -53,10 +53,8 @@ extension Layout {
     public func reconfigure(
         _ changes: [String: ParameterValue], windowMargin: Double = 0
     ) throws(LayoutError) -> LayoutSwitch {
-        let type = type(of: strategy)
-        let parameters = try type.descriptor.resolve(changes, over: strategy.parameters)
-        try type.validate(parameters)
-        return switchStrategy(to: type.init(parameters: parameters), windowMargin: windowMargin)
+        let parameters = try strategy.descriptor.resolve(changes, over: strategy.parameters)
+        return switchStrategy(to: try strategy.reconfigured(with: parameters), windowMargin: windowMargin)
     }
 
     /// The offset that puts `newFrame` where `oldFrame` was relative to the viewport's leading

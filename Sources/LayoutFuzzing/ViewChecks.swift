@@ -71,7 +71,7 @@ public enum ViewChecks {
             for (name, value) in changes { expect(view.parameters.values[name] == value, name) }
         case .switchStrategy(let name, _):
             expect(view.strategyName == name)
-            expect(type(of: view.layout.strategy).descriptor.name == name)
+            expect(view.layout.strategy.descriptor.name == name)
         case .scrollEnd:
             expect(invalidation.targetContentOffset == view.viewport.offset, "target \(String(describing: invalidation.targetContentOffset))")
         case .select(let ids, let mode, _):

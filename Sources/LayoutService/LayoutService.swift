@@ -55,7 +55,9 @@ public struct ServiceHooks: Sendable {
 /// their connections before that call returns, so that every subscriber sees a view's events
 /// in epoch order.
 public final class LayoutService: Sendable {
-    public let registry: StrategyRegistry
+    /// The strategies views are created with; a reload that loads plugins replaces it.
+    public var registry: StrategyRegistry { currentRegistry.withLock { $0 } }
+    private let currentRegistry: Mutex<StrategyRegistry>
     public let limits: ServiceLimits
     public let serverName: String
     private let hooks: ServiceHooks
@@ -77,11 +79,17 @@ public final class LayoutService: Sendable {
         registry: StrategyRegistry = .builtIn, limits: ServiceLimits = ServiceLimits(), serverName: String = "layoutd",
         hooks: ServiceHooks = ServiceHooks()
     ) {
-        self.registry = registry
+        currentRegistry = Mutex(registry)
         self.limits = limits
         self.serverName = serverName
         self.hooks = hooks
         itemBudget = ItemBudget(maximum: limits.maximumTotalItems)
+    }
+
+    /// Views created from now on, and strategy switches, use `registry` (a reload loaded
+    /// plugins). Strategies already in use stay as they are.
+    public func replaceRegistry(_ registry: StrategyRegistry) {
+        currentRegistry.withLock { $0 = registry }
     }
 
     public var requestsServed: Int { requestCount.load(ordering: .relaxed) }
@@ -168,7 +176,7 @@ public final class LayoutService: Sendable {
                 host.queue.async { [self, params] in
                     var params = params
                     do throws(WireError) {
-                        let (result, events) = try host.perform(request.method, &params, connection: connection) {
+                        let (result, events) = try host.perform(request.method, &params, connection: connection, registry: registry) {
                             directory.withLock { directory in
                                 let id = directory.nextSubscription
                                 directory.nextSubscription += 1
@@ -269,7 +277,7 @@ public final class LayoutService: Sendable {
         case "daemon.reload":
             try params.finish()
             result = .object(try hooks.reload().get())
-        case "strategy.list": result = .object(["strategies": .array(registry.descriptors.map(WireMapping.descriptor))])
+        case "strategy.list": result = .object(["strategies": WireMapping.strategies(registry)])
         case "view.create": result = try create(&params)
         case "view.list": result = list()
         default: throw .methodNotFound(method)
@@ -340,7 +348,7 @@ public final class LayoutService: Sendable {
                 .object(["name": .string(entry.name), "code": .number(Double(entry.code)), "meaning": .string(entry.meaning)])
             }),
             "events": .array(MethodCatalog.events.map { .string($0) }),
-            "strategies": .array(registry.descriptors.map(WireMapping.descriptor)),
+            "strategies": WireMapping.strategies(registry),
         ])
     }
 

@@ -51,9 +51,12 @@ final class ViewHost: @unchecked Sendable {
 
     /// Carries out a read or mutation. Must run on `queue`.
     ///
+    /// - Parameter registry: the strategies a `view.setStrategy` may switch to (the daemon's
+    ///   current ones, which a reload may have grown since the view was created).
     /// - Returns: the encoded result and the events for subscribers.
     func perform(
-        _ method: String, _ params: inout ParamsReader, connection: ConnectionID, newSubscription: () -> Int
+        _ method: String, _ params: inout ParamsReader, connection: ConnectionID, registry: StrategyRegistry,
+        newSubscription: () -> Int
     ) throws(WireError) -> (result: [UInt8], events: [Event]) {
         guard !isDeleted else { throw notFound }
         switch method {
@@ -86,7 +89,7 @@ final class ViewHost: @unchecked Sendable {
             subscribers.append((id, connection))
             return (JSONWriter.encode(.object(["subscription": .number(Double(id)), "snapshot": snapshot()])), [])
         default:
-            let result = try mutate(method, &params)
+            let result = try mutate(method, &params, registry: registry)
             let events = subscribers.map { Event(connection: $0.connection, name: "view.invalidated", subscription: $0.subscription, params: result) }
             return (result, events)
         }
@@ -119,7 +122,7 @@ final class ViewHost: @unchecked Sendable {
     }
 
     /// Every mutating `view.*` method: decode, apply through the view (which validates first).
-    private func mutate(_ method: String, _ params: inout ParamsReader) throws(WireError) -> [UInt8] {
+    private func mutate(_ method: String, _ params: inout ParamsReader, registry: StrategyRegistry) throws(WireError) -> [UInt8] {
         let animated = try params.optionalBool("animated") ?? false
         let ifEpoch = try params.optionalInteger("ifEpoch")
         let view = self.view
@@ -173,7 +176,7 @@ final class ViewHost: @unchecked Sendable {
             let strategy = try params.string("strategy")
             let parameters = try WireMapping.parameters(try params.optionalObject("params"))
             action = { () throws(LayoutError) in
-                try view.switchStrategy(to: strategy, parameters: parameters, animated: animated, ifEpoch: ifEpoch)
+                try view.switchStrategy(to: strategy, parameters: parameters, animated: animated, ifEpoch: ifEpoch, registry: registry)
             }
         case "view.setWindowMargin":
             let margin = try params.number("margin")

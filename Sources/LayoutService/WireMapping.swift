@@ -1,6 +1,7 @@
 import LayoutEngine
 import LayoutGeometry
 import LayoutProtocol
+import StrategyCodec
 
 // The one place engine values become wire values and back.
 
@@ -68,71 +69,33 @@ enum WireMapping {
         }
     }
 
-    /// A strategy parameter from JSON: numbers, bools, strings and null map directly,
-    /// `{width, height}` is a size and `{top, left, bottom, right}` insets. The strategy's
-    /// description then checks the kind.
-    static func parameter(_ value: JSONValue, path: String) throws(WireError) -> ParameterValue {
-        switch value {
-        case .null: return .null
-        case .bool(let flag): return .bool(flag)
-        case .number(let number): return .number(number)
-        case .string(let text): return .string(text)
-        case .object(let object):
-            let keys = Set(object.keys)
-            if keys == ["width", "height"], let width = object["width"]?.numberValue, let height = object["height"]?.numberValue {
-                return .size(Size(width: width, height: height))
-            }
-            if !keys.isEmpty, keys.isSubset(of: ["top", "left", "bottom", "right"]), keys.allSatisfy({ object[$0]?.numberValue != nil }) {
-                return .insets(
-                    EdgeInsets(
-                        top: object["top"]?.numberValue ?? 0, left: object["left"]?.numberValue ?? 0,
-                        bottom: object["bottom"]?.numberValue ?? 0, right: object["right"]?.numberValue ?? 0))
-            }
-            throw .invalidParams(path, "must be a number, bool, string, null, {width, height} or {top, left, bottom, right}")
-        case .array: throw .invalidParams(path, "arrays are not parameter values")
-        }
-    }
-
     static func parameters(_ reader: ParamsReader?) throws(WireError) -> [String: ParameterValue] {
         guard let reader else { return [:] }
         var result = [String: ParameterValue]()
-        for (key, value) in reader.object.pairs { result[key] = try parameter(value, path: "\(reader.path).\(key)") }
+        for (key, value) in reader.object.pairs { result[key] = try StrategyJSON.parameter(value, path: "\(reader.path).\(key)") }
         return result
     }
 
-    static func parameterValue(_ value: ParameterValue) -> JSONValue {
-        switch value {
-        case .number(let number): .number(number)
-        case .integer(let integer): .number(Double(integer))
-        case .bool(let flag): .bool(flag)
-        case .string(let text): .string(text)
-        case .size(let size): JSONValue.size(size)
-        case .insets(let insets): JSONValue.insets(insets)
-        case .null: .null
-        }
+    /// A registered strategy as `strategy.list` publishes it: its descriptor, where it came
+    /// from, and `available`.
+    static func strategy(_ entry: StrategyRegistry.Entry) -> JSONValue {
+        guard case .object(var object) = StrategyJSON.descriptor(entry.descriptor) else { preconditionFailure() }
+        object["origin"] = .string(entry.origin.description)
+        object["status"] = .string("available")
+        return .object(object)
     }
 
-    static func descriptor(_ descriptor: StrategyDescriptor) -> JSONValue {
+    /// A refused plugin as `strategy.list` publishes it.
+    static func refusal(_ refusal: StrategyRefusal) -> JSONValue {
         .object([
-            "name": .string(descriptor.name), "summary": .string(descriptor.summary),
-            "parameters": .array(descriptor.parameters.map { parameter in
-                var object: JSONObject = [
-                    "name": .string(parameter.name), "type": .string(parameter.kind.typeName),
-                    "default": parameterValue(parameter.defaultValue), "summary": .string(parameter.summary),
-                ]
-                switch parameter.kind {
-                case .choice(let options): object["choices"] = .array(options.map { .string($0) })
-                case .number(let minimum, let maximum):
-                    if let minimum { object["minimum"] = .number(minimum) }
-                    if let maximum { object["maximum"] = .number(maximum) }
-                case .integer(let minimum, let maximum):
-                    if let minimum { object["minimum"] = .number(Double(minimum)) }
-                    if let maximum { object["maximum"] = .number(Double(maximum)) }
-                default: break
-                }
-                return .object(object)
-            }),
+            "name": .string(refusal.name), "origin": .string(refusal.path), "status": .string("refused"),
+            "reason": .string(refusal.reason),
         ])
+    }
+
+    /// Every strategy with its origin, then every refused plugin.
+    static func strategies(_ registry: StrategyRegistry) -> JSONValue {
+        .array(registry.registered.map(strategy) + registry.refusals.map(refusal))
     }
 
     static func transition(_ transition: Transition) -> JSONValue {
@@ -254,10 +217,8 @@ enum WireMapping {
     }
 
     static func snapshot(_ view: View, name: String) -> JSONValue {
-        var parameters = JSONObject()
-        for key in view.parameters.values.keys.sorted() { parameters[key] = parameterValue(view.parameters.values[key]!) }
-        return .object([
-            "view": .string(name), "strategy": .string(view.strategyName), "params": .object(parameters),
+        .object([
+            "view": .string(name), "strategy": .string(view.strategyName), "params": StrategyJSON.parameters(view.parameters),
             "epoch": .number(Double(view.epoch)),
             "viewport": .object([
                 "width": .number(view.viewport.size.width), "height": .number(view.viewport.size.height),

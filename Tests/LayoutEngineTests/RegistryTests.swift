@@ -107,7 +107,7 @@ struct RegistryTests {
 }
 
 /// A minimal strategy written against the public protocol only, as a plugin author would.
-private final class SingleColumn: LayoutStrategy {
+private final class SingleColumn: NativeStrategy {
     static let descriptor = StrategyDescriptor(
         name: "single-column", summary: "one row per item",
         parameters: [ParameterDescription("rowHeight", .number(minimum: 0, maximum: nil), default: .number(44), "row height")])

@@ -13,20 +13,18 @@ import LayoutGeometry
 /// A strategy instance belongs to one layout and is used from one thread at a time.
 /// Implementations must stay pure: no I/O, no clocks, no randomness, so the same inputs give
 /// the same frames everywhere.
-public protocol LayoutStrategy: AnyObject, SendableMetatype {
-    /// Name, summary and parameters; the registry publishes it.
-    static var descriptor: StrategyDescriptor { get }
-
-    /// Builds the strategy from validated parameters (see `StrategyDescriptor.resolve` and
-    /// `validate(_:)`).
-    init(parameters: ResolvedParameters)
-
-    /// Checks what one parameter's description cannot say alone (for example that one height
-    /// exceeds another). Called by the registry and by `Layout.reconfigure` before `init`.
-    static func validate(_ parameters: ResolvedParameters) throws(LayoutError)
+public protocol LayoutStrategy: AnyObject {
+    /// Name, summary and parameters of the strategy this is an instance of.
+    var descriptor: StrategyDescriptor { get }
 
     /// The parameters the strategy was built with.
     var parameters: ResolvedParameters { get }
+
+    /// A new instance of the same strategy built from `parameters` (resolved against
+    /// `descriptor`): what `Layout.reconfigure` switches to.
+    ///
+    /// - Throws: `invalidParameter` when the values do not go together.
+    func reconfigured(with parameters: ResolvedParameters) throws(LayoutError) -> any LayoutStrategy
 
     /// The direction the content scrolls in.
     var scrollAxis: Axis { get }
@@ -96,8 +94,34 @@ public enum ViewportInvalidation: Hashable, Sendable {
     case layout
 }
 
-extension LayoutStrategy {
+/// A strategy written in Swift against this module: its type carries the descriptor and builds
+/// instances from parameters, so the registry can register the type itself. Strategies loaded
+/// from plugins are instances of one adapter type and describe themselves per instance.
+public protocol NativeStrategy: LayoutStrategy, SendableMetatype {
+    /// Name, summary and parameters; the registry publishes it.
+    static var descriptor: StrategyDescriptor { get }
+
+    /// Builds the strategy from validated parameters (see `StrategyDescriptor.resolve` and
+    /// `validate(_:)`).
+    init(parameters: ResolvedParameters)
+
+    /// Checks what one parameter's description cannot say alone (for example that one height
+    /// exceeds another). Called by the registry and by `Layout.reconfigure` before `init`.
+    static func validate(_ parameters: ResolvedParameters) throws(LayoutError)
+}
+
+extension NativeStrategy {
     public static func validate(_ parameters: ResolvedParameters) throws(LayoutError) {}
+
+    public var descriptor: StrategyDescriptor { Self.descriptor }
+
+    public func reconfigured(with parameters: ResolvedParameters) throws(LayoutError) -> any LayoutStrategy {
+        try Self.validate(parameters)
+        return Self(parameters: parameters)
+    }
+}
+
+extension LayoutStrategy {
 
     public func selectionDidChange(_ ids: [String], model: CollectionModel) {
         prepare(model: model, viewport: viewport)

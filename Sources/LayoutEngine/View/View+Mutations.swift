@@ -157,12 +157,16 @@ extension View {
     }
 
     /// Switches to another strategy, first visible item anchored.
+    ///
+    /// - Parameter registry: where to find `name`; by default the registry the view was
+    ///   created with.
     @discardableResult
     public func switchStrategy(
-        to name: String, parameters: [String: ParameterValue] = [:], animated: Bool = false, ifEpoch: Int? = nil
+        to name: String, parameters: [String: ParameterValue] = [:], animated: Bool = false, ifEpoch: Int? = nil,
+        registry: StrategyRegistry? = nil
     ) throws(LayoutError) -> Invalidation {
         try mutate(ifEpoch: ifEpoch) { () throws(LayoutError) -> Outcome in
-            let strategy = try registry.makeStrategy(named: name, parameters: parameters)
+            let strategy = try (registry ?? self.registry).makeStrategy(named: name, parameters: parameters)
             let switched = layout.switchStrategy(to: strategy, windowMargin: windowMargin)
             strategyName = name
             var outcome = Outcome()

@@ -13,7 +13,7 @@ import LayoutGeometry
 /// layout is collapsed). Slots live in a Fenwick tree per section over the advance flags, and
 /// section offsets in a Fenwick tree over section extents, so a selection toggle, a single
 /// insert or delete is O(log n + chunk), and a rect query O(log n + k).
-public final class CollapsibleLayout: LayoutStrategy {
+public final class CollapsibleLayout: NativeStrategy {
     /// How toggling `collapsed` animates.
     public enum TransitionStyle: String, Sendable, CaseIterable {
         /// Everything moves together.

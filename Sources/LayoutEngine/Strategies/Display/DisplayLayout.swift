@@ -12,7 +12,7 @@ import LayoutGeometry
 /// the line spacing (interitem spacing for inline). Every item of a mode has one size, so
 /// nothing is stored per item. Switching modes is a reconfiguration (`Layout.reconfigure`),
 /// which keeps the first visible item anchored and animates from/to.
-public final class DisplayLayout: LayoutStrategy {
+public final class DisplayLayout: NativeStrategy {
     public enum Mode: String, Sendable, CaseIterable {
         case grid, list, inline
     }

@@ -7,7 +7,7 @@ import LayoutGeometry
 ///
 /// Sections whose items share one size store nothing per item: their frames are arithmetic.
 /// Other sections keep one record per line. Queries binary-search sections and lines.
-public final class FlowLayout: LayoutStrategy {
+public final class FlowLayout: NativeStrategy {
     public let parameters: ResolvedParameters
     let configuration: FlowConfiguration
 

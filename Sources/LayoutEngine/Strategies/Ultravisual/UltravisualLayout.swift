@@ -14,7 +14,7 @@ import LayoutGeometry
 /// - i > F+1: `y = y_F + featured + (i−F−1)·standard`, height standard.
 ///
 /// Nothing is stored per item: a scroll tick is O(1) plus the elements queried.
-public final class UltravisualLayout: LayoutStrategy {
+public final class UltravisualLayout: NativeStrategy {
     public static let descriptor = StrategyDescriptor(
         name: "ultravisual",
         summary: "featured cell that grows with the scroll offset, with snapping and parallax effects",
