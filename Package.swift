@@ -51,6 +51,9 @@ let package = Package(
         .target(
             name: "CircleExample", dependencies: ["LayoutPluginSDK"], path: "Plugins/CircleExample/swift",
             linkerSettings: [.unsafeFlags(["-Xlinker", "-Bsymbolic"])]),
+        // The daemon's side of plugins: loading shared objects from directories, checking
+        // them, and a strategy that lays out through a plugin's C table.
+        .target(name: "LayoutPlugins", dependencies: ["CLayoutPlugin", "LayoutEngine", "LayoutProtocol", "StrategyCodec"]),
         // Requests in, replies and events out, with no transport: testable without a socket.
         .target(name: "LayoutService", dependencies: ["LayoutEngine", "LayoutProtocol", "StrategyCodec"]),
         // Unix sockets: discovery, listening with the stale-socket check, peer credentials.
@@ -61,7 +64,7 @@ let package = Package(
         // libsystemd (Debian: libsystemd-dev): socket activation, notify, watchdog, journal.
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
         .target(name: "Systemd", dependencies: ["CSystemd"]),
-        .executableTarget(name: "layoutd", dependencies: ["LayoutServer", "LayoutIPC", "Systemd"]),
+        .executableTarget(name: "layoutd", dependencies: ["LayoutServer", "LayoutIPC", "LayoutPlugins", "Systemd"]),
         // What clients share: a connection with replies and events apart, the command table
         // behind layoutctl's parsing, help, man page and completions, tables, and SVG pictures.
         .target(name: "LayoutClient", dependencies: ["LayoutIPC", "LayoutProtocol", "LayoutGeometry"]),

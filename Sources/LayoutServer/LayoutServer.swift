@@ -49,6 +49,7 @@ public final class LayoutServer: @unchecked Sendable {
 
     private let state: Mutex<State>
     private let reloadSettings: @Sendable () throws(SettingsError) -> ServerSettings
+    private let strategies: @Sendable (ServerSettings) -> StrategyRegistry
     private let notifications: ServerNotifications
     private var heartbeatTimer: DispatchSourceTimer?
     /// A heartbeat's barrier has not come back yet (touched on `queue` only).
@@ -56,12 +57,17 @@ public final class LayoutServer: @unchecked Sendable {
 
     /// - Parameters:
     ///   - listener: a listening socket (bound by `UnixSocket.listen` or inherited).
+    ///   - strategies: the registry for some settings (built-ins plus the plugins their
+    ///     directories hold); called at start and again on every reload.
     ///   - reloadSettings: reads the configuration again for `daemon.reload` and SIGHUP.
     public init(
         listener: Int32, path: String, ownsSocketFile: Bool, settings: ServerSettings, logger: Logger,
-        registry: StrategyRegistry = .builtIn, notifications: ServerNotifications = ServerNotifications(),
+        strategies: @escaping @Sendable (ServerSettings) -> StrategyRegistry = { _ in .builtIn },
+        notifications: ServerNotifications = ServerNotifications(),
         reloadSettings: @escaping @Sendable () throws(SettingsError) -> ServerSettings
     ) {
+        let registry = strategies(settings)
+        self.strategies = strategies
         self.notifications = notifications
         self.listener = listener
         self.path = path
@@ -253,10 +259,16 @@ public final class LayoutServer: @unchecked Sendable {
         for connection in connections {
             connection.queue.async { connection.apply(applied) }
         }
+        let before = Set(service.registry.descriptors.map(\.name))
+        let registry = strategies(applied)
+        service.replaceRegistry(registry)
+        let added = registry.descriptors.map(\.name).filter { !before.contains($0) }
         logger.log(.notice, "configuration reloaded (generation \(generation)); changed: \(changed.isEmpty ? "nothing" : changed.joined(separator: ", "))")
         return .success([
             "generation": .number(Double(generation)), "changed": .array(changed.map { .string($0) }),
             "restartRequired": .array(restart.map { .string($0) }),
+            "strategiesAdded": .array(added.map { .string($0) }),
+            "pluginsRefused": .array(registry.refusals.map { .string($0.path) }),
         ])
     }
 

@@ -25,8 +25,20 @@ public struct ServerSettings: Hashable, Sendable {
     /// All views together: the bound on memory (about 200 bytes an item).
     public var maximumTotalItems = 5_000_000
     public var maximumBatchSize = 100_000
+    /// Where strategy plugins are loaded from, in order: `plugin-dir` lines of the file, then
+    /// `--plugin-dir` flags, then the default directory.
+    public var pluginDirectories: [String] = []
+    /// The directory under the install prefix (`<prefix>/lib/layoutd/plugins`); `nil` when
+    /// turned off (`default-plugin-dir = none`).
+    public var defaultPluginDirectory: String?
 
     public init() {}
+
+    /// Every plugin directory, the default last.
+    public var allPluginDirectories: [String] { pluginDirectories + (defaultPluginDirectory.map { [$0] } ?? []) }
+
+    /// Settings that are lists or paths rather than numbers.
+    static let pathKeys = ["plugin-dir", "default-plugin-dir"]
 
     /// The settings a configuration file and flags may name, with how to read and write them.
     /// (Key paths are immutable but not declared Sendable.)
@@ -51,6 +63,16 @@ public struct ServerSettings: Hashable, Sendable {
     /// - Throws: a sentence naming the setting when the name is unknown or the value is not a
     ///   positive number.
     public mutating func set(_ name: String, to text: String) throws(SettingsError) {
+        switch name {
+        case "plugin-dir":
+            guard !text.isEmpty else { throw SettingsError("plugin-dir needs a directory") }
+            pluginDirectories.append(text)
+            return
+        case "default-plugin-dir":
+            defaultPluginDirectory = text == "none" || text.isEmpty ? nil : text
+            return
+        default: break
+        }
         guard let key = Self.keys.first(where: { $0.name == name }) else { throw SettingsError("unknown setting '\(name)'") }
         if let path = key.path {
             guard let value = Int(text), value > 0 else { throw SettingsError("\(name) must be a positive integer, not '\(text)'") }
@@ -63,6 +85,11 @@ public struct ServerSettings: Hashable, Sendable {
 
     /// The value of a named setting as text.
     public func value(of name: String) -> String? {
+        switch name {
+        case "plugin-dir": return pluginDirectories.joined(separator: ":")
+        case "default-plugin-dir": return defaultPluginDirectory ?? "none"
+        default: break
+        }
         guard let key = Self.keys.first(where: { $0.name == name }) else { return nil }
         if let path = key.path { return String(self[keyPath: path]) }
         if let path = key.seconds { return String(self[keyPath: path]) }
@@ -87,7 +114,7 @@ public struct ServerSettings: Hashable, Sendable {
 
     /// Names of the settings whose values differ.
     public func changes(from other: ServerSettings) -> [String] {
-        Self.keys.map(\.name).filter { value(of: $0) != other.value(of: $0) }
+        (Self.keys.map(\.name) + Self.pathKeys).filter { value(of: $0) != other.value(of: $0) }
     }
 }
 

@@ -1,11 +1,25 @@
 import Dispatch
 import Glibc
 import LayoutIPC
+import LayoutPlugins
 import LayoutServer
 import Systemd
 
 // layoutd: the layout daemon. Options, then settings (defaults < --config file < flags), then
 // the socket, then serve until SIGTERM/SIGINT; SIGHUP re-reads the configuration.
+
+/// `<prefix>/lib/layoutd/plugins` for a layoutd installed as `<prefix>/bin/layoutd`: found from
+/// the executable, so a relocated install finds its own plugins.
+let defaultPluginDirectory: String? = {
+    var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+    let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+    guard length > 0 else { return nil }
+    let executable = String(decoding: buffer[0..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    guard let slash = executable.lastIndex(of: "/") else { return nil }
+    let binDirectory = executable[..<slash]
+    guard let parentSlash = binDirectory.lastIndex(of: "/") else { return nil }
+    return String(binDirectory[..<parentSlash]) + "/lib/layoutd/plugins"
+}()
 
 let usage = """
     usage: layoutd [options]
@@ -13,8 +27,12 @@ let usage = """
       -s, --socket PATH          listen here (else $LAYOUTD_SOCKET, $XDG_RUNTIME_DIR/layoutd/ipc.sock,
                                  /run/layoutd/ipc.sock)
       -c, --config FILE          settings file: 'name = value' lines; re-read on SIGHUP and daemon.reload
+      --plugin-dir DIR           load strategy plugins (*.so) from DIR (repeatable; also
+                                 'plugin-dir = DIR' lines in the file), before the default
+                                 \(defaultPluginDirectory ?? "(none)")
+                                 ('default-plugin-dir = none' turns the default off)
       --set NAME=VALUE           one setting (repeatable), over the file; names:
-                                 \(ServerSettings.keys.map(\.name).joined(separator: ", "))
+                                 \((ServerSettings.keys.map(\.name) + ["plugin-dir", "default-plugin-dir"]).joined(separator: ", "))
       --log-level LEVEL          error, warning, notice, info (default) or debug
       --print-socket-path        print the socket path this would use and exit
       --version, -h/--help
@@ -56,6 +74,7 @@ func parseOptions(_ arguments: [String]) -> Options {
             let pair = value(for: argument).split(separator: "=", maxSplits: 1).map(String.init)
             guard pair.count == 2 else { fail("--set takes NAME=VALUE") }
             options.overrides.append((pair[0], pair[1]))
+        case "--plugin-dir": options.overrides.append(("plugin-dir", value(for: argument)))
         case "--log-level":
             let levels: [String: LogPriority] = ["error": .error, "warning": .warning, "notice": .notice, "info": .info, "debug": .debug]
             let name = value(for: argument)
@@ -80,6 +99,7 @@ func parseOptions(_ arguments: [String]) -> Options {
 /// Defaults, then the configuration file, then `--set` flags.
 func loadSettings(_ options: Options) throws(SettingsError) -> ServerSettings {
     var settings = ServerSettings()
+    settings.defaultPluginDirectory = defaultPluginDirectory
     if let path = options.config {
         guard let text = readFile(path) else { throw SettingsError("cannot read \(path): \(String(cString: strerror(errno)))") }
         try settings.apply(configuration: text, file: path)
@@ -160,8 +180,10 @@ do {
 let servedPath = activated ? (UnixSocket.boundPath(of: listener) ?? socketPath.path) : socketPath.path
 
 let notifier = Notifier()
+let plugins = PluginLoader { severity, message in logger.log(severity == .warning ? .warning : .info, message) }
 let server = LayoutServer(
     listener: listener, path: servedPath, ownsSocketFile: !activated, settings: settings, logger: logger,
+    strategies: { settings in plugins.scan(settings.allPluginDirectories).registry },
     notifications: ServerNotifications(reloading: { notifier.reloading() }, ready: { notifier.ready(status: $0) }),
     reloadSettings: { () throws(SettingsError) in try loadSettings(options) })
 server.start()

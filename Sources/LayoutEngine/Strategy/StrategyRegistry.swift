@@ -109,7 +109,7 @@ public enum StrategyOrigin: Hashable, Sendable, CustomStringConvertible {
 }
 
 /// A plugin file that registered nothing (or not everything), and the reason.
-public struct StrategyRefusal: Hashable, Sendable {
+public struct StrategyRefusal: Error, Hashable, Sendable {
     /// The strategy's name when the plugin got far enough to say it; else the file's name
     /// without directory and extension.
     public var name: String
