@@ -29,10 +29,18 @@ DOCDIR ?= $(PREFIX)/share/doc/layoutd
 MANDIR ?= $(PREFIX)/share/man
 BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 ZSHCOMPDIR ?= $(PREFIX)/share/zsh/site-functions
+INCLUDEDIR ?= $(PREFIX)/include
+PLUGINDIR ?= $(PREFIX)/lib/layoutd/plugins
+PKGCONFIGDIR ?= $(PREFIX)/lib/pkgconfig
+# Plugins land beside the binaries the way they are installed (bin/../lib/layoutd/plugins), so
+# .build/<config>/layoutd finds the shipped ones in its default plugin directory.
+STAGED_PLUGINS := .build/lib/layoutd/plugins
+EXAMPLE_PLUGINS := .build/plugins/examples
+PLUGIN_CFLAGS := -shared -fPIC -O2 -Wall -Wextra -Werror -ISources/CLayoutPlugin/include
 UNITS := layoutd.socket layoutd.service
 SUBST := sed -e 's|@bindir@|$(BINDIR)|g' -e 's|@sysconfdir@|$(SYSCONFDIR)|g' -e 's|@docdir@|$(DOCDIR)|g'
 
-.PHONY: all deps build run test unit-test e2e-test bench fuzz soak clean install uninstall
+.PHONY: all deps build plugins release-plugins run test unit-test e2e-test bench fuzz soak clean install uninstall
 
 all: build
 
@@ -41,11 +49,23 @@ deps:
 
 build: deps
 	$(SWIFT) build
+	$(MAKE) plugins CONFIG=debug
+
+## The shipped waterfall plugin, staged in $(STAGED_PLUGINS), and the circle example in Swift
+## and in C (in $(EXAMPLE_PLUGINS)). None of them is linked into layoutd.
+CONFIG ?= debug
+plugins: deps
+	$(SWIFT) build -c $(CONFIG) --product LayoutdWaterfall
+	$(SWIFT) build -c $(CONFIG) --product LayoutdCircleSwift
+	install -D -m 0644 .build/$(CONFIG)/libLayoutdWaterfall.so $(STAGED_PLUGINS)/waterfall.so
+	install -D -m 0644 .build/$(CONFIG)/libLayoutdCircleSwift.so $(EXAMPLE_PLUGINS)/circle.so
+	$(CC) $(PLUGIN_CFLAGS) Plugins/CircleExample/c/circle.c -o $(EXAMPLE_PLUGINS)/circle-c.so -lm
 
 ## Builds and starts layoutd in the foreground on the default socket
 ## ($$LAYOUTD_SOCKET, else $$XDG_RUNTIME_DIR/layoutd/ipc.sock, else /run/layoutd/ipc.sock).
 run: deps
 	$(SWIFT) build -c release --product layoutd
+	$(MAKE) plugins CONFIG=release
 	.build/release/layoutd $(LAYOUTD_ARGS)
 
 ## Unit tests (swift test), then the daemon end to end: transcripts, conformance, schemas,
@@ -59,7 +79,8 @@ unit-test: deps
 e2e-test: deps
 	$(SWIFT) build --product layoutd
 	$(SWIFT) build --product layoutctl
-	cd tests/e2e && PYTHONWARNINGS=ignore::ResourceWarning $(PYTHON) -m unittest -v test_protocol test_daemon test_systemd test_layoutctl test_reliability
+	$(MAKE) plugins CONFIG=debug
+	cd tests/e2e && PYTHONWARNINGS=ignore::ResourceWarning $(PYTHON) -m unittest -v test_protocol test_daemon test_systemd test_layoutctl test_reliability test_plugins
 
 ## Release builds, every benchmark in one run (a few minutes), a table, and BENCHMARKS.md.
 ## BENCH_ARGS=--quick for 1k and 10k only. Taffy comes from PyPI into .bench-venv.
@@ -92,6 +113,14 @@ clean:
 install: deps
 	$(SWIFT) build -c release --product layoutd
 	$(SWIFT) build -c release --product layoutctl
+	$(MAKE) plugins CONFIG=release
+	install -D -m 0644 Sources/CLayoutPlugin/include/layoutd/plugin.h $(DESTDIR)$(INCLUDEDIR)/layoutd/plugin.h
+	install -D -m 0644 $(STAGED_PLUGINS)/waterfall.so $(DESTDIR)$(PLUGINDIR)/waterfall.so
+	install -d -m 0755 $(DESTDIR)$(PKGCONFIGDIR)
+	sed -e 's|@prefix@|$(PREFIX)|g' -e 's|@includedir@|$(INCLUDEDIR)|g' -e 's|@plugindir@|$(PLUGINDIR)|g' \
+	  Plugins/layoutd-plugin.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/layoutd-plugin.pc
+	install -D -m 0644 Plugins/CircleExample/c/circle.c $(DESTDIR)$(DOCDIR)/examples/circle.c
+	install -D -m 0644 Plugins/CircleExample/swift/Circle.swift $(DESTDIR)$(DOCDIR)/examples/Circle.swift
 	install -D -m 0755 .build/release/layoutd $(DESTDIR)$(BINDIR)/layoutd
 	install -D -m 0755 .build/release/layoutctl $(DESTDIR)$(BINDIR)/layoutctl
 	install -d -m 0755 $(DESTDIR)$(UNITDIR) $(DESTDIR)$(USERUNITDIR) $(DESTDIR)$(SYSCONFDIR)/layoutd
@@ -111,6 +140,8 @@ install: deps
 ## Removes what install put there; a configuration file that was edited is kept.
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/layoutd $(DESTDIR)$(BINDIR)/layoutctl
+	rm -f $(DESTDIR)$(INCLUDEDIR)/layoutd/plugin.h $(DESTDIR)$(PLUGINDIR)/waterfall.so $(DESTDIR)$(PKGCONFIGDIR)/layoutd-plugin.pc
+	-rmdir $(DESTDIR)$(INCLUDEDIR)/layoutd $(DESTDIR)$(PLUGINDIR) $(DESTDIR)$(PREFIX)/lib/layoutd 2>/dev/null
 	rm -f $(DESTDIR)$(MANDIR)/man1/layoutctl.1 $(DESTDIR)$(BASHCOMPDIR)/layoutctl $(DESTDIR)$(ZSHCOMPDIR)/_layoutctl
 	for unit in $(UNITS); do rm -f $(DESTDIR)$(UNITDIR)/$$unit $(DESTDIR)$(USERUNITDIR)/$$unit; done
 	if cmp -s systemd/layoutd.conf $(DESTDIR)$(SYSCONFDIR)/layoutd/layoutd.conf; then rm -f $(DESTDIR)$(SYSCONFDIR)/layoutd/layoutd.conf; fi

@@ -70,7 +70,7 @@ public enum CommandCatalog {
             "reload", "", "re-read the daemon's configuration file", method: "daemon.reload",
             options: [CommandOption("--wait", "wait until the reload is done (the reply always waits; kept for ExecReload=)")],
             examples: ["layoutctl reload --wait"]),
-        Command("strategies", "", "registered strategies and their parameters", method: "strategy.list", examples: ["layoutctl strategies", "layoutctl strategies --json | jq '.strategies[].name'"]),
+        Command("strategies", "", "strategies with their origin and parameters; refused plugins", method: "strategy.list", examples: ["layoutctl strategies", "layoutctl strategies --json | jq -r '.strategies[] | select(.status == \"available\") | .name'"]),
         Command("views", "", "every view with its strategy, epoch and item count", method: "view.list", examples: ["layoutctl views"]),
         Command(
             "create", "VIEW", "create a named view", method: "view.create",

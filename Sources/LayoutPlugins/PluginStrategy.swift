@@ -254,11 +254,14 @@ public final class PluginStrategy: LayoutStrategy {
         sections.removeAll(keepingCapacity: true)
         sizes.removeAll(keepingCapacity: true)
         sizes.reserveCapacity(model.numberOfItems)
+        // As in flow, a header or footer with no extent along the scroll axis is none.
+        let axis = scrollAxis
+        func exists(_ size: Size?) -> UInt8 { size.map { axis.main(of: $0) > 0 } == true ? 1 : 0 }
         for section in model.sections {
             sections.append(
                 layoutd_section(
                     first_item: sizes.count, item_count: section.count,
-                    has_header: section.headerSize == nil ? 0 : 1, has_footer: section.footerSize == nil ? 0 : 1,
+                    has_header: exists(section.headerSize), has_footer: exists(section.footerSize),
                     header_size: Self.size(section.headerSize ?? .zero), footer_size: Self.size(section.footerSize ?? .zero)))
             section.forEachSize(default: defaultItemSize) { _, size in
                 sizes.append(Self.size(size))

@@ -352,9 +352,14 @@ case "hello", "describe", "status", "sync", "reload", "strategies", "views":
     emit(result) { result in
         switch command.name {
         case "strategies":
-            // A row per parameter, under its strategy's name and summary.
+            // A row per parameter, under its strategy's name, origin and summary; a refused
+            // plugin gets one line with the reason.
             return (result["strategies"]?.arrayValue ?? []).map { strategy in
-                "\(strategy["name"]?.stringValue ?? ""): \(strategy["summary"]?.stringValue ?? "")\n"
+                let heading = "\(strategy["name"]?.stringValue ?? "") (\(strategy["origin"]?.stringValue ?? "built-in"))"
+                if strategy["status"]?.stringValue == "refused" {
+                    return "\(heading): refused: \(strategy["reason"]?.stringValue ?? "")\n"
+                }
+                return "\(heading): \(strategy["summary"]?.stringValue ?? "")\n"
                     + Table(
                         columns: ["  parameter", "type", "default", "summary"],
                         rows: (strategy["parameters"]?.arrayValue ?? []).map { parameter in

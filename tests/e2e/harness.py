@@ -35,7 +35,7 @@ class Daemon:
         if self.env:
             env.update(self.env)
         self.process = subprocess.Popen(
-            [DAEMON, "--socket", self.path, "--log-level", "debug"] + self.args,
+            [DAEMON, "--socket", self.path, "--log-level", "debug", "--set", "default-plugin-dir=none"] + self.args,
             stdin=subprocess.DEVNULL, stdout=self.log, stderr=self.log, env=env)
         if wait:
             self.wait_until_serving()

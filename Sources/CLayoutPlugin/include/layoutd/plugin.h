@@ -58,7 +58,8 @@ typedef struct layoutd_section {
     /* The section's items are input->item_sizes[first_item ..< first_item + item_count]. */
     size_t first_item;
     size_t item_count;
-    /* A header or footer exists when the client gave the section one (has_* != 0). */
+    /* A header or footer exists (has_* != 0) when the client gave the section one whose
+     * extent along the scroll axis is not 0, as in flow. */
     uint8_t has_header, has_footer;
     layoutd_size header_size, footer_size;
 } layoutd_section;
