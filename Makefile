@@ -89,6 +89,7 @@ bench: deps
 	$(SWIFT) build -c release --product layout-bench
 	$(SWIFT) build -c release --product layoutd
 	$(SWIFT) build -c release --product layoutd-roundtrip
+	$(MAKE) plugins CONFIG=release
 	$(PYTHON) scripts/bench.py --output BENCHMARKS.md --toolchain "$$($(SWIFT) --version 2>/dev/null | head -1)" $(BENCH_ARGS)
 
 ## libFuzzer with AddressSanitizer: every target (FUZZ_TARGETS) for FUZZ_SECONDS each, from the

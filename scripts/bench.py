@@ -143,7 +143,7 @@ def document(rows, counts, repetitions, toolchain, notes):
         lines.append("")
 
     for group, title in [("engine", "Engine: full layout and window queries, per strategy"), ("view", "Views: one mutation end to end (window delta with a 200 pt margin)"),
-                         ("memory", "Memory"), ("wire", "Wire: JSON coders"), ("daemon", "Daemon over a Unix socket (release, loopback)"),
+                         ("plugins", "Plugins: the waterfall through the C ABI beside the same algorithm built in"), ("memory", "Memory"), ("wire", "Wire: JSON coders"), ("daemon", "Daemon over a Unix socket (release, loopback)"),
                          ("textbook", "Side by side: the textbook stacking grid (30k items, 1,000 selected)"), ("taffy", "Side by side: Taffy on the same flow workload")]:
         table(title, [row for row in rows if row.get("group") == group and "median" in row])
     skipped = [row for row in rows if "skipped" in row]
@@ -231,6 +231,13 @@ def document(rows, counts, repetitions, toolchain, notes):
     memory = find(rows, "resident bytes per item (flow view, variable sizes, string ids)")
     target("≤ 100 bytes resident per item at 1M", memory and memory["median"], 100, "%.0f B/item",
            "an item keeps its id string, its hash in the id index and its chunk entry; variable-size flow adds the line list")
+    for n in counts:
+        native = find(rows, "waterfall built in: full layout", n)
+        plugin = find(rows, "waterfall plugin: full layout", n)
+        if native and plugin and n == 100000:
+            targets.append(("waterfall plugin full layout at 100k: the ABI's overhead", "measured",
+                            "%.1f vs %.1f ns/item (%.2f×)" % (plugin["median"], native["median"], plugin["median"] / native["median"]),
+                            "the plugin path copies every size into the ABI's arrays, resets the output, and reads every frame back to repair and index it"))
     lines.extend(["## Targets", "", "| target | status | this run | what limits it |", "|---|---|---|---|"])
     for name, status, value, reason in targets:
         lines.append("| %s | %s | %s | %s |" % (name, status, value, reason))

@@ -10,13 +10,17 @@
 import Foundation
 import LayoutEngine
 import LayoutGeometry
+import LayoutPlugins
 import LayoutProtocol
+import Waterfall
 
 struct Options {
     var jsonPath: String?
     var repetitions = 5
     var counts = [1_000, 10_000, 100_000, 1_000_000]
     var memoryItems: Int?
+    /// Where the waterfall plugin is (`make plugins` stages it there).
+    var pluginDirectory = ".build/lib/layoutd/plugins"
 
     init(arguments: [String]) {
         var iterator = arguments.dropFirst().makeIterator()
@@ -26,6 +30,7 @@ struct Options {
             case "--repetitions": repetitions = iterator.next().flatMap(Int.init) ?? repetitions
             case "--quick": counts = [1_000, 10_000]
             case "--memory": memoryItems = iterator.next().flatMap(Int.init) ?? 1_000_000
+            case "--plugin-dir": pluginDirectory = iterator.next() ?? pluginDirectory
             default:
                 FileHandle.standardError.write("layout-bench: unknown argument \(argument)\n".data(using: .utf8)!)
                 exit(64)
@@ -194,6 +199,36 @@ for count in options.counts {
             for _ in 0..<slow {
                 deleted += 1
                 sink &+= try! view.performBatch([.deleteItems(["item-\(count - deleted)"])]).changed.count
+            }
+        }
+    }
+}
+
+// MARK: Plugins: the waterfall through the C ABI beside the same algorithm built in
+
+// The same `WaterfallColumns` code on both sides: the built-in `WaterfallLayout` reads the
+// model directly; the plugin gets the sizes copied into the ABI's arrays and its frames read
+// back and indexed by `PluginStrategy`. The difference is what the ABI costs.
+let pluginRegistry = PluginLoader { _, message in print("plugin loader: \(message)") }.scan([options.pluginDirectory], base: StrategyRegistry()).registry
+if pluginRegistry.descriptor(named: "waterfall") == nil {
+    print("waterfall plugin not found in \(options.pluginDirectory) (make plugins CONFIG=release): plugin rows skipped")
+} else {
+    var builtIn = StrategyRegistry()
+    try! builtIn.register(WaterfallLayout.self)
+    let waterfallParameters: [String: ParameterValue] = ["columnCount": .integer(3)]
+    for count in options.counts where count <= 100_000 {
+        let model = try! CollectionModel(sections: variableSpecs(count))
+        for (side, registry) in [("built in", builtIn), ("plugin", pluginRegistry)] {
+            let layout = try! Layout(strategy: registry.makeStrategy(named: "waterfall", parameters: waterfallParameters), model: model, viewport: phone)
+            measure("waterfall \(side): full layout", group: "plugins", strategy: "waterfall", n: count, unit: "ns/item", scale: 1e9, per: count) {
+                layout.replaceModel(layout.model)
+            }
+            let queries = 1_000
+            let extent = max(0, layout.contentSize.height - phone.size.height)
+            measure("waterfall \(side): elements(in: phone window)", group: "plugins", strategy: "waterfall", n: count, unit: "µs/query", scale: 1e6, per: queries) {
+                for step in 0..<queries {
+                    sink &+= layout.elements(in: Rect(x: 0, y: extent * Double(step) / Double(queries), width: 390, height: 844)).count
+                }
             }
         }
     }
