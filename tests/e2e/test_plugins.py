@@ -424,5 +424,18 @@ class ReloadTests(PluginTestCase):
         self.assertIn("  selectedScale", table)
 
 
+class ReadmeExampleTests(unittest.TestCase):
+    """README's plugin listings are the files the tests above build and load."""
+
+    def test_listings_are_the_tested_files(self):
+        with open(os.path.join(ROOT, "README.md")) as handle:
+            readme = handle.read()
+        section = readme[readme.index("## Writing a plugin"):readme.index("## Installing and running under systemd")]
+        for language, path in (("swift", "Plugins/CircleExample/swift/Circle.swift"), ("c", "Plugins/CircleExample/c/circle.c")):
+            with open(os.path.join(ROOT, path)) as handle:
+                source = handle.read()
+            self.assertIn("```%s\n%s```" % (language, source), section, "README's %s listing differs from %s" % (language, path))
+
+
 if __name__ == "__main__":
     unittest.main()

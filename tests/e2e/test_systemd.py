@@ -15,7 +15,7 @@ import threading
 import time
 import unittest
 
-from harness import DAEMON, ROOT, Client, ProcessTestCase, flow_view, held_listener, place_fd, start_on_held_socket
+from harness import DAEMON, ROOT, Client, ProcessTestCase, flow_view, held_listener, place_fd, serving_after, start_on_held_socket
 
 LAYOUTCTL = os.path.join(os.path.dirname(DAEMON), "layoutctl")
 
@@ -85,7 +85,10 @@ class UnitTests(unittest.TestCase):
                      "etc/layoutd/layoutd.conf", "usr/share/doc/layoutd/README.md",
                      "usr/share/doc/layoutd/protocol/README.md", "usr/share/doc/layoutd/protocol/schemas/common.json",
                      "usr/share/man/man1/layoutctl.1", "usr/share/bash-completion/completions/layoutctl",
-                     "usr/share/zsh/site-functions/_layoutctl"]:
+                     "usr/share/zsh/site-functions/_layoutctl", "usr/include/layoutd/plugin.h",
+                     "usr/lib/layoutd/plugins/waterfall.so", "usr/lib/pkgconfig/layoutd-plugin.pc",
+                     "usr/share/doc/layoutd/examples/circle.c", "usr/share/doc/layoutd/examples/Circle.swift",
+                     "usr/share/doc/layoutd/protocol/plugins.md"]:
             self.assertTrue(os.path.isfile(os.path.join(self.stage, path)), path)
         service = open(os.path.join(self.stage, "usr/lib/systemd/system/layoutd.service")).read()
         self.assertIn("ExecStart=/usr/bin/layoutd --config /etc/layoutd/layoutd.conf", service)
@@ -99,6 +102,35 @@ class UnitTests(unittest.TestCase):
         left = [os.path.join(folder, name) for folder, _, names in os.walk(self.stage) for name in names]
         self.assertEqual(left, [])
         run(["make", "-C", ROOT, "install", "DESTDIR=" + self.stage, "PREFIX=/usr"])
+
+    def test_a_prefix_install_loads_its_plugins_and_builds_the_c_example(self):
+        """The installed layoutd finds waterfall in <prefix>/lib/layoutd/plugins; the installed
+        header and pkg-config file build the C example, which a reload then loads."""
+        environment = dict(os.environ, PKG_CONFIG_PATH=os.path.join(self.prefix, "lib/pkgconfig"))
+        flags = run(["pkg-config", "--cflags", "layoutd-plugin"], env=environment)
+        self.assertEqual(flags.returncode, 0, flags.stderr)
+        self.assertEqual(flags.stdout.split(), ["-I" + os.path.join(self.prefix, "include")])
+        plugin_dir = run(["pkg-config", "--variable=plugindir", "layoutd-plugin"], env=environment).stdout.strip()
+        self.assertEqual(plugin_dir, os.path.join(self.prefix, "lib/layoutd/plugins"))
+        socket_path = os.path.join(self.dir, "prefix.sock")
+        log = open(os.path.join(self.dir, "prefix.log"), "wb")
+        daemon = subprocess.Popen([os.path.join(self.prefix, "bin/layoutd"), "--socket", socket_path], stdout=log, stderr=log)
+        try:
+            serving_after(socket_path, 10, daemon)
+            with Client(socket_path) as client:
+                listed = {entry["name"]: entry for entry in client.call("strategy.list")["result"]["strategies"]}
+                self.assertEqual(listed["waterfall"]["origin"], os.path.join(plugin_dir, "waterfall.so"))
+                built = run(["cc", "-shared", "-fPIC", "-O2"] + flags.stdout.split()
+                            + [os.path.join(self.prefix, "share/doc/layoutd/examples/circle.c"), "-o",
+                               os.path.join(plugin_dir, "circle-c.so"), "-lm"])
+                self.assertEqual(built.returncode, 0, built.stderr)
+                self.assertEqual(client.call("daemon.reload")["result"]["strategiesAdded"], ["circle-c"])
+        finally:
+            daemon.terminate()
+            daemon.wait()
+            log.close()
+            if os.path.exists(os.path.join(plugin_dir, "circle-c.so")):
+                os.remove(os.path.join(plugin_dir, "circle-c.so"))
 
     def test_system_units_in_the_destdir_tree_verify(self):
         # A root for `verify --root`: the staged tree plus systemd's own targets and slices,
