@@ -12,13 +12,15 @@ struct FixtureTests {
     static let collapsible = Fixture.files(strategy: "collapsible")
     static let ultravisual = Fixture.files(strategy: "ultravisual")
     static let display = Fixture.files(strategy: "display")
+    static let waterfall = Fixture.files(strategy: "waterfall")
 
-    @Test("every strategy has its fixtures: 40+ for flow, the semantics vectors + 15 for the others")
+    @Test("every strategy has its fixtures: 40+ for flow, the semantics vectors + 15 for the others, 10+ for waterfall")
     func fixtureCounts() {
         #expect(Self.flow.count >= 40, "flow: \(Self.flow.count)")
         #expect(Self.collapsible.count >= 17, "collapsible: \(Self.collapsible.count)")
         #expect(Self.ultravisual.count >= 18, "ultravisual: \(Self.ultravisual.count)")
         #expect(Self.display.count >= 17, "display: \(Self.display.count)")
+        #expect(Self.waterfall.count >= 10, "waterfall: \(Self.waterfall.count)")
     }
 
     @Test("flow fixture matches as written", arguments: flow)
@@ -39,6 +41,9 @@ struct FixtureTests {
 
     @Test("display fixture matches", arguments: display)
     func displayFixture(file: String) throws { try FixtureRunner.run(try Fixture.load(file)) }
+
+    @Test("waterfall fixture matches", arguments: waterfall)
+    func waterfallFixture(file: String) throws { try FixtureRunner.run(try Fixture.load(file)) }
 }
 
 enum FixtureRunner {
@@ -47,7 +52,7 @@ enum FixtureRunner {
     static func run(_ fixture: Fixture, sourceLocation: SourceLocation = #_sourceLocation) throws {
         let view = try View(
             strategy: fixture.strategy, parameters: fixture.parameters, sections: fixture.sections,
-            viewport: fixture.viewport)
+            viewport: fixture.viewport, registry: Fixture.registry)
         try view.select(fixture.selected, mode: .set)
         var measured: [String]?
         if !fixture.measurements.isEmpty {

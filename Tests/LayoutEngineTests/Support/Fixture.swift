@@ -1,6 +1,7 @@
 import Foundation
 import LayoutEngine
 import LayoutGeometry
+import Waterfall
 
 /// A layout fixture: input (model, parameters, viewport, selection, measurements), what the
 /// layout must look like, and optional steps (select, configure, scroll, snap), each with what
@@ -131,6 +132,18 @@ extension Fixture {
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Fixtures")
 
+    /// The built-in strategies plus those that ship as plugins and have a native form
+    /// (waterfall), so their fixtures run here as well as through the daemon.
+    static let registry: StrategyRegistry = {
+        var registry = StrategyRegistry.builtIn
+        do {
+            try registry.register(WaterfallLayout.self)
+        } catch {
+            preconditionFailure("\(error)")
+        }
+        return registry
+    }()
+
     static func files(strategy: String) -> [String] {
         let folder = root.appendingPathComponent(strategy)
         let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
@@ -254,7 +267,7 @@ struct FixtureReader {
     /// declared kind decides which a number is.
     func parameters(_ value: Any?, strategy: String) throws -> [String: ParameterValue] {
         var result = [String: ParameterValue]()
-        let descriptor = StrategyRegistry.builtIn.descriptor(named: strategy)
+        let descriptor = Fixture.registry.descriptor(named: strategy)
         for (name, raw) in value as? [String: Any] ?? [:] {
             let kind = descriptor?.parameter(named: name)?.kind
             if raw is NSNull {
