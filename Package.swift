@@ -82,7 +82,7 @@ let package = Package(
         .testTarget(name: "LayoutGeometryTests", dependencies: ["LayoutGeometry"]),
         .testTarget(name: "LayoutEngineTests", dependencies: ["LayoutEngine", "LayoutFuzzing", "TestSupport", "Waterfall"]),
         .testTarget(name: "LayoutProtocolTests", dependencies: ["LayoutProtocol", "TestSupport"]),
-        .testTarget(name: "LayoutServiceTests", dependencies: ["LayoutService"]),
+        .testTarget(name: "LayoutServiceTests", dependencies: ["LayoutService", "StrategyCodec"]),
         .testTarget(name: "LayoutServerTests", dependencies: ["LayoutServer", "LayoutIPC"]),
         .testTarget(name: "LayoutFuzzingTests", dependencies: ["LayoutFuzzing"]),
         .testTarget(name: "LayoutClientTests", dependencies: ["LayoutClient", "LayoutProtocol", "LayoutGeometry"]),
