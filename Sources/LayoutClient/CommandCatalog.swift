@@ -67,7 +67,7 @@ public enum CommandCatalog {
         Command("status", "", "views, items, requests, connections and memory", method: "daemon.status", examples: ["layoutctl status"]),
         Command("sync", "", "wait until every earlier event for this connection was sent", method: "daemon.sync", examples: ["layoutctl sync"]),
         Command(
-            "reload", "", "re-read the daemon's configuration file", method: "daemon.reload",
+            "reload", "", "re-read the configuration, load new plugins", method: "daemon.reload",
             options: [CommandOption("--wait", "wait until the reload is done (the reply always waits; kept for ExecReload=)")],
             examples: ["layoutctl reload --wait"]),
         Command("strategies", "", "strategies with their origin and parameters; refused plugins", method: "strategy.list", examples: ["layoutctl strategies", "layoutctl strategies --json | jq -r '.strategies[] | select(.status == \"available\") | .name'"]),
