@@ -35,7 +35,8 @@ PKGCONFIGDIR ?= $(PREFIX)/lib/pkgconfig
 # Plugins land beside the binaries the way they are installed (bin/../lib/layoutd/plugins), so
 # .build/<config>/layoutd finds the shipped ones in its default plugin directory.
 STAGED_PLUGINS := .build/lib/layoutd/plugins
-EXAMPLE_PLUGINS := .build/plugins/examples
+# Each configuration's plugins also stay apart (tests load debug ones, the benchmark release ones).
+PLUGIN_BUILD = .build/plugins/$(CONFIG)
 PLUGIN_CFLAGS := -shared -fPIC -O2 -Wall -Wextra -Werror -ISources/CLayoutPlugin/include
 UNITS := layoutd.socket layoutd.service
 SUBST := sed -e 's|@bindir@|$(BINDIR)|g' -e 's|@sysconfdir@|$(SYSCONFDIR)|g' -e 's|@docdir@|$(DOCDIR)|g'
@@ -51,15 +52,17 @@ build: deps
 	$(SWIFT) build
 	$(MAKE) plugins CONFIG=debug
 
-## The shipped waterfall plugin, staged in $(STAGED_PLUGINS), and the circle example in Swift
-## and in C (in $(EXAMPLE_PLUGINS)). None of them is linked into layoutd.
+## The shipped waterfall plugin and the circle example in Swift and in C, in
+## .build/plugins/CONFIG (examples/ for the example); waterfall is also staged in
+## $(STAGED_PLUGINS). None of them is linked into layoutd.
 CONFIG ?= debug
 plugins: deps
 	$(SWIFT) build -c $(CONFIG) --product LayoutdWaterfall
 	$(SWIFT) build -c $(CONFIG) --product LayoutdCircleSwift
-	install -D -m 0644 .build/$(CONFIG)/libLayoutdWaterfall.so $(STAGED_PLUGINS)/waterfall.so
-	install -D -m 0644 .build/$(CONFIG)/libLayoutdCircleSwift.so $(EXAMPLE_PLUGINS)/circle.so
-	$(CC) $(PLUGIN_CFLAGS) Plugins/CircleExample/c/circle.c -o $(EXAMPLE_PLUGINS)/circle-c.so -lm
+	install -D -m 0644 .build/$(CONFIG)/libLayoutdWaterfall.so $(PLUGIN_BUILD)/waterfall.so
+	install -D -m 0644 .build/$(CONFIG)/libLayoutdCircleSwift.so $(PLUGIN_BUILD)/examples/circle.so
+	$(CC) $(PLUGIN_CFLAGS) Plugins/CircleExample/c/circle.c -o $(PLUGIN_BUILD)/examples/circle-c.so -lm
+	install -D -m 0644 $(PLUGIN_BUILD)/waterfall.so $(STAGED_PLUGINS)/waterfall.so
 
 ## Builds and starts layoutd in the foreground on the default socket
 ## ($$LAYOUTD_SOCKET, else $$XDG_RUNTIME_DIR/layoutd/ipc.sock, else /run/layoutd/ipc.sock).

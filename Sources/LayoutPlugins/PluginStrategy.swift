@@ -52,7 +52,8 @@ public final class PluginStrategy: LayoutStrategy {
 
     // Input, kept between calls so incremental hooks see the whole of it.
     private var sections: [layoutd_section] = []
-    private var sizes: [layoutd_size] = []
+    /// Passed to the plugin as `layoutd_size` (same layout, checked by `sizeLayoutMatches`).
+    private var sizes: [Size] = []
     private var selected: [UInt8] = []
 
     // Output: the layout.
@@ -72,7 +73,19 @@ public final class PluginStrategy: LayoutStrategy {
     static let blank = layoutd_attributes(
         frame: layoutd_rect(x: 0, y: 0, width: 0, height: 0), alpha: 1, z_index: 0, hidden: 0, transform: (1, 0, 0, 1, 0, 0))
 
+    /// `Size` is handed to plugins as `layoutd_size` without a copy: both are two doubles,
+    /// width then height. Checked once; a toolchain that laid `Size` out otherwise would stop
+    /// here, in every test, rather than pass plugins wrong sizes.
+    static let sizeLayoutMatches: Bool = {
+        precondition(
+            MemoryLayout<Size>.size == MemoryLayout<layoutd_size>.size && MemoryLayout<Size>.stride == MemoryLayout<layoutd_size>.stride
+                && MemoryLayout<Size>.offset(of: \Size.width) == 0 && MemoryLayout<Size>.offset(of: \Size.height) == 8,
+            "Size is not laid out as layoutd_size")
+        return true
+    }()
+
     init(type: PluginStrategyType, parameters: ResolvedParameters) throws(LayoutError) {
+        _ = Self.sizeLayoutMatches
         self.type = type
         self.parameters = parameters
         var info = layoutd_instance_info()
@@ -250,38 +263,55 @@ public final class PluginStrategy: LayoutStrategy {
 
     // MARK: Input and output
 
+    // Hot loops below work on local arrays or buffer pointers: every access to a class's stored
+    // array costs a dynamic exclusivity check, which per item was most of the ABI's overhead.
+
     private func readInput(_ model: CollectionModel) {
-        sections.removeAll(keepingCapacity: true)
-        sizes.removeAll(keepingCapacity: true)
-        sizes.reserveCapacity(model.numberOfItems)
+        var sections = takeArray(&self.sections)
         // As in flow, a header or footer with no extent along the scroll axis is none.
         let axis = scrollAxis
         func exists(_ size: Size?) -> UInt8 { size.map { axis.main(of: $0) > 0 } == true ? 1 : 0 }
+        var first = 0
         for section in model.sections {
             sections.append(
                 layoutd_section(
-                    first_item: sizes.count, item_count: section.count,
+                    first_item: first, item_count: section.count,
                     has_header: exists(section.headerSize), has_footer: exists(section.footerSize),
                     header_size: Self.size(section.headerSize ?? .zero), footer_size: Self.size(section.footerSize ?? .zero)))
-            section.forEachSize(default: defaultItemSize) { _, size in
-                sizes.append(Self.size(size))
-                return true
-            }
+            first += section.count
         }
-        selected = [UInt8](repeating: 0, count: sizes.count)
+        let defaultSize = defaultItemSize
+        var sizes = [Size](unsafeUninitializedCapacity: first) { buffer, initialized in
+            for (section, entry) in zip(model.sections, sections) {
+                section.copySizes(into: buffer.baseAddress! + entry.first_item, default: defaultSize)
+            }
+            initialized = first
+        }
+        var selected = [UInt8](repeating: 0, count: first)
         for id in model.selection {
             guard let path = model.indexPath(ofItem: id) else { continue }
             let flat = sections[path.section].first_item + path.item
             selected[flat] = 1
-            if let open = model.sections[path.section].selectedSizes[id] { sizes[flat] = Self.size(open) }
+            if let open = model.sections[path.section].selectedSizes[id] { sizes[flat] = open }
         }
+        self.sections = sections
+        self.sizes = sizes
+        self.selected = selected
+    }
+
+    /// The array, emptied in place (its storage kept for reuse), leaving `stored` empty.
+    private func takeArray<T>(_ stored: inout [T]) -> [T] {
+        var array = [T]()
+        swap(&array, &stored)
+        array.removeAll(keepingCapacity: true)
+        return array
     }
 
     /// The size the plugin sees for an item: the open size while selected, else its own or the
     /// default.
-    private static func size(ofItem item: Int, id: String, in section: Section, model: CollectionModel, default size: Size) -> layoutd_size {
-        if model.isSelected(id), let open = section.selectedSizes[id] { return Self.size(open) }
-        return Self.size(section.baseSize(ofItem: item, default: size))
+    private static func size(ofItem item: Int, id: String, in section: Section, model: CollectionModel, default size: Size) -> Size {
+        if model.isSelected(id), let open = section.selectedSizes[id] { return open }
+        return section.baseSize(ofItem: item, default: size)
     }
 
     private func layoutFromScratch() {
@@ -302,7 +332,7 @@ public final class PluginStrategy: LayoutStrategy {
 
     private static func reset<T>(_ array: inout [T], count: Int, to value: T) {
         if array.count == count {
-            for index in array.indices { array[index] = value }
+            array.withUnsafeMutableBufferPointer { $0.update(repeating: value) }
         } else {
             array = [T](repeating: value, count: count)
         }
@@ -312,7 +342,8 @@ public final class PluginStrategy: LayoutStrategy {
     private func callHook(_ body: (UnsafeMutableRawPointer, UnsafePointer<layoutd_input>, UnsafeMutablePointer<layoutd_output>) -> Int32) -> Int32 {
         sections.withUnsafeBufferPointer { sections in
             sizes.withUnsafeBufferPointer { sizes in
-                selected.withUnsafeBufferPointer { selected in
+                let itemSizes = UnsafeRawPointer(sizes.baseAddress)?.assumingMemoryBound(to: layoutd_size.self)
+                return selected.withUnsafeBufferPointer { selected in
                     items.withUnsafeMutableBufferPointer { items in
                         headers.withUnsafeMutableBufferPointer { headers in
                             footers.withUnsafeMutableBufferPointer { footers in
@@ -325,7 +356,7 @@ public final class PluginStrategy: LayoutStrategy {
                                                     size: Self.size(viewport.size), offset_x: viewport.offset.x, offset_y: viewport.offset.y,
                                                     content_insets: layoutd_insets(top: insets.top, left: insets.left, bottom: insets.bottom, right: insets.right)),
                                                 section_count: sections.count, sections: sections.baseAddress,
-                                                item_count: sizes.count, item_sizes: sizes.baseAddress, item_selected: selected.baseAddress)
+                                                item_count: sizes.count, item_sizes: itemSizes, item_selected: selected.baseAddress)
                                             var output = layoutd_output(
                                                 content_size: Self.size(contentSize), items: items.baseAddress, headers: headers.baseAddress,
                                                 footers: footers.baseAddress, item_effects: itemEffects.baseAddress,
@@ -349,24 +380,36 @@ public final class PluginStrategy: LayoutStrategy {
     private func adoptOutput() {
         var repairs = OutputRepair()
         repairs.size(&contentSize)
-        for index in items.indices { repairs.attributes(&items[index]) }
-        for index in headers.indices {
-            repairs.attributes(&headers[index])
-            repairs.attributes(&footers[index])
+        let axis = scrollAxis
+        let vertical = axis == .vertical
+        // One pass: repair (rarely needed, so checked branch-free first) and index.
+        itemIndex = items.withUnsafeMutableBufferPointer { items in
+            BlockIndex(count: items.count) { index in
+                if !OutputRepair.isClean(items[index]) { repairs.attributes(&items[index]) }
+                let frame = items[index].frame
+                return vertical ? (frame.y, frame.y + frame.height) : (frame.x, frame.x + frame.width)
+            }
         }
-        repairs.effects(&itemEffects)
-        repairs.effects(&headerEffects)
-        repairs.effects(&footerEffects)
+        let sections = self.sections
+        supplementaryIndex = headers.withUnsafeMutableBufferPointer { headers in
+            footers.withUnsafeMutableBufferPointer { footers in
+                for index in headers.indices {
+                    repairs.attributes(&headers[index])
+                    repairs.attributes(&footers[index])
+                }
+                return BlockIndex(count: sections.count * 2) { slot in
+                    let section = sections[slot / 2]
+                    let isHeader = slot % 2 == 0
+                    guard isHeader ? section.has_header != 0 : section.has_footer != 0 else { return (.infinity, -.infinity) }
+                    return axis.mainRange(of: Self.rect(isHeader ? headers[slot / 2].frame : footers[slot / 2].frame))
+                }
+            }
+        }
+        itemEffects.withUnsafeMutableBufferPointer { repairs.effects($0) }
+        headerEffects.withUnsafeMutableBufferPointer { repairs.effects($0) }
+        footerEffects.withUnsafeMutableBufferPointer { repairs.effects($0) }
         lastRepair = repairs.problem
         if let problem = repairs.problem { type.reportRepair(problem) }
-        let axis = scrollAxis
-        itemIndex = BlockIndex(count: items.count) { axis.mainRange(of: Self.rect(items[$0].frame)) }
-        supplementaryIndex = BlockIndex(count: sections.count * 2) { slot in
-            let section = sections[slot / 2]
-            let exists = slot % 2 == 0 ? section.has_header != 0 : section.has_footer != 0
-            guard exists else { return (.infinity, -.infinity) }
-            return axis.mainRange(of: Self.rect(slot % 2 == 0 ? headers[slot / 2].frame : footers[slot / 2].frame))
-        }
     }
 
     static func rect(_ rect: layoutd_rect) -> Rect { Rect(x: rect.x, y: rect.y, width: rect.width, height: rect.height) }
@@ -381,6 +424,18 @@ struct OutputRepair {
     mutating func size(_ size: inout Size) {
         if !size.width.isFinite || size.width < 0 { size.width = 0; note("a content size that is not finite or negative") }
         if !size.height.isFinite || size.height < 0 { size.height = 0; note("a content size that is not finite or negative") }
+    }
+
+    /// Whether nothing needs repairing: every coordinate finite (a NaN or an infinity makes
+    /// `v - v` NaN, and the sum with it), sizes not negative, alpha in 0...1.
+    @inline(__always)
+    static func isClean(_ attributes: layoutd_attributes) -> Bool {
+        let frame = attributes.frame
+        let matrix = attributes.transform
+        let finite = (frame.x - frame.x) + (frame.y - frame.y) + (frame.width - frame.width) + (frame.height - frame.height)
+            + (matrix.0 - matrix.0) + (matrix.1 - matrix.1) + (matrix.2 - matrix.2) + (matrix.3 - matrix.3)
+            + (matrix.4 - matrix.4) + (matrix.5 - matrix.5)
+        return finite == 0 && frame.width >= 0 && frame.height >= 0 && attributes.alpha >= 0 && attributes.alpha <= 1
     }
 
     mutating func attributes(_ attributes: inout layoutd_attributes) {
@@ -402,7 +457,7 @@ struct OutputRepair {
         }
     }
 
-    mutating func effects(_ values: inout [Double]) {
+    mutating func effects(_ values: UnsafeMutableBufferPointer<Double>) {
         for index in values.indices where values[index].isInfinite {
             values[index] = .nan
             note("an infinite effect value")

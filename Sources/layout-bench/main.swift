@@ -2,7 +2,7 @@
 // --json FILE, writes one JSON line per measurement for scripts/bench.py, which adds the daemon
 // and Taffy figures, computes the ratios and writes BENCHMARKS.md. Release builds only.
 //
-//   layout-bench [--json FILE] [--repetitions N] [--quick]
+//   layout-bench [--json FILE] [--repetitions N] [--quick] [--counts 1000,100000] [--only GROUP]
 //   layout-bench --memory N      resident bytes per item of an N-item view (fresh process)
 //
 // Every figure is the median of several repetitions with its spread (min–max), measured in one
@@ -19,8 +19,10 @@ struct Options {
     var repetitions = 5
     var counts = [1_000, 10_000, 100_000, 1_000_000]
     var memoryItems: Int?
-    /// Where the waterfall plugin is (`make plugins` stages it there).
-    var pluginDirectory = ".build/lib/layoutd/plugins"
+    /// Where the release waterfall plugin is (`make plugins CONFIG=release` puts it there).
+    var pluginDirectory = ".build/plugins/release"
+    /// Measure only this group (engine, view, plugins, textbook, wire); set-up still runs.
+    var onlyGroup: String?
 
     init(arguments: [String]) {
         var iterator = arguments.dropFirst().makeIterator()
@@ -31,6 +33,8 @@ struct Options {
             case "--quick": counts = [1_000, 10_000]
             case "--memory": memoryItems = iterator.next().flatMap(Int.init) ?? 1_000_000
             case "--plugin-dir": pluginDirectory = iterator.next() ?? pluginDirectory
+            case "--only": onlyGroup = iterator.next()
+            case "--counts": counts = (iterator.next() ?? "").split(separator: ",").compactMap { Int($0) }
             default:
                 FileHandle.standardError.write("layout-bench: unknown argument \(argument)\n".data(using: .utf8)!)
                 exit(64)
@@ -66,6 +70,7 @@ func measure(
     _ name: String, group: String, strategy: String = "", n: Int, unit: String, scale: Double, per units: Int,
     repetitions: Int? = nil, _ body: () -> Void
 ) {
+    if let only = options.onlyGroup, only != group { return }
     body()  // warm-up: page faults and lazy allocations stay out of the samples
     var samples = [Double]()
     for _ in 0..<(repetitions ?? options.repetitions) {

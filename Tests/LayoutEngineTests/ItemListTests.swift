@@ -58,6 +58,13 @@ struct ItemListTests {
             }
             #expect(walked == reference.map(\.id))
             #expect(Array(ItemIDs(items: list)) == reference.map(\.id))
+            // The bulk copy full layouts of plugins use gives what the per-item walk gives.
+            let fallback = Size(width: -1, height: -1)
+            let copied = [Size](unsafeUninitializedCapacity: list.count) { buffer, initialized in
+                list.copySizes(into: buffer.baseAddress!, default: fallback)
+                initialized = list.count
+            }
+            #expect(copied == reference.map { $0.source == .strategyDefault ? fallback : $0.size }, "seed \(seed)")
         }
     }
 

@@ -24,8 +24,9 @@ from harness import DAEMON, ROOT, Client, Daemon, ProcessTestCase, flow_view  # 
 
 LAYOUTCTL = os.path.join(os.path.dirname(DAEMON), "layoutctl")
 HEADER_DIR = os.path.join(ROOT, "Sources", "CLayoutPlugin", "include")
-WATERFALL = os.path.join(ROOT, ".build", "lib", "layoutd", "plugins", "waterfall.so")
-EXAMPLES = os.path.join(ROOT, ".build", "plugins", "examples")
+# `make plugins` (CONFIG=debug, as make test runs it) builds them here.
+WATERFALL = os.path.join(ROOT, ".build", "plugins", "debug", "waterfall.so")
+EXAMPLES = os.path.join(ROOT, ".build", "plugins", "debug", "examples")
 CIRCLE_SWIFT = os.path.join(EXAMPLES, "circle.so")
 CIRCLE_C = os.path.join(EXAMPLES, "circle-c.so")
 ROWS_SOURCE = os.path.join(os.path.dirname(__file__), "plugins", "rows.c")

@@ -49,6 +49,11 @@ public struct Section: Sendable {
         items.forEach(from: start, default: defaultSize, body)
     }
 
+    /// Writes every item's closed size, in order, to `target`, which must hold `count` sizes.
+    public func copySizes(into target: UnsafeMutablePointer<Size>, default defaultSize: Size) {
+        items.copySizes(into: target, default: defaultSize)
+    }
+
     /// Like `forEachItem`, without the ids.
     public func forEachSize(from start: Int = 0, default defaultSize: Size, _ body: (Int, Size) -> Bool) {
         items.forEachSize(from: start, default: defaultSize, body)

@@ -8,15 +8,20 @@
 public struct BlockIndex: Sendable {
     public static let blockSize = 64
 
-    private var lows: [Double] = []
-    private var highs: [Double] = []
-    public private(set) var count = 0
+    @usableFromInline var lows: [Double] = []
+    @usableFromInline var highs: [Double] = []
+    @usableFromInline var elementCount = 0
+
+    public var count: Int { elementCount }
 
     public init() {}
 
     /// Indexes `count` elements whose extents along the axis `range(index)` returns.
+    /// Inlinable so that `range` is inlined into the caller's loop: it runs once per element
+    /// of every full layout.
+    @inlinable
     public init(count: Int, range: (Int) -> (min: Double, max: Double)) {
-        self.count = count
+        elementCount = count
         let blocks = (count + Self.blockSize - 1) / Self.blockSize
         lows = [Double](repeating: .infinity, count: blocks)
         highs = [Double](repeating: -.infinity, count: blocks)
@@ -33,7 +38,7 @@ public struct BlockIndex: Sendable {
     public func forEachCandidate(from low: Double, to high: Double, _ body: (Int) -> Void) {
         for block in lows.indices where lows[block] <= high && highs[block] >= low {
             let start = block * Self.blockSize
-            for index in start..<min(start + Self.blockSize, count) { body(index) }
+            for index in start..<min(start + Self.blockSize, elementCount) { body(index) }
         }
     }
 }
