@@ -286,6 +286,26 @@ class CircleExampleTests(PluginTestCase):
             self.assertEqual(elements(client, "v")["cell:i1"]["frame"], {"x": 0, "y": 35, "width": 375, "height": 30})
 
 
+class RepairTests(PluginTestCase):
+    def test_output_that_is_not_finite_is_repaired_and_logged_once(self):
+        build_rows(self.plugins, "sly.so", 'NAME="sly"', "NAN_WHEN_WIDE")
+        daemon = self.start()
+        with Client(daemon.path) as client:
+            self.assertEqual(strategies(client)["sly"]["status"], "available")
+            for view in ("a", "b"):
+                reply = client.call("view.create", {"view": view, "strategy": "sly", "viewport": {"width": 2000, "height": 500},
+                                                    "sections": [{"id": "s", "items": [{"id": "x"}, {"id": "y"}]}]})
+                self.assertIn("result", reply, reply)
+                # NaN heights (and the NaN positions after them) became 0; the reply lines parsed,
+                # so every number was finite JSON.
+                for item in ("x", "y"):
+                    attributes = client.call("view.item", {"view": view, "id": item})["result"]["attributes"]
+                    self.assertEqual(attributes["frame"], {"x": 0, "y": 0, "width": 2000, "height": 0})
+                self.assertEqual(client.call("view.get", {"view": view})["result"]["contentSize"], {"width": 2000, "height": 0})
+        self.assertEqual(daemon.read_log().count("layoutd repaired it (reported once)"), 1, daemon.read_log())
+        self.assert_serves_built_ins(daemon)
+
+
 class RefusalTests(PluginTestCase):
     """Each way a plugin can be wrong: refused with a log line and a strategy.list entry, and the
     daemon goes on serving the built-in strategies (and the good plugins beside it)."""

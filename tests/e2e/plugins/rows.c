@@ -10,6 +10,7 @@
  *   IMPURE             lays the same input out differently each time
  *   BAD_DESCRIPTOR     descriptor_json is not a descriptor
  *   NO_LAYOUT          leaves the layout callback NULL
+ *   NAN_WHEN_WIDE      passes layoutd's check, then writes NaN heights in viewports over 1000 wide
  */
 #include <layoutd/plugin.h>
 #include <math.h>
@@ -71,6 +72,9 @@ static void rows_layout(void *instance, const layoutd_input *input, layoutd_outp
             double height = input->item_sizes[i].height;
 #ifdef NAN_FRAMES
             height = NAN;
+#endif
+#ifdef NAN_WHEN_WIDE
+            if (width > 1000) height = NAN;
 #endif
             output->items[i].frame = (layoutd_rect){0, y, width, height};
             output->items[i].z_index = input->item_selected[i] ? 1 : 0;
