@@ -310,6 +310,17 @@ class RefusalTests(PluginTestCase):
     """Each way a plugin can be wrong: refused with a log line and a strategy.list entry, and the
     daemon goes on serving the built-in strategies (and the good plugins beside it)."""
 
+    @classmethod
+    def setUpClass(cls):
+        # strategy.list and daemon.reload results with plugins in them, against the schemas.
+        from test_protocol import SchemaTests
+        SchemaTests.setUpClass()
+        cls.schemas = SchemaTests("check")
+
+    def check_schemas(self, client):
+        self.schemas.check("methods/strategy.list.result.json", client.call("strategy.list")["result"], "strategy.list")
+        self.schemas.check("methods/daemon.reload.result.json", client.call("daemon.reload")["result"], "daemon.reload")
+
     def refused(self, file_name, defines, name, reason, text=False):
         if text:
             with open(os.path.join(self.plugins, file_name), "w") as handle:
@@ -329,6 +340,7 @@ class RefusalTests(PluginTestCase):
             self.assertEqual(listed[-1], entry[0], "refusals come after the strategies")
             good = [entry for entry in listed if entry["name"] == "good"]
             self.assertEqual(good[0]["status"], "available")
+            self.check_schemas(client)
         self.assertIn("refused plugin %s" % path, daemon.read_log())
         self.assert_serves_built_ins(daemon)
         table = subprocess.run([LAYOUTCTL, "--socket", daemon.path, "--table", "strategies"], capture_output=True, text=True, check=True).stdout
