@@ -32,10 +32,8 @@ ZSHCOMPDIR ?= $(PREFIX)/share/zsh/site-functions
 INCLUDEDIR ?= $(PREFIX)/include
 PLUGINDIR ?= $(PREFIX)/lib/layoutd/plugins
 PKGCONFIGDIR ?= $(PREFIX)/lib/pkgconfig
-# Plugins land beside the binaries the way they are installed (bin/../lib/layoutd/plugins), so
-# .build/<config>/layoutd finds the shipped ones in its default plugin directory.
-STAGED_PLUGINS := .build/lib/layoutd/plugins
-# Each configuration's plugins also stay apart (tests load debug ones, the benchmark release ones).
+# Each configuration's plugins stay apart: tests load the debug ones, `make run` and the
+# benchmark the release ones.
 PLUGIN_BUILD = .build/plugins/$(CONFIG)
 PLUGIN_CFLAGS := -shared -fPIC -O2 -Wall -Wextra -Werror -ISources/CLayoutPlugin/include
 UNITS := layoutd.socket layoutd.service
@@ -53,8 +51,7 @@ build: deps
 	$(MAKE) plugins CONFIG=debug
 
 ## The shipped waterfall plugin and the circle example in Swift and in C, in
-## .build/plugins/CONFIG (examples/ for the example); waterfall is also staged in
-## $(STAGED_PLUGINS). None of them is linked into layoutd.
+## .build/plugins/CONFIG (examples/ for the example). None of them is linked into layoutd.
 CONFIG ?= debug
 plugins: deps
 	$(SWIFT) build -c $(CONFIG) --product LayoutdWaterfall
@@ -62,14 +59,13 @@ plugins: deps
 	install -D -m 0644 .build/$(CONFIG)/libLayoutdWaterfall.so $(PLUGIN_BUILD)/waterfall.so
 	install -D -m 0644 .build/$(CONFIG)/libLayoutdCircleSwift.so $(PLUGIN_BUILD)/examples/circle.so
 	$(CC) $(PLUGIN_CFLAGS) Plugins/CircleExample/c/circle.c -o $(PLUGIN_BUILD)/examples/circle-c.so -lm
-	install -D -m 0644 $(PLUGIN_BUILD)/waterfall.so $(STAGED_PLUGINS)/waterfall.so
 
 ## Builds and starts layoutd in the foreground on the default socket
 ## ($$LAYOUTD_SOCKET, else $$XDG_RUNTIME_DIR/layoutd/ipc.sock, else /run/layoutd/ipc.sock).
 run: deps
 	$(SWIFT) build -c release --product layoutd
 	$(MAKE) plugins CONFIG=release
-	.build/release/layoutd $(LAYOUTD_ARGS)
+	.build/release/layoutd --plugin-dir .build/plugins/release $(LAYOUTD_ARGS)
 
 ## Unit tests (swift test), then the daemon end to end: transcripts, conformance, schemas,
 ## real processes and signals (tests/e2e).
@@ -119,7 +115,7 @@ install: deps
 	$(SWIFT) build -c release --product layoutctl
 	$(MAKE) plugins CONFIG=release
 	install -D -m 0644 Sources/CLayoutPlugin/include/layoutd/plugin.h $(DESTDIR)$(INCLUDEDIR)/layoutd/plugin.h
-	install -D -m 0644 $(STAGED_PLUGINS)/waterfall.so $(DESTDIR)$(PLUGINDIR)/waterfall.so
+	install -D -m 0644 .build/plugins/release/waterfall.so $(DESTDIR)$(PLUGINDIR)/waterfall.so
 	install -d -m 0755 $(DESTDIR)$(PKGCONFIGDIR)
 	sed -e 's|@prefix@|$(PREFIX)|g' -e 's|@includedir@|$(INCLUDEDIR)|g' -e 's|@plugindir@|$(PLUGINDIR)|g' \
 	  Plugins/layoutd-plugin.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/layoutd-plugin.pc
