@@ -89,6 +89,16 @@ public enum LayoutPlugin {
                 var result = PluginOutput(output, input: view, effectCount: box.effectCount)
                 let items = UnsafeBufferPointer(start: changed, count: count)
                 return box.instance.itemsChanged(items, input: view, output: &result).rawValue
+            },
+            target_content_offset: { instance, input, output, velocityX, velocityY, x, y in
+                guard let instance, let input, let output, let x, let y else { return }
+                let box = InstanceBox.from(instance)
+                let view = PluginInput(input)
+                let target = box.instance.targetContentOffset(
+                    proposed: Point(x: x.pointee, y: y.pointee), velocity: Point(x: velocityX, y: velocityY), input: view,
+                    output: PluginOutput(UnsafeMutablePointer(mutating: output), input: view, effectCount: box.effectCount))
+                x.pointee = target.x
+                y.pointee = target.y
             })
     }
 

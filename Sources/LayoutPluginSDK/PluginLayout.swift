@@ -43,6 +43,10 @@ public protocol PluginLayout: AnyObject {
     /// last layout. `.fullLayout` unless implemented.
     func itemsChanged(_ items: UnsafeBufferPointer<Int>, input: PluginInput, output: inout PluginOutput) -> PluginUpdate
 
+    /// Where scrolling comes to rest when the user lifts a finger at `proposed` with `velocity`
+    /// (points per second): paging and snapping. `proposed` unless implemented.
+    func targetContentOffset(proposed: Point, velocity: Point, input: PluginInput, output: PluginOutput) -> Point
+
     /// A check run once when layoutd loads the plugin; return why it cannot work here, or
     /// `nil`. Nothing to check unless implemented.
     static func selfCheck() -> String?
@@ -57,6 +61,10 @@ extension PluginLayout {
 
     public func itemsChanged(_ items: UnsafeBufferPointer<Int>, input: PluginInput, output: inout PluginOutput) -> PluginUpdate {
         .fullLayout
+    }
+
+    public func targetContentOffset(proposed: Point, velocity: Point, input: PluginInput, output: PluginOutput) -> Point {
+        proposed
     }
 
     public static func selfCheck() -> String? { nil }

@@ -198,6 +198,22 @@ public final class PluginStrategy: LayoutStrategy {
         }
     }
 
+    public func targetContentOffset(proposed: Point, velocity: Point) -> Point {
+        guard let hook = type.table.target_content_offset else { return proposed }
+        var x = proposed.x
+        var y = proposed.y
+        _ = callHook { instance, input, output in
+            hook(instance, input, output, velocity.x, velocity.y, &x, &y)
+            return 0
+        }
+        // A target that is not finite would reach clients as invalid JSON: the proposal stands.
+        guard x.isFinite, y.isFinite else {
+            type.reportRepair("a target content offset that is not finite")
+            return proposed
+        }
+        return Point(x: x, y: y)
+    }
+
     // MARK: Queries
 
     public func elements(in rect: Rect, model: CollectionModel) -> [LayoutAttributes] {

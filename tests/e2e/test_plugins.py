@@ -286,6 +286,22 @@ class CircleExampleTests(PluginTestCase):
             self.assertEqual(elements(client, "v")["cell:i1"]["frame"], {"x": 0, "y": 35, "width": 375, "height": 30})
 
 
+class SnappingTests(PluginTestCase):
+    def test_target_content_offset_comes_from_the_plugin(self):
+        build_rows(self.plugins, "snap.so", 'NAME="snap"', "SNAP")
+        build_rows(self.plugins, "rows.so")
+        daemon = self.start()
+        items = [{"id": "i%d" % index} for index in range(50)]
+        with Client(daemon.path) as client:
+            for strategy, expected in (("snap", 88), ("rows", 70)):
+                client.call("view.create", {"view": strategy, "strategy": strategy, "viewport": {"width": 100, "height": 100},
+                                            "sections": [{"id": "s", "items": items}]})
+                result = client.call("view.scrollEnd", {"view": strategy, "proposed": {"x": 0, "y": 70},
+                                                        "velocity": {"x": 0, "y": 500}})["result"]
+                self.assertEqual(result["targetContentOffset"], {"x": 0, "y": expected}, strategy)
+                self.assertEqual(result["contentOffset"], {"x": 0, "y": expected}, strategy)
+
+
 class RepairTests(PluginTestCase):
     def test_output_that_is_not_finite_is_repaired_and_logged_once(self):
         build_rows(self.plugins, "sly.so", 'NAME="sly"', "NAN_WHEN_WIDE")

@@ -11,6 +11,7 @@
  *   BAD_DESCRIPTOR     descriptor_json is not a descriptor
  *   NO_LAYOUT          leaves the layout callback NULL
  *   NAN_WHEN_WIDE      passes layoutd's check, then writes NaN heights in viewports over 1000 wide
+ *   SNAP               scrolling comes to rest at the nearest row start (target_content_offset)
  */
 #include <layoutd/plugin.h>
 #include <math.h>
@@ -88,6 +89,17 @@ static void rows_layout(void *instance, const layoutd_input *input, layoutd_outp
     output->content_size = (layoutd_size){width, y};
 }
 
+#ifdef SNAP
+static void rows_target(void *instance, const layoutd_input *input, const layoutd_output *output, double velocity_x,
+                        double velocity_y, double *x, double *y) {
+    (void)input, (void)output, (void)velocity_x, (void)velocity_y;
+    rows *self = instance;
+    double pitch = self->row_height + self->spacing;
+    *x = 0;
+    if (pitch > 0) *y = round(*y / pitch) * pitch;
+}
+#endif
+
 #ifdef BAD_DESCRIPTOR
 #define DESCRIPTOR "{\"name\":\"" NAME "\",\"summary\":\"\",\"parameters\":[{\"name\":\"rowHeight\",\"type\":\"length\"}]}"
 #else
@@ -104,6 +116,9 @@ static const layoutd_strategy strategies[] = {{
     .destroy = rows_destroy,
 #ifndef NO_LAYOUT
     .layout = rows_layout,
+#endif
+#ifdef SNAP
+    .target_content_offset = rows_target,
 #endif
 }};
 

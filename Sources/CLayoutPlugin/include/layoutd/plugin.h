@@ -153,6 +153,12 @@ typedef struct layoutd_strategy {
      * again. Insertions, deletions and moves always get a full layout. */
     int (*items_changed)(void *instance, const layoutd_input *input, const size_t *changed, size_t count,
                          layoutd_output *output);
+
+    /* Optional (NULL): where scrolling comes to rest when the user lifts a finger (paging,
+     * snapping). *x and *y hold the proposed offset on entry; velocity is in points per
+     * second. output holds the current layout. Without it the proposed offset stands. */
+    void (*target_content_offset)(void *instance, const layoutd_input *input, const layoutd_output *output,
+                                  double velocity_x, double velocity_y, double *x, double *y);
 } layoutd_strategy;
 
 typedef struct layoutd_plugin {
