@@ -85,6 +85,9 @@ let package = Package(
         .testTarget(name: "LayoutServiceTests", dependencies: ["LayoutService", "StrategyCodec"]),
         .testTarget(name: "LayoutServerTests", dependencies: ["LayoutServer", "LayoutIPC"]),
         .testTarget(name: "LayoutFuzzingTests", dependencies: ["LayoutFuzzing"]),
+        .testTarget(
+            name: "LayoutPluginsTests",
+            dependencies: ["LayoutPlugins", "LayoutPluginSDK", "CLayoutPlugin", "StrategyCodec", "LayoutFuzzing", "TestSupport", "Waterfall"]),
         .testTarget(name: "LayoutClientTests", dependencies: ["LayoutClient", "LayoutProtocol", "LayoutGeometry"]),
     ],
     swiftLanguageModes: [.v6]

@@ -14,11 +14,14 @@ public enum ViewChecks {
     /// Stops at the first failing step (later steps would only repeat it) or when `exhausted`
     /// says the source of numbers ran dry.
     public static func run<Source>(
-        _ fuzzer: inout ViewFuzzer<Source>, strategy: String, steps: Int, exhausted: (ViewFuzzer<Source>) -> Bool = { _ in false }
+        _ fuzzer: inout ViewFuzzer<Source>, strategy: String, steps: Int, registry: StrategyRegistry = .builtIn,
+        exhausted: (ViewFuzzer<Source>) -> Bool = { _ in false }
     ) -> [String] {
         let view: View
         do {
-            view = try View(strategy: strategy, sections: fuzzer.sections(), viewport: fuzzer.viewport(), windowMargin: fuzzer.pick([0, 100]))
+            view = try View(
+                strategy: strategy, sections: fuzzer.sections(), viewport: fuzzer.viewport(), windowMargin: fuzzer.pick([0, 100]),
+                registry: registry)
         } catch {
             return ["a valid initial view was refused: \(error.name) \(error.message)"]
         }
@@ -126,7 +129,7 @@ public enum ViewChecks {
         }
         guard
             let fresh = try? Layout(
-                strategy: StrategyRegistry.builtIn.makeStrategy(named: view.strategyName, parameters: view.parameters.values),
+                strategy: view.registry.makeStrategy(named: view.strategyName, parameters: view.parameters.values),
                 model: view.model, viewport: view.viewport)
         else {
             return failures + ["the view's own state does not rebuild"]

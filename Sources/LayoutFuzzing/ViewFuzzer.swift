@@ -107,9 +107,9 @@ public struct ViewFuzzer<Source: RandomNumberGenerator> {
             return .measure(chosen.map { ($0, Size(width: half(20...300), height: half(20...300))) }, animated: chance(20))
         case 66..<70: return .scrollEnd(scrollOffset(view), velocity: Point(x: 0, y: half(-4000...4000)))
         case 70..<75: return .resize(Size(width: half(300...900), height: half(300...1400)), animated: chance(30))
-        case 75..<85: return .configure(configuration(for: view.strategyName), animated: chance(50))
+        case 75..<85: return .configure(configuration(for: view), animated: chance(50))
         case 85..<89: return .replace(chance(70) ? shuffledData(view) : sections(), animated: chance(30))
-        case 89..<93: return .switchStrategy(pick(["flow", "collapsible", "ultravisual", "display"]), animated: chance(50))
+        case 89..<93: return .switchStrategy(pick(Self.builtIns + view.registry.descriptors.map(\.name).filter { !Self.builtIns.contains($0) }), animated: chance(50))
         default: return .margin(pick([0, 0, 50, 300]))
         }
     }
@@ -218,7 +218,17 @@ public struct ViewFuzzer<Source: RandomNumberGenerator> {
         }
     }
 
-    private mutating func configuration(for strategy: String) -> [String: ParameterValue] {
+    static var builtIns: [String] { ["flow", "collapsible", "ultravisual", "display"] }
+
+    private mutating func configuration(for view: View) -> [String: ParameterValue] {
+        let strategy = view.strategyName
+        if !Self.builtIns.contains(strategy) {
+            // Any other strategy (plugins): one declared parameter, a valid value of its kind.
+            let parameters = view.layout.strategy.descriptor.parameters
+            guard !parameters.isEmpty else { return [:] }
+            let parameter = pick(parameters)
+            return [parameter.name: value(of: parameter.kind)]
+        }
         switch strategy {
         case "flow":
             switch int(0...5) {
@@ -240,6 +250,24 @@ public struct ViewFuzzer<Source: RandomNumberGenerator> {
             return ["standardHeight": .number(standard), "featuredHeight": .number(standard + half(20...300))]
         default:
             return chance(70) ? ["mode": .string(pick(["grid", "list", "inline"]))] : ["columns": .integer(int(1...4))]
+        }
+    }
+
+    /// A valid value of `kind`, kept small enough to lay out quickly.
+    private mutating func value(of kind: ParameterKind) -> ParameterValue {
+        switch kind {
+        case .number(let minimum, let maximum):
+            let low = minimum ?? 0
+            let high = min(maximum ?? low + 300, low + 300)
+            return .number(low + (high - low) * Double(int(0...100)) / 100)
+        case .integer(let minimum, let maximum):
+            let low = minimum ?? 0
+            return .integer(int(low...min(maximum ?? low + 6, low + 6)))
+        case .bool: return .bool(chance(50))
+        case .choice(let options): return .string(pick(options))
+        case .size: return .size(Size(width: half(0...300), height: half(0...300)))
+        case .optionalSize: return chance(30) ? .null : .size(Size(width: half(20...300), height: half(20...300)))
+        case .insets: return .insets(EdgeInsets(top: half(0...40), left: half(0...40), bottom: half(0...40), right: half(0...40)))
         }
     }
 }

@@ -24,7 +24,8 @@ public final class View {
     public internal(set) var strategyName: String
     public internal(set) var windowMargin: Double
     public let limits: ViewLimits
-    let registry: StrategyRegistry
+    /// Where the view was created from; `switchStrategy` looks names up here unless given another.
+    public let registry: StrategyRegistry
 
     // MARK: Lifecycle
 
