@@ -106,37 +106,27 @@ public struct PluginOutput {
     }
 
     public subscript(item index: Int) -> PluginAttributes {
-        get {
-            precondition(index >= 0 && index < itemCount, "item \(index) out of range")
-            return Self.read(raw.pointee.items[index])
-        }
-        nonmutating set {
-            precondition(index >= 0 && index < itemCount, "item \(index) out of range")
-            raw.pointee.items[index] = Self.write(newValue)
-        }
+        get { Self.read(slot(raw.pointee.items, index, of: itemCount, "item").pointee) }
+        nonmutating set { slot(raw.pointee.items, index, of: itemCount, "item").pointee = Self.write(newValue) }
     }
 
     /// The header slot of a section (ignored by layoutd when the section has no header).
     public subscript(header section: Int) -> PluginAttributes {
-        get {
-            precondition(section >= 0 && section < sectionCount, "section \(section) out of range")
-            return Self.read(raw.pointee.headers[section])
-        }
-        nonmutating set {
-            precondition(section >= 0 && section < sectionCount, "section \(section) out of range")
-            raw.pointee.headers[section] = Self.write(newValue)
-        }
+        get { Self.read(slot(raw.pointee.headers, section, of: sectionCount, "section").pointee) }
+        nonmutating set { slot(raw.pointee.headers, section, of: sectionCount, "section").pointee = Self.write(newValue) }
     }
 
     public subscript(footer section: Int) -> PluginAttributes {
-        get {
-            precondition(section >= 0 && section < sectionCount, "section \(section) out of range")
-            return Self.read(raw.pointee.footers[section])
-        }
-        nonmutating set {
-            precondition(section >= 0 && section < sectionCount, "section \(section) out of range")
-            raw.pointee.footers[section] = Self.write(newValue)
-        }
+        get { Self.read(slot(raw.pointee.footers, section, of: sectionCount, "section").pointee) }
+        nonmutating set { slot(raw.pointee.footers, section, of: sectionCount, "section").pointee = Self.write(newValue) }
+    }
+
+    /// Entry `index` of one of the output's arrays, checked against its length.
+    private func slot(
+        _ array: UnsafeMutablePointer<layoutd_attributes>, _ index: Int, of count: Int, _ what: String
+    ) -> UnsafeMutablePointer<layoutd_attributes> {
+        precondition(index >= 0 && index < count, "\(what) \(index) out of range")
+        return array + index
     }
 
     /// Sets effect number `effect` (an index into the type's `effectNames`) of an item;
