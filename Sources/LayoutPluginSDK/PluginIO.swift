@@ -132,9 +132,23 @@ public struct PluginOutput {
     /// Sets effect number `effect` (an index into the type's `effectNames`) of an item;
     /// `nil` removes it.
     public func setEffect(_ effect: Int, to value: Double?, ofItem index: Int) {
+        setEffect(effect, to: value, in: raw.pointee.item_effects, index, of: itemCount, "item")
+    }
+
+    /// Sets an effect of a section's header.
+    public func setEffect(_ effect: Int, to value: Double?, ofHeader section: Int) {
+        setEffect(effect, to: value, in: raw.pointee.header_effects, section, of: sectionCount, "section")
+    }
+
+    /// Sets an effect of a section's footer.
+    public func setEffect(_ effect: Int, to value: Double?, ofFooter section: Int) {
+        setEffect(effect, to: value, in: raw.pointee.footer_effects, section, of: sectionCount, "section")
+    }
+
+    private func setEffect(_ effect: Int, to value: Double?, in values: UnsafeMutablePointer<Double>, _ index: Int, of count: Int, _ what: String) {
         precondition(effect >= 0 && effect < effectCount, "effect \(effect) is not declared in effectNames")
-        precondition(index >= 0 && index < itemCount, "item \(index) out of range")
-        raw.pointee.item_effects[index * effectCount + effect] = value ?? .nan
+        precondition(index >= 0 && index < count, "\(what) \(index) out of range")
+        values[index * effectCount + effect] = value ?? .nan
     }
 
     static func read(_ attributes: layoutd_attributes) -> PluginAttributes {

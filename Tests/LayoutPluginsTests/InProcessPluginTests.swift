@@ -85,6 +85,20 @@ struct InProcessPluginTests {
         }
     }
 
+    @Test("effects reach the attributes of cells, headers and footers by name; unset ones are absent")
+    func effects() throws {
+        let registry = try Self.registry([Rows.self])
+        let model = try CollectionModel(sections: [
+            SectionSpec(id: "a", items: [ItemSpec(id: "x"), ItemSpec(id: "y")], headerSize: Size(width: 0, height: 20), footerSize: Size(width: 0, height: 10)),
+            SectionSpec(id: "b", items: [ItemSpec(id: "z")], headerSize: Size(width: 0, height: 20)),
+        ])
+        let layout = try Layout(strategy: registry.makeStrategy(named: "rows"), model: model, viewport: Viewport(size: Size(width: 100, height: 500)))
+        #expect(layout.attributes(forItem: "z")?.effects == ["index": 2])
+        #expect(layout.attributes(forSupplementary: .header, inSection: "b")?.effects == ["index": -2])
+        #expect(layout.attributes(forSupplementary: .footer, inSection: "a")?.effects == [:])
+        #expect(layout.attributes(forSupplementary: .footer, inSection: "b") == nil)
+    }
+
     @Test("a refusal longer than the error buffer is cut at a character boundary")
     func longRefusal() throws {
         let type = try Self.load(Rows.self)
@@ -127,6 +141,7 @@ final class Rows: PluginLayout {
             let entry = input.section(section)
             if let header = entry.headerSize {
                 output[header: section] = PluginAttributes(frame: Rect(x: 0, y: y, width: width, height: header.height))
+                output.setEffect(0, to: Double(-1 - section), ofHeader: section)
                 y += header.height
             }
             for item in entry.items {
