@@ -52,6 +52,8 @@ public final class PluginStrategy: LayoutStrategy {
 
     // Input, kept between calls so incremental hooks see the whole of it.
     private var sections: [layoutd_section] = []
+    /// Where each section's items start in the flat input and output arrays.
+    private var positions = GlobalItemIndex()
     /// Passed to the plugin as `layoutd_size` (same layout, checked by `sizeLayoutMatches`).
     private var sizes: [Size] = []
     private var selected: [UInt8] = []
@@ -136,9 +138,9 @@ public final class PluginStrategy: LayoutStrategy {
         changed.reserveCapacity(ids.count)
         for id in ids {
             guard let path = model.indexPath(ofItem: id) else { continue }
-            let flat = sections[path.section].first_item + path.item
+            let flat = positions.global(path)
             selected[flat] = model.isSelected(id) ? 1 : 0
-            sizes[flat] = Self.size(ofItem: path.item, id: id, in: model.sections[path.section], model: model, default: defaultItemSize)
+            sizes[flat] = model.layoutSize(of: path, default: defaultItemSize)
             changed.append(flat)
         }
         itemsChanged(changed)
@@ -152,9 +154,9 @@ public final class PluginStrategy: LayoutStrategy {
                 prepare(model: model, viewport: viewport)
                 return
             }
-            let flat = sections[section].first_item + item
-            let id = model.sections[section].itemIDs[item]
-            sizes[flat] = Self.size(ofItem: item, id: id, in: model.sections[section], model: model, default: defaultItemSize)
+            let path = ItemIndexPath(section: section, item: item)
+            let flat = positions.global(path)
+            sizes[flat] = model.layoutSize(of: path, default: defaultItemSize)
             changed.append(flat)
         }
         itemsChanged(changed)
@@ -219,13 +221,9 @@ public final class PluginStrategy: LayoutStrategy {
     public func elements(in rect: Rect, model: CollectionModel) -> [LayoutAttributes] {
         var result = [LayoutAttributes]()
         let range = scrollAxis.mainRange(of: rect)
-        var section = 0
         itemIndex.forEachCandidate(from: range.min, to: range.max) { flat in
-            let frame = Self.rect(items[flat].frame)
-            guard frame.intersects(rect) else { return }
-            while section + 1 < sections.count && sections[section + 1].first_item <= flat { section += 1 }
-            while sections[section].first_item > flat { section -= 1 }
-            result.append(itemAttributes(flat: flat, section: section, model: model))
+            guard Self.rect(items[flat].frame).intersects(rect) else { return }
+            result.append(itemAttributes(flat: flat, path: positions.path(ofGlobal: flat), model: model))
         }
         supplementaryIndex.forEachCandidate(from: range.min, to: range.max) { slot in
             let section = slot / 2
@@ -238,7 +236,7 @@ public final class PluginStrategy: LayoutStrategy {
 
     public func attributes(forItem id: String, model: CollectionModel) -> LayoutAttributes? {
         guard let path = model.indexPath(ofItem: id) else { return nil }
-        return itemAttributes(flat: sections[path.section].first_item + path.item, section: path.section, model: model, id: id)
+        return itemAttributes(flat: positions.global(path), path: path, model: model, id: id)
     }
 
     public func attributes(forSupplementary kind: ElementKind, inSection id: String, model: CollectionModel) -> LayoutAttributes? {
@@ -246,10 +244,10 @@ public final class PluginStrategy: LayoutStrategy {
         return supplementary(kind, section: section, model: model)
     }
 
-    private func itemAttributes(flat: Int, section: Int, model: CollectionModel, id: String? = nil) -> LayoutAttributes {
-        let item = flat - sections[section].first_item
-        let id = id ?? model.sections[section].itemIDs[item]
-        return attributes(items[flat], kind: .cell, id: id, section: section, item: item, effects: itemEffects, slot: flat)
+    private func itemAttributes(flat: Int, path: ItemIndexPath, model: CollectionModel, id: String? = nil) -> LayoutAttributes {
+        attributes(
+            items[flat], kind: .cell, id: id ?? model.itemID(at: path), section: path.section, item: path.item, effects: itemEffects,
+            slot: flat)
     }
 
     private func supplementary(_ kind: ElementKind, section: Int, model: CollectionModel) -> LayoutAttributes? {
@@ -287,29 +285,30 @@ public final class PluginStrategy: LayoutStrategy {
         // As in flow, a header or footer with no extent along the scroll axis is none.
         let axis = scrollAxis
         func exists(_ size: Size?) -> UInt8 { size.map { axis.main(of: $0) > 0 } == true ? 1 : 0 }
-        var first = 0
-        for section in model.sections {
+        let positions = GlobalItemIndex(model)
+        for (index, section) in model.sections.enumerated() {
             sections.append(
                 layoutd_section(
-                    first_item: first, item_count: section.count,
+                    first_item: positions.first(ofSection: index), item_count: section.count,
                     has_header: exists(section.headerSize), has_footer: exists(section.footerSize),
                     header_size: Self.size(section.headerSize ?? .zero), footer_size: Self.size(section.footerSize ?? .zero)))
-            first += section.count
         }
         let defaultSize = defaultItemSize
-        var sizes = [Size](unsafeUninitializedCapacity: first) { buffer, initialized in
-            for (section, entry) in zip(model.sections, sections) {
-                section.copySizes(into: buffer.baseAddress! + entry.first_item, default: defaultSize)
+        let count = positions.itemCount
+        var sizes = [Size](unsafeUninitializedCapacity: count) { buffer, initialized in
+            for (index, section) in model.sections.enumerated() {
+                section.copySizes(into: buffer.baseAddress! + positions.first(ofSection: index), default: defaultSize)
             }
-            initialized = first
+            initialized = count
         }
-        var selected = [UInt8](repeating: 0, count: first)
+        var selected = [UInt8](repeating: 0, count: count)
         for id in model.selection {
             guard let path = model.indexPath(ofItem: id) else { continue }
-            let flat = sections[path.section].first_item + path.item
+            let flat = positions.global(path)
             selected[flat] = 1
             if let open = model.sections[path.section].selectedSizes[id] { sizes[flat] = open }
         }
+        self.positions = positions
         self.sections = sections
         self.sizes = sizes
         self.selected = selected
@@ -321,13 +320,6 @@ public final class PluginStrategy: LayoutStrategy {
         swap(&array, &stored)
         array.removeAll(keepingCapacity: true)
         return array
-    }
-
-    /// The size the plugin sees for an item: the open size while selected, else its own or the
-    /// default.
-    private static func size(ofItem item: Int, id: String, in section: Section, model: CollectionModel, default size: Size) -> Size {
-        if model.isSelected(id), let open = section.selectedSizes[id] { return open }
-        return section.baseSize(ofItem: item, default: size)
     }
 
     private func layoutFromScratch() {

@@ -176,7 +176,7 @@ public final class LayoutService: Sendable {
                 host.queue.async { [self, params] in
                     var params = params
                     do throws(WireError) {
-                        let (result, events) = try host.perform(request.method, &params, connection: connection, registry: registry) {
+                        let (result, events) = try host.perform(request.method, &params, connection: connection, registry: { self.registry }) {
                             directory.withLock { directory in
                                 let id = directory.nextSubscription
                                 directory.nextSubscription += 1

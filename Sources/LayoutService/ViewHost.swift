@@ -52,10 +52,11 @@ final class ViewHost: @unchecked Sendable {
     /// Carries out a read or mutation. Must run on `queue`.
     ///
     /// - Parameter registry: the strategies a `view.setStrategy` may switch to (the daemon's
-    ///   current ones, which a reload may have grown since the view was created).
+    ///   current ones, which a reload may have grown since the view was created); read only by
+    ///   that method, so other requests take no lock for it.
     /// - Returns: the encoded result and the events for subscribers.
     func perform(
-        _ method: String, _ params: inout ParamsReader, connection: ConnectionID, registry: StrategyRegistry,
+        _ method: String, _ params: inout ParamsReader, connection: ConnectionID, registry: () -> StrategyRegistry,
         newSubscription: () -> Int
     ) throws(WireError) -> (result: [UInt8], events: [Event]) {
         guard !isDeleted else { throw notFound }
@@ -122,7 +123,7 @@ final class ViewHost: @unchecked Sendable {
     }
 
     /// Every mutating `view.*` method: decode, apply through the view (which validates first).
-    private func mutate(_ method: String, _ params: inout ParamsReader, registry: StrategyRegistry) throws(WireError) -> [UInt8] {
+    private func mutate(_ method: String, _ params: inout ParamsReader, registry: () -> StrategyRegistry) throws(WireError) -> [UInt8] {
         let animated = try params.optionalBool("animated") ?? false
         let ifEpoch = try params.optionalInteger("ifEpoch")
         let view = self.view
@@ -175,8 +176,9 @@ final class ViewHost: @unchecked Sendable {
         case "view.setStrategy":
             let strategy = try params.string("strategy")
             let parameters = try WireMapping.parameters(try params.optionalObject("params"))
+            let strategies = registry()
             action = { () throws(LayoutError) in
-                try view.switchStrategy(to: strategy, parameters: parameters, animated: animated, ifEpoch: ifEpoch, registry: registry)
+                try view.switchStrategy(to: strategy, parameters: parameters, animated: animated, ifEpoch: ifEpoch, registry: strategies)
             }
         case "view.setWindowMargin":
             let margin = try params.number("margin")

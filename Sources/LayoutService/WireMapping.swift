@@ -79,7 +79,7 @@ enum WireMapping {
     /// A registered strategy as `strategy.list` publishes it: its descriptor, where it came
     /// from, and `available`.
     static func strategy(_ entry: StrategyRegistry.Entry) -> JSONValue {
-        guard case .object(var object) = StrategyJSON.descriptor(entry.descriptor) else { preconditionFailure() }
+        var object = StrategyJSON.descriptorObject(entry.descriptor)
         object["origin"] = .string(entry.origin.description)
         object["status"] = .string("available")
         return .object(object)

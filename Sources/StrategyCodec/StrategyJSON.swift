@@ -70,9 +70,13 @@ public enum StrategyJSON {
         }
     }
 
-    /// Keys in this order: name, type, default, summary, then choices or minimum/maximum.
-    public static func descriptor(_ descriptor: StrategyDescriptor) -> JSONValue {
-        .object([
+    /// Keys in this order: name, summary, parameters (each: name, type, default, summary, then
+    /// choices or minimum/maximum).
+    public static func descriptor(_ descriptor: StrategyDescriptor) -> JSONValue { .object(descriptorObject(descriptor)) }
+
+    /// `descriptor(_:)` as an object, for callers that add fields (`strategy.list`'s origin).
+    public static func descriptorObject(_ descriptor: StrategyDescriptor) -> JSONObject {
+        [
             "name": .string(descriptor.name), "summary": .string(descriptor.summary),
             "parameters": .array(descriptor.parameters.map { parameter in
                 var object: JSONObject = [
@@ -91,7 +95,7 @@ public enum StrategyJSON {
                 }
                 return .object(object)
             }),
-        ])
+        ]
     }
 
     /// A descriptor from its JSON (a plugin's declaration), checked as strictly as the engine

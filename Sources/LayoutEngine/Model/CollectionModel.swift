@@ -200,6 +200,24 @@ public struct CollectionModel: Sendable {
         sectionIndices = indices
     }
 
+    /// Selected items of `section` that have an open size, by item index: what a full layout
+    /// lays out at their open size.
+    ///
+    /// - Complexity: O(expanding items in the section).
+    public func openSizes(of section: Section) -> [Int: Size] {
+        var open = [Int: Size]()
+        for (id, size) in section.selectedSizes where isSelected(id) {
+            if let path = indexPath(ofItem: id) { open[path.item] = size }
+        }
+        return open
+    }
+
+    /// The size an item is laid out at now: its open size while selected, else its own, else
+    /// `defaultSize`.
+    public func layoutSize(of path: ItemIndexPath, default defaultSize: Size) -> Size {
+        previousSize(of: path).effective(default: defaultSize)
+    }
+
     /// The size an item has now, in the form a later `ItemEdit` reports it.
     func previousSize(of path: ItemIndexPath) -> PreviousSize {
         let section = sections[path.section]

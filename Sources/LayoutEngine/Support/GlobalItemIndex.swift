@@ -1,13 +1,13 @@
 /// Numbers the items of all sections in one sequence (global index = items before the section
 /// + item index), for strategies that lay items out as one run across sections.
-struct GlobalItemIndex: Sendable {
+public struct GlobalItemIndex: Sendable {
     /// Global index of each section's first item, plus one entry holding the total.
     private(set) var sectionFirst: [Int] = [0]
 
-    init() {}
+    public init() {}
 
     /// - Complexity: O(sections).
-    init(_ model: CollectionModel) {
+    public init(_ model: CollectionModel) {
         var firsts = [Int]()
         firsts.reserveCapacity(model.numberOfSections + 1)
         var total = 0
@@ -19,21 +19,21 @@ struct GlobalItemIndex: Sendable {
         sectionFirst = firsts
     }
 
-    var itemCount: Int { sectionFirst[sectionFirst.count - 1] }
+    public var itemCount: Int { sectionFirst[sectionFirst.count - 1] }
 
-    var sectionCount: Int { sectionFirst.count - 1 }
+    public var sectionCount: Int { sectionFirst.count - 1 }
 
-    func global(_ path: ItemIndexPath) -> Int { sectionFirst[path.section] + path.item }
+    public func global(_ path: ItemIndexPath) -> Int { sectionFirst[path.section] + path.item }
 
     /// The global index one past the section's last item.
-    func end(ofSection section: Int) -> Int { sectionFirst[section + 1] }
+    public func end(ofSection section: Int) -> Int { sectionFirst[section + 1] }
 
-    func first(ofSection section: Int) -> Int { sectionFirst[section] }
+    public func first(ofSection section: Int) -> Int { sectionFirst[section] }
 
     /// The index path of a global index (empty sections are skipped over).
     ///
     /// - Complexity: O(log sections).
-    func path(ofGlobal global: Int) -> ItemIndexPath {
+    public func path(ofGlobal global: Int) -> ItemIndexPath {
         var low = 0
         var high = sectionFirst.count - 1
         while high - low > 1 {

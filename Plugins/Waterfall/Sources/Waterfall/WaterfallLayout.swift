@@ -42,21 +42,18 @@ public final class WaterfallLayout: NativeStrategy {
         var columns = WaterfallColumns(parameters: configuration, width: WaterfallColumns.availableWidth(in: viewport))
         var frames = [Rect]()
         frames.reserveCapacity(model.numberOfItems)
-        var firstItems = [Int]()
-        firstItems.reserveCapacity(model.numberOfSections)
         var headers = [Rect?]()
         var footers = [Rect?]()
         for section in model.sections {
-            firstItems.append(frames.count)
             headers.append(columns.beginSection(headerSize: section.headerSize))
-            let expanded = Self.expandedItems(of: section, model: model)
+            let expanded = model.openSizes(of: section)
             section.forEachSize(default: configuration.itemSize) { index, base in
                 frames.append(columns.place(expanded.isEmpty ? base : expanded[index] ?? base))
                 return true
             }
             footers.append(columns.endSection(footerSize: section.footerSize))
         }
-        cells = PreparedCells(frames: frames, firstItems: firstItems)
+        cells = PreparedCells(frames: frames, items: GlobalItemIndex(model))
         supplementaries = PreparedSupplementaries(headers: headers, footers: footers)
         contentSize = columns.contentSize
     }
@@ -77,8 +74,7 @@ public final class WaterfallLayout: NativeStrategy {
         var result = [LayoutAttributes]()
         cells.index.forEachCandidate(from: rect.minY, to: rect.maxY) { flat in
             guard cells.frames[flat].intersects(rect) else { return }
-            let path = cells.indexPath(ofFlat: flat)
-            result.append(cell(at: path, frame: cells.frames[flat], model: model))
+            result.append(cell(at: cells.items.path(ofGlobal: flat), frame: cells.frames[flat], model: model))
         }
         supplementaries.index.forEachCandidate(from: rect.minY, to: rect.maxY) { position in
             let element = supplementaries.elements[position]
@@ -90,8 +86,8 @@ public final class WaterfallLayout: NativeStrategy {
 
     /// - Complexity: O(log n + chunk size) for the id lookup.
     public func attributes(forItem id: String, model: CollectionModel) -> LayoutAttributes? {
-        guard let path = model.indexPath(ofItem: id), let frame = cells.frame(at: path) else { return nil }
-        return LayoutAttributes(kind: .cell, id: id, section: path.section, item: path.item, frame: frame)
+        guard let path = model.indexPath(ofItem: id) else { return nil }
+        return LayoutAttributes(kind: .cell, id: id, section: path.section, item: path.item, frame: cells.frames[cells.items.global(path)])
     }
 
     public func attributes(
@@ -112,50 +108,21 @@ public final class WaterfallLayout: NativeStrategy {
     private func supplementary(_ kind: ElementKind, section: Int, frame: Rect, model: CollectionModel) -> LayoutAttributes {
         LayoutAttributes(kind: kind, id: model.sections[section].id, section: section, item: nil, frame: frame)
     }
-
-    /// Open sizes of the section's selected expanding items, by item index. Walks the sparse
-    /// open sizes rather than the items, as most sections have none.
-    private static func expandedItems(of section: Section, model: CollectionModel) -> [Int: Size] {
-        var expanded = [Int: Size]()
-        for (id, open) in section.selectedSizes where model.isSelected(id) {
-            if let path = model.indexPath(ofItem: id) { expanded[path.item] = open }
-        }
-        return expanded
-    }
 }
 
 /// Cell frames in section order, with the index that finds them by y.
 private struct PreparedCells {
     var frames: [Rect] = []
-    /// The flat index of each section's first item.
-    var firstItems: [Int] = []
+    /// Where each section's items start in `frames`.
+    var items = GlobalItemIndex()
     var index = BlockIndex()
 
     init() {}
 
-    init(frames: [Rect], firstItems: [Int]) {
+    init(frames: [Rect], items: GlobalItemIndex) {
         self.frames = frames
-        self.firstItems = firstItems
+        self.items = items
         index = BlockIndex(count: frames.count) { (frames[$0].minY, frames[$0].maxY) }
-    }
-
-    func frame(at path: ItemIndexPath) -> Rect? {
-        guard path.section < firstItems.count else { return nil }
-        let flat = firstItems[path.section] + path.item
-        let end = path.section + 1 < firstItems.count ? firstItems[path.section + 1] : frames.count
-        return flat < end ? frames[flat] : nil
-    }
-
-    /// - Complexity: O(log sections): the last section starting at or before `flat` (empty
-    ///   sections share their start with the next one, so the last such is the right one).
-    func indexPath(ofFlat flat: Int) -> ItemIndexPath {
-        var low = 0
-        var high = firstItems.count
-        while low < high {
-            let mid = (low + high) / 2
-            if firstItems[mid] <= flat { low = mid + 1 } else { high = mid }
-        }
-        return ItemIndexPath(section: low - 1, item: flat - firstItems[low - 1])
     }
 }
 

@@ -38,7 +38,7 @@ extension FlowLayout {
         viewportCross: Double
     ) {
         let c = configuration
-        let expanded = Self.expandedItems(of: section, model: model)
+        let expanded = model.openSizes(of: section)
         guard edits.count == 1, let edit = edits.first else {
             // Positions in a series of edits refer to states in between: count sizes afresh.
             laidOut = Self.layoutSection(section, at: laidOut.start, model: model, viewportCross: viewportCross, configuration: c)

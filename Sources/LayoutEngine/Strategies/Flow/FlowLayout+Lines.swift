@@ -79,7 +79,7 @@ extension FlowLayout {
         _ section: Section, at start: Double, model: CollectionModel,
         viewportCross: Double, configuration c: FlowConfiguration
     ) -> FlowSection {
-        let expanded = expandedItems(of: section, model: model)
+        let expanded = model.openSizes(of: section)
         var sizeBreaks = 0
         if section.hasOwnSizes || !expanded.isEmpty {
             var previous: Size?
@@ -142,17 +142,6 @@ extension FlowLayout {
         laidOut.itemsEnd = laidOut.itemsStart + linesExtent
         laidOut.footerStart = laidOut.itemsEnd + inset.mainTrailing
         laidOut.crossExtent = inset.crossLeading + (laidOut.oversized.keys.max() ?? 0) + inset.crossTrailing
-    }
-
-    /// Selected items of `section` that have an open size, by index.
-    ///
-    /// - Complexity: O(expanding items in the section).
-    static func expandedItems(of section: Section, model: CollectionModel) -> [Int: Size] {
-        var expanded = [Int: Size]()
-        for (id, open) in section.selectedSizes where model.isSelected(id) {
-            if let path = model.indexPath(ofItem: id) { expanded[path.item] = open }
-        }
-        return expanded
     }
 
     // MARK: Uniform sections
