@@ -77,7 +77,7 @@ public final class LayoutServer: @unchecked Sendable {
         state = Mutex(State(settings: settings, loaded: settings))
         let limits = ServiceLimits(
             maximumViews: settings.maximumViews,
-            view: ViewLimits(maximumItems: settings.maximumItemsPerView, maximumBatchSize: settings.maximumBatchSize),
+            view: ViewLimits(maximumItems: settings.maximumItemsPerView, maximumBatchSize: settings.effectiveBatchSize),
             maximumTotalItems: settings.maximumTotalItems, maximumLineLength: settings.maximumLineLength)
         // The hooks reach back into the server, which exists once init returns.
         let box = ServerBox()
@@ -245,10 +245,7 @@ public final class LayoutServer: @unchecked Sendable {
             let changed = fresh.changes(from: state.loaded)
             var applied = fresh
             // Service limits keep their start values until a restart; say which differ.
-            for key in ServerSettings.keys where key.restart {
-                if let path = key.path { applied[keyPath: path] = state.settings[keyPath: path] }
-                if let path = key.seconds { applied[keyPath: path] = state.settings[keyPath: path] }
-            }
+            for key in ServerSettings.keys where key.restart { key.copy(from: state.settings, into: &applied) }
             let restart = fresh.changes(from: applied)
             state.loaded = fresh
             state.settings = applied

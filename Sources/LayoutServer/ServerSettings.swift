@@ -1,17 +1,26 @@
 /// The daemon's tunable limits: defaults, then the configuration file, then command-line
 /// flags. `daemon.reload` (and SIGHUP) re-reads the file; connection settings apply to new
-/// lines and connections at once, service settings (views, items, batch) at the next start.
+/// lines and connections at once, service settings (views, items, batch, window) at the next
+/// start.
+///
+/// Every setting has a range (`SettingKey.range`): a value outside it is refused by name, so a
+/// typo such as `partial-line-timeout = 1e-300` cannot turn a limit off or make it absurd.
 public struct ServerSettings: Hashable, Sendable {
     /// Longest request line in bytes; a longer one is refused with `LineTooLong` and closes the
     /// connection.
     public var maximumLineLength = 1 << 20
     public var maximumConnections = 1024
     public var maximumConnectionsPerUID = 256
-    /// Unsent bytes a connection may hold before its subscriptions coalesce into `view.resync`
-    /// and its input is paused.
+    /// Unsent bytes at which a connection stops running its queued requests, its
+    /// subscriptions coalesce into `view.resync` and its input is paused.
     public var outputCap = 8 << 20
+    /// Unsent bytes past which a connection is dropped with `OutputOverflow`: the absolute
+    /// bound on what one connection's output holds.
+    public var outputLimit = 64 << 20
     /// A partial line that makes no progress for this long closes the connection.
     public var partialLineTimeout: Double = 5
+    /// However it progresses, one line must be complete this long after its first byte.
+    public var partialLineDeadline: Double = 30
     /// A connection with unsent output that makes no write progress for this long is dropped.
     public var writeStallTimeout: Double = 10
     /// How long a stopping daemon waits for replies to drain.
@@ -20,11 +29,21 @@ public struct ServerSettings: Hashable, Sendable {
     public var maximumQueuedRequests = 1024
     /// Bytes of queued request lines at which a connection's input is paused.
     public var maximumQueuedBytes = 4 << 20
+    /// Subscriptions one connection may hold at once.
+    public var maximumSubscriptions = 256
+    /// A view whose queue has not answered a health probe for this long withholds the
+    /// watchdog ping (a request that runs this long is taken as stuck).
+    public var watchdogViewTimeout: Double = 60
     public var maximumViews = 256
     public var maximumItemsPerView = 2_000_000
     /// All views together: the bound on memory (about 200 bytes an item).
     public var maximumTotalItems = 5_000_000
-    public var maximumBatchSize = 100_000
+    /// Items and sections one request may name. A batch must fit in a line, so the limit in
+    /// effect is at most `maximumLineLength / bytesPerBatchEntry` (`effectiveBatchSize`).
+    public var maximumBatchSize = 50_000
+    /// Elements a view's window (viewport plus margin) may hold: what one snapshot, delta or
+    /// query page carries at most.
+    public var maximumWindowElements = 20_000
     /// Where strategy plugins are loaded from, in order: `plugin-dir` lines of the file, then
     /// `--plugin-dir` flags, then the default directory.
     public var pluginDirectories: [String] = []
@@ -37,31 +56,43 @@ public struct ServerSettings: Hashable, Sendable {
     /// Every plugin directory, the default last.
     public var allPluginDirectories: [String] { pluginDirectories + (defaultPluginDirectory.map { [$0] } ?? []) }
 
+    /// The fewest bytes one batch entry takes on the wire (`{"id":"i12345"},` is 16): a line of
+    /// `maximumLineLength` bytes cannot name more entries than its length over this.
+    public static let bytesPerBatchEntry = 16
+
+    /// The batch limit in effect: `max-batch`, lowered to what one line can carry.
+    public var effectiveBatchSize: Int { min(maximumBatchSize, max(1, maximumLineLength / Self.bytesPerBatchEntry)) }
+
     /// Settings that are lists or paths rather than numbers.
     static let pathKeys = ["plugin-dir", "default-plugin-dir"]
 
-    /// The settings a configuration file and flags may name, with how to read and write them.
-    /// (Key paths are immutable but not declared Sendable.)
-    nonisolated(unsafe) public static let keys: [(name: String, path: WritableKeyPath<ServerSettings, Int>?, seconds: WritableKeyPath<ServerSettings, Double>?, restart: Bool)] = [
-        ("max-line-length", \.maximumLineLength, nil, false),
-        ("max-connections", \.maximumConnections, nil, false),
-        ("max-connections-per-uid", \.maximumConnectionsPerUID, nil, false),
-        ("output-cap", \.outputCap, nil, false),
-        ("partial-line-timeout", nil, \.partialLineTimeout, false),
-        ("write-stall-timeout", nil, \.writeStallTimeout, false),
-        ("shutdown-deadline", nil, \.shutdownDeadline, false),
-        ("max-queued-requests", \.maximumQueuedRequests, nil, false),
-        ("max-queued-bytes", \.maximumQueuedBytes, nil, false),
-        ("max-views", \.maximumViews, nil, true),
-        ("max-items", \.maximumItemsPerView, nil, true),
-        ("max-total-items", \.maximumTotalItems, nil, true),
-        ("max-batch", \.maximumBatchSize, nil, true),
+    /// The numeric settings a configuration file and flags may name, with how to read and
+    /// write them and the values they may take.
+    public static let keys: [SettingKey] = [
+        SettingKey("max-line-length", \.maximumLineLength, 256...(1 << 30)),
+        SettingKey("max-connections", \.maximumConnections, 1...1 << 20),
+        SettingKey("max-connections-per-uid", \.maximumConnectionsPerUID, 1...1 << 20),
+        SettingKey("output-cap", \.outputCap, 4096...(1 << 32)),
+        SettingKey("output-limit", \.outputLimit, 65536...(1 << 40)),
+        SettingKey("partial-line-timeout", seconds: \.partialLineTimeout, 0.01...86400),
+        SettingKey("partial-line-deadline", seconds: \.partialLineDeadline, 0.01...86400),
+        SettingKey("write-stall-timeout", seconds: \.writeStallTimeout, 0.01...86400),
+        SettingKey("shutdown-deadline", seconds: \.shutdownDeadline, 0.01...3600),
+        SettingKey("max-queued-requests", \.maximumQueuedRequests, 1...1 << 24),
+        SettingKey("max-queued-bytes", \.maximumQueuedBytes, 1024...(1 << 34)),
+        SettingKey("max-subscriptions", \.maximumSubscriptions, 1...1 << 24),
+        SettingKey("watchdog-view-timeout", seconds: \.watchdogViewTimeout, 1...86400),
+        SettingKey("max-views", \.maximumViews, 1...1 << 24, restart: true),
+        SettingKey("max-items", \.maximumItemsPerView, 1...1 << 30, restart: true),
+        SettingKey("max-total-items", \.maximumTotalItems, 1...1 << 34, restart: true),
+        SettingKey("max-batch", \.maximumBatchSize, 1...1 << 26, restart: true),
+        SettingKey("max-window-elements", \.maximumWindowElements, 1...1 << 24, restart: true),
     ]
 
     /// Sets one named setting from text.
     ///
     /// - Throws: a sentence naming the setting when the name is unknown or the value is not a
-    ///   positive number.
+    ///   number in the setting's range.
     public mutating func set(_ name: String, to text: String) throws(SettingsError) {
         switch name {
         case "plugin-dir":
@@ -74,13 +105,7 @@ public struct ServerSettings: Hashable, Sendable {
         default: break
         }
         guard let key = Self.keys.first(where: { $0.name == name }) else { throw SettingsError("unknown setting '\(name)'") }
-        if let path = key.path {
-            guard let value = Int(text), value > 0 else { throw SettingsError("\(name) must be a positive integer, not '\(text)'") }
-            self[keyPath: path] = value
-        } else if let path = key.seconds {
-            guard let value = Double(text), value.isFinite, value > 0 else { throw SettingsError("\(name) must be a positive number of seconds, not '\(text)'") }
-            self[keyPath: path] = value
-        }
+        try key.set(text, in: &self)
     }
 
     /// The value of a named setting as text.
@@ -90,10 +115,7 @@ public struct ServerSettings: Hashable, Sendable {
         case "default-plugin-dir": return defaultPluginDirectory ?? "none"
         default: break
         }
-        guard let key = Self.keys.first(where: { $0.name == name }) else { return nil }
-        if let path = key.path { return String(self[keyPath: path]) }
-        if let path = key.seconds { return String(self[keyPath: path]) }
-        return nil
+        return Self.keys.first(where: { $0.name == name })?.text(in: self)
     }
 
     /// Applies a configuration file's text: `name = value` lines, `#` comments, blank lines.
@@ -112,9 +134,79 @@ public struct ServerSettings: Hashable, Sendable {
         }
     }
 
+    /// Checks what single settings cannot: settings that only make sense together.
+    public func validate() throws(SettingsError) {
+        guard outputLimit >= outputCap else {
+            throw SettingsError("output-limit (\(outputLimit)) must be at least output-cap (\(outputCap))")
+        }
+    }
+
     /// Names of the settings whose values differ.
     public func changes(from other: ServerSettings) -> [String] {
         (Self.keys.map(\.name) + Self.pathKeys).filter { value(of: $0) != other.value(of: $0) }
+    }
+}
+
+/// One numeric setting: its name in files and flags, where it lives, its range, and whether a
+/// reload applies it (service limits wait for a restart).
+public struct SettingKey: Sendable {
+    public enum Storage: Sendable {
+        /// A count or a size in bytes.
+        case integer(WritableKeyPath<ServerSettings, Int> & Sendable)
+        case seconds(WritableKeyPath<ServerSettings, Double> & Sendable)
+    }
+
+    public let name: String
+    public let storage: Storage
+    public let range: ClosedRange<Double>
+    public let restart: Bool
+
+    init(_ name: String, _ path: WritableKeyPath<ServerSettings, Int> & Sendable, _ range: ClosedRange<Int>, restart: Bool = false) {
+        self.name = name
+        storage = .integer(path)
+        self.range = Double(range.lowerBound)...Double(range.upperBound)
+        self.restart = restart
+    }
+
+    init(_ name: String, seconds path: WritableKeyPath<ServerSettings, Double> & Sendable, _ range: ClosedRange<Double>, restart: Bool = false) {
+        self.name = name
+        storage = .seconds(path)
+        self.range = range
+        self.restart = restart
+    }
+
+    func set(_ text: String, in settings: inout ServerSettings) throws(SettingsError) {
+        switch storage {
+        case .integer(let path):
+            guard let value = Int(text), value > 0 else { throw SettingsError("\(name) must be a positive integer, not '\(text)'") }
+            guard range.contains(Double(value)) else {
+                throw SettingsError("\(name) must be between \(Int(range.lowerBound)) and \(Int(range.upperBound)), not \(value)")
+            }
+            settings[keyPath: path] = value
+        case .seconds(let path):
+            guard let value = Double(text), value.isFinite, value > 0 else {
+                throw SettingsError("\(name) must be a positive number of seconds, not '\(text)'")
+            }
+            guard range.contains(value) else {
+                throw SettingsError("\(name) must be between \(range.lowerBound) and \(range.upperBound) seconds, not \(text)")
+            }
+            settings[keyPath: path] = value
+        }
+    }
+
+    func text(in settings: ServerSettings) -> String {
+        switch storage {
+        case .integer(let path): String(settings[keyPath: path])
+        case .seconds(let path): String(settings[keyPath: path])
+        }
+    }
+
+    /// Copies this setting's value from `source` (a reload keeps restart-only settings).
+    func copy(from source: ServerSettings, into target: inout ServerSettings) {
+        switch storage {
+        case .integer(let path): target[keyPath: path] = source[keyPath: path]
+        case .seconds(let path): target[keyPath: path] = source[keyPath: path]
+        }
     }
 }
 

@@ -111,6 +111,7 @@ func loadSettings(_ options: Options) throws(SettingsError) -> ServerSettings {
             throw SettingsError("--set \(name): \(error.message)")
         }
     }
+    try settings.validate()
     return settings
 }
 
