@@ -11,10 +11,14 @@ public struct JSONError: Error, Hashable, Sendable, CustomStringConvertible {
 ///
 /// Strict where it matters to a daemon: the text must be valid UTF-8 (overlong forms, encoded
 /// surrogates and truncated sequences are refused, as are unpaired `\u` surrogates); numbers
-/// must be finite; object keys must be unique; nesting is limited; nothing may follow the
+/// must be finite; object keys must be unique and at most `maximumKeysPerObject`; nesting is
+/// limited; nothing may follow the
 /// value but whitespace.
 public struct JSONParser {
     public static let defaultMaximumDepth = 64
+    /// Keys one object may have. No protocol object comes near it; the cap keeps the cost of
+    /// what later reads an object (lookups by key) bounded.
+    public static let maximumKeysPerObject = 1024
 
     /// Parses one JSON value from `bytes`.
     ///
@@ -84,33 +88,50 @@ private struct Cursor {
     mutating func object(depth: Int) throws(JSONError) -> JSONValue {
         guard depth <= maximumDepth else { throw error("nesting deeper than \(maximumDepth)") }
         position += 1
-        var object = JSONObject()
+        var pairs = [(key: String, value: JSONValue)]()
+        // Duplicate keys are found by a scan while objects are small (protocol objects have a
+        // handful of keys) and by a set beyond that, so an object costs O(keys), not O(keys²):
+        // a 32k-key line once cost seconds of CPU before any limit applied.
+        var seen = Set<String>()
         skipWhitespace()
         if current == UInt8(ascii: "}") {
             position += 1
-            return .object(object)
+            return .object(JSONObject(uniquePairs: pairs))
         }
         while true {
             skipWhitespace()
             guard current == UInt8(ascii: "\"") else { throw error("expected a string key") }
             let keyStart = position
             let key = try string()
-            guard object[key] == nil else { throw JSONError(offset: keyStart, reason: "duplicate key '\(key)'") }
+            guard pairs.count < JSONParser.maximumKeysPerObject else {
+                throw JSONError(offset: keyStart, reason: "an object with more than \(JSONParser.maximumKeysPerObject) keys")
+            }
+            let duplicate: Bool
+            if pairs.count < Self.scannedKeys {
+                duplicate = pairs.contains { $0.key == key }
+            } else {
+                if seen.isEmpty { seen = Set(pairs.map(\.key)) }
+                duplicate = !seen.insert(key).inserted
+            }
+            guard !duplicate else { throw JSONError(offset: keyStart, reason: "duplicate key '\(key)'") }
             skipWhitespace()
             guard current == UInt8(ascii: ":") else { throw error("expected ':'") }
             position += 1
             skipWhitespace()
-            object[key] = try value(depth: depth)
+            pairs.append((key, try value(depth: depth)))
             skipWhitespace()
             switch current {
             case UInt8(ascii: ","): position += 1
             case UInt8(ascii: "}"):
                 position += 1
-                return .object(object)
+                return .object(JSONObject(uniquePairs: pairs))
             default: throw error("expected ',' or '}'")
             }
         }
     }
+
+    /// Objects up to this many keys check duplicates by scanning (cheaper than hashing).
+    static let scannedKeys = 16
 
     mutating func array(depth: Int) throws(JSONError) -> JSONValue {
         guard depth <= maximumDepth else { throw error("nesting deeper than \(maximumDepth)") }

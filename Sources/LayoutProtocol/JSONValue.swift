@@ -61,6 +61,9 @@ public struct JSONObject: Hashable, Sendable, ExpressibleByDictionaryLiteral {
         for (key, value) in elements { self[key] = value }
     }
 
+    /// Pairs whose keys are known to be unique (the parser checked them).
+    init(uniquePairs: [(key: String, value: JSONValue)]) { pairs = uniquePairs }
+
     public var keys: [String] { pairs.map(\.key) }
 
     public var count: Int { pairs.count }

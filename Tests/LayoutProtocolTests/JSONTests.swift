@@ -62,6 +62,39 @@ struct JSONTests {
         #expect(throws: Never.self) { try JSONParser.parse(fine) }
     }
 
+    @Test("an object may have up to the key limit; one more key is refused where it starts")
+    func keyLimit() throws {
+        func object(_ count: Int, duplicateLast: Bool = false) -> String {
+            var keys = (0..<count).map { "\"k\($0)\":\($0)" }
+            if duplicateLast, count > 1 { keys[count - 1] = "\"k0\":0" }
+            return "{" + keys.joined(separator: ",") + "}"
+        }
+        let limit = JSONParser.maximumKeysPerObject
+        let parsed = try JSONParser.parse(object(limit))
+        #expect(parsed.objectValue?.count == limit)
+        #expect(parsed["k\(limit - 1)"] == .number(Double(limit - 1)))
+        let text = object(limit + 1)
+        #expect(throws: JSONError.self) { try JSONParser.parse(text) }
+        do {
+            _ = try JSONParser.parse(text)
+        } catch {
+            #expect(error.reason == "an object with more than \(limit) keys")
+            #expect(error.offset == Array(text.utf8).count - "\"k\(limit)\":\(limit)}".utf8.count)
+        }
+        // Duplicates are still found once the set takes over from the scan, and before it.
+        for count in [3, 17, 40, limit] {
+            #expect(throws: JSONError.self) { try JSONParser.parse(object(count, duplicateLast: true)) }
+        }
+    }
+
+    @Test("many wide objects in one line parse: 600 objects of 1000 keys")
+    func wideObjects() throws {
+        let one = "{" + (0..<1000).map { "\"key\($0)\":\($0)" }.joined(separator: ",") + "}"
+        let parsed = try JSONParser.parse("[" + Array(repeating: one, count: 600).joined(separator: ",") + "]")
+        #expect(parsed.arrayValue?.count == 600)
+        #expect(parsed.arrayValue?.last?["key999"] == .number(999))
+    }
+
     @Test("errors say where")
     func errorOffsets() {
         do {
