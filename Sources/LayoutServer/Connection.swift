@@ -69,14 +69,9 @@ final class Connection: @unchecked Sendable {
         case fatal([UInt8])
     }
 
-    /// Lines for a connection that is refused at once (permission, caps): written, then closed.
-    private let refusal: [UInt8]?
-
     init(
-        id: ConnectionID, fd: Int32, peer: PeerCredentials, server: LayoutServer, service: LayoutService, settings: ServerSettings,
-        refusal: [UInt8]? = nil
+        id: ConnectionID, fd: Int32, peer: PeerCredentials, server: LayoutServer, service: LayoutService, settings: ServerSettings
     ) {
-        self.refusal = refusal
         fields = [("LAYOUTD_CONNECTION", String(id)), ("LAYOUTD_PEER_PID", String(peer.pid)), ("LAYOUTD_PEER_UID", String(peer.uid))]
         self.id = id
         self.fd = fd
@@ -85,12 +80,12 @@ final class Connection: @unchecked Sendable {
         self.service = service
         self.settings = settings
         framer = LineFramer(maximumLineLength: settings.maximumLineLength)
-        queue = DispatchQueue(label: "layoutd.connection", target: .global(qos: .userInitiated))
+        // No target: a serial queue on the overcommitting pool (see `LayoutServer`), so a
+        // connection busy with a long request never waits for a thread another one holds.
+        queue = DispatchQueue(label: "layoutd.connection", qos: .userInitiated)
     }
 
     private var unsent: Int { output.count - outputStart }
-
-    var isRefusal: Bool { refusal != nil }
 
     // MARK: Lifecycle
 
@@ -113,14 +108,7 @@ final class Connection: @unchecked Sendable {
             }
             readSource = reader
             writeSource = writer
-            if let refusal {
-                readingPaused = true
-                inputClosed = true
-                queued.append(.fatal(refusal))
-                pump()
-            } else {
-                reader.resume()
-            }
+            reader.resume()
         }
     }
 

@@ -8,9 +8,15 @@ import Synchronization
 
 /// The daemon's transport: a non-blocking Unix stream socket served on Dispatch.
 ///
-/// Accepts on its own queue, checks peer credentials (the daemon's uid and root only) and
+/// Accepts on the control queue, checks peer credentials (the daemon's uid and root only) and
 /// connection caps, and gives each connection a queue of its own (`Connection`). View work
 /// runs on the service's per-view queues, so clients of different views use different cores.
+///
+/// The control queue (accepting, deadlines, the watchdog) is the main queue in the daemon: a
+/// thread of its own, which no request runs on, so however many CPU-heavy requests are in
+/// flight, new connections are answered and the watchdog is fed. Connection and view queues
+/// are serial queues on Dispatch's overcommitting pool, which starts another thread when the
+/// ones it has are busy, so a long request holds up its own connection and view only.
 public final class LayoutServer: @unchecked Sendable {
     public let service: LayoutService
     public let logger: Logger
@@ -18,8 +24,16 @@ public final class LayoutServer: @unchecked Sendable {
     /// Whether the daemon bound the socket itself (and so removes it when it stops).
     public let ownsSocketFile: Bool
     private let listener: Int32
-    private let queue = DispatchQueue(label: "layoutd.accept")
+    /// Accepting, the deadline sweep and the watchdog (`init(controlQueue:)`).
+    private let queue: DispatchQueue
     private var acceptSource: DispatchSourceRead?
+    /// Whether the accept source is suspended (out of fds: backing off).
+    private var acceptPaused = false
+    /// An fd held in reserve: given up to accept and refuse a connection when the process is
+    /// out of fds, so a client at the limit gets an answer instead of a wait in the backlog.
+    private var reserveFD: Int32 = -1
+    /// Connections the fd limit leaves room for (`RLIMIT_NOFILE` less `fdMargin`).
+    public let fdCeiling: Int
     private var sweepTimer: DispatchSourceTimer?
     private let ownUID = getuid()
     private let started = DispatchTime.now()
@@ -38,6 +52,8 @@ public final class LayoutServer: @unchecked Sendable {
         var nextConnection = 1
         var accepted = 0
         var refused = 0
+        /// Accepts that failed for want of fds (each refused through the reserve fd, or lost).
+        var fdExhausted = 0
         var dropped = 0
         /// Request lines read and carried out on connections that have closed.
         var requestsRead = 0
@@ -52,8 +68,6 @@ public final class LayoutServer: @unchecked Sendable {
     private let strategies: @Sendable (ServerSettings) -> StrategyRegistry
     private let notifications: ServerNotifications
     private var heartbeatTimer: DispatchSourceTimer?
-    /// A heartbeat's barrier has not come back yet (touched on `queue` only).
-    private var heartbeatPending = false
 
     /// - Parameters:
     ///   - listener: a listening socket (bound by `UnixSocket.listen` or inherited).
@@ -62,11 +76,14 @@ public final class LayoutServer: @unchecked Sendable {
     ///   - reloadSettings: reads the configuration again for `daemon.reload` and SIGHUP.
     public init(
         listener: Int32, path: String, ownsSocketFile: Bool, settings: ServerSettings, logger: Logger,
+        controlQueue: DispatchQueue = .main,
         strategies: @escaping @Sendable (ServerSettings) -> StrategyRegistry = { _ in .builtIn },
         notifications: ServerNotifications = ServerNotifications(),
         reloadSettings: @escaping @Sendable () throws(SettingsError) -> ServerSettings
     ) {
         let registry = strategies(settings)
+        queue = controlQueue
+        fdCeiling = max(1, Self.fdLimit() - Self.fdMargin)
         self.strategies = strategies
         self.notifications = notifications
         self.listener = listener
@@ -96,6 +113,10 @@ public final class LayoutServer: @unchecked Sendable {
     /// Starts accepting; returns at once.
     public func start() {
         UnixSocket.prepareInherited(listener)
+        reserveFD = open("/dev/null", O_RDONLY | O_CLOEXEC)
+        if settings.maximumConnections > fdCeiling {
+            logger.log(.notice, "the fd limit leaves room for \(fdCeiling) connections; max-connections (\(settings.maximumConnections)) is lowered to that")
+        }
         let source = DispatchSource.makeReadSource(fileDescriptor: listener, queue: queue)
         source.setEventHandler { [unowned self] in acceptWaiting() }
         source.resume()
@@ -120,12 +141,98 @@ public final class LayoutServer: @unchecked Sendable {
                 guard let accepted = try UnixSocket.accept(listener) else { return }
                 fd = accepted
             } catch {
-                // Out of fds and the like: log and wait for the next wake-up rather than spin.
-                logger.log(.error, "accept failed: \(error)")
-                return
+                guard error.code == EMFILE || error.code == ENFILE else {
+                    logger.log(.error, "accept failed: \(error)")
+                    return
+                }
+                return outOfFDs(error)
             }
             admit(fd)
         }
+    }
+
+    /// Out of fds: refuse one waiting client through the reserve fd (it gets a
+    /// `LimitExceeded` line rather than hanging in the backlog), then stop accepting for a
+    /// moment, since the accept source would otherwise fire again at once and spin.
+    private func outOfFDs(_ error: SystemError) {
+        let refused: Bool
+        if reserveFD >= 0 {
+            Glibc.close(reserveFD)
+            reserveFD = -1
+            if let fd = try? UnixSocket.accept(listener) {
+                Self.refuse(fd, with: Self.connectionLimit(maximum: 0, perUID: settings.maximumConnectionsPerUID, reason: "file descriptors"))
+                refused = true
+            } else {
+                refused = false
+            }
+            reserveFD = open("/dev/null", O_RDONLY | O_CLOEXEC)
+        } else {
+            refused = false
+        }
+        state.withLock {
+            $0.fdExhausted += 1
+            if refused { $0.refused += 1 }
+        }
+        logger.log(.error, "accept failed: \(error); pausing accepts for \(Int(Self.fdBackoff * 1000)) ms")
+        guard !acceptPaused else { return }
+        acceptPaused = true
+        acceptSource?.suspend()
+        queue.asyncAfter(deadline: .now() + Self.fdBackoff) { [self] in
+            guard acceptPaused else { return }
+            acceptPaused = false
+            acceptSource?.resume()
+        }
+    }
+
+    /// How long accepting pauses after running out of fds.
+    static let fdBackoff = 0.1
+    /// Fds kept free of connections: the listener, the reserve, Dispatch's own, stdio, the
+    /// journal and notify sockets, a configuration file or plugin being read, /proc reads.
+    static let fdMargin = 64
+
+    /// The soft fd limit, as `main` raised it.
+    static func fdLimit() -> Int {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return 1024 }
+        return Int(min(limit.rlim_cur, rlim_t(Int32.max)))
+    }
+
+    /// Raises the soft fd limit to the hard one (what systemd's `LimitNOFILE=` sets for the
+    /// units); returns the soft limit in effect.
+    @discardableResult
+    public static func raiseFDLimit() -> Int {
+        var limit = rlimit()
+        if getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < limit.rlim_max {
+            limit.rlim_cur = limit.rlim_max
+            // May fail under a seccomp filter (setrlimit is in @resources): the units set the
+            // limit themselves.
+            _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+        }
+        return fdLimit()
+    }
+
+    private static func connectionLimit(maximum: Int, perUID: Int, reason: String = "connections") -> WireError {
+        WireError(
+            name: "LimitExceeded", message: reason == "connections" ? "too many connections" : "the daemon is out of file descriptors",
+            data: ["limit": .string(reason), "maximum": .number(Double(maximum)), "maximumPerUID": .number(Double(perUID))])
+    }
+
+    /// A refused connection is answered and closed here and now: its error line fits in the
+    /// socket's buffer, so it needs no queue, no deadline and holds its fd for no time.
+    private static func refuse(_ fd: Int32, with error: WireError) {
+        let line = Envelope.error(id: nil, error)
+        _ = line.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
+        Glibc.shutdown(fd, Int32(SHUT_WR))
+        // Whatever the client already sent is read and dropped: closing with unread input
+        // would turn its end of stream into a reset.
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        for _ in 0..<16 where buffer.withUnsafeMutableBytes({ recv(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }) > 0 {}
+        Glibc.close(fd)
+    }
+
+    private enum Admission {
+        case admitted(Connection, stopping: (reason: String, deadline: Double)?)
+        case refused(WireError, why: String)
     }
 
     private func admit(_ fd: Int32) {
@@ -134,39 +241,35 @@ public final class LayoutServer: @unchecked Sendable {
             return
         }
         let peerFields = [("LAYOUTD_PEER_PID", String(peer.pid)), ("LAYOUTD_PEER_UID", String(peer.uid))]
-        let (connection, stopping): (Connection, (reason: String, deadline: Double)?) = state.withLock { state in
+        let admission: Admission = state.withLock { state in
             let settings = state.settings
-            var refusal: WireError?
+            let maximum = min(settings.maximumConnections, fdCeiling)
             if peer.uid != ownUID, peer.uid != 0 {
-                refusal = WireError(name: "PermissionDenied", message: "uid \(peer.uid) may not use this daemon", data: ["uid": .number(Double(peer.uid))])
-            } else if state.admitted >= settings.maximumConnections
-                || state.perUID[peer.uid, default: 0] >= settings.maximumConnectionsPerUID
-            {
-                refusal = WireError(
-                    name: "LimitExceeded", message: "too many connections",
-                    data: ["limit": .string("connections"), "maximum": .number(Double(settings.maximumConnections)),
-                           "maximumPerUID": .number(Double(settings.maximumConnectionsPerUID))])
+                state.refused += 1
+                return .refused(WireError(name: "PermissionDenied", message: "uid \(peer.uid) may not use this daemon", data: ["uid": .number(Double(peer.uid))]), why: "uid not allowed")
+            }
+            if state.admitted >= maximum || state.perUID[peer.uid, default: 0] >= settings.maximumConnectionsPerUID {
+                state.refused += 1
+                return .refused(Self.connectionLimit(maximum: maximum, perUID: settings.maximumConnectionsPerUID), why: "over the connection limits")
             }
             let connection = Connection(
-                id: state.nextConnection, fd: fd, peer: peer, server: self, service: service, settings: settings,
-                refusal: refusal.map { Envelope.error(id: nil, $0) })
+                id: state.nextConnection, fd: fd, peer: peer, server: self, service: service, settings: settings)
             state.nextConnection += 1
             state.connections[connection.id] = connection
-            if refusal == nil {
-                state.admitted += 1
-                state.perUID[peer.uid, default: 0] += 1
-                state.accepted += 1
-            } else {
-                state.refused += 1
-            }
+            state.admitted += 1
+            state.perUID[peer.uid, default: 0] += 1
+            state.accepted += 1
             // Accepted in the instant shutdown began: it drains like the others.
-            return (connection, state.stopping ? (state.shutdownReason, settings.shutdownDeadline) : nil)
+            return .admitted(connection, stopping: state.stopping ? (state.shutdownReason, settings.shutdownDeadline) : nil)
         }
-        if connection.isRefusal {
-            logger.log(.warning, "refused a connection: \(peer.uid != ownUID && peer.uid != 0 ? "uid not allowed" : "over the connection limits")", peerFields)
-        } else {
-            logger.log(.debug, "connection accepted", connection.fields)
+        guard case .admitted(let connection, let stopping) = admission else {
+            if case .refused(let error, let why) = admission {
+                Self.refuse(fd, with: error)
+                logger.log(.warning, "refused a connection: \(why)", peerFields)
+            }
+            return
         }
+        logger.log(.debug, "connection accepted", connection.fields)
         connection.start()
         if let stopping {
             connection.queue.async { connection.beginShutdown(reason: stopping.reason, deadline: stopping.deadline) }
@@ -184,11 +287,9 @@ public final class LayoutServer: @unchecked Sendable {
             guard state.connections.removeValue(forKey: connection.id) != nil else { return nil }
             state.requestsRead += read
             state.requestsAnswered += answered
-            if !connection.isRefusal {
-                state.admitted -= 1
-                state.perUID[connection.peer.uid, default: 1] -= 1
-                if state.perUID[connection.peer.uid] == 0 { state.perUID[connection.peer.uid] = nil }
-            }
+            state.admitted -= 1
+            state.perUID[connection.peer.uid, default: 1] -= 1
+            if state.perUID[connection.peer.uid] == 0 { state.perUID[connection.peer.uid] = nil }
             guard state.stopping, state.connections.isEmpty else { return nil }
             defer { state.onDrained = nil }
             return state.onDrained
@@ -271,25 +372,23 @@ public final class LayoutServer: @unchecked Sendable {
 
     // MARK: Health
 
-    /// Calls `beat` every `interval` seconds, but only while the daemon is healthy: each tick
-    /// sends a barrier through every view's queue from the accept queue, and a beat happens
-    /// when it comes back. A stuck accept loop or a stuck view stops the beats (and systemd's
-    /// watchdog then restarts the daemon).
+    /// Calls `beat` every `interval` seconds while the daemon is healthy, from the control
+    /// queue. What a beat proves: the control queue runs (it accepts and sweeps deadlines), and
+    /// every view's queue answered a probe within `watchdog-view-timeout`. A view busy with
+    /// one long request is healthy until then (the probe waits behind it); one that has not
+    /// answered for longer is taken as stuck, the beats stop, and systemd's watchdog restarts
+    /// the daemon.
     public func heartbeat(every interval: Double, _ beat: @escaping @Sendable () -> Void) {
         let timer = DispatchSource.makeTimerSource(queue: queue)
         timer.schedule(deadline: .now() + interval, repeating: interval, leeway: .milliseconds(Int(interval * 50)))
         timer.setEventHandler { [unowned self] in
-            guard !heartbeatPending else {
-                logger.log(.warning, "a view has not answered for \(interval) s; withholding the watchdog ping")
+            let limit = settings.watchdogViewTimeout
+            let (age, view) = service.probeViews()
+            guard age < limit else {
+                logger.log(.warning, "view '\(view ?? "")' has not answered for \(Int(age)) s (watchdog-view-timeout \(limit) s); withholding the watchdog ping")
                 return
             }
-            heartbeatPending = true
-            service.barrier { [unowned self] in
-                queue.async { [unowned self] in
-                    heartbeatPending = false
-                    beat()
-                }
-            }
+            beat()
         }
         timer.resume()
         heartbeatTimer = timer
@@ -305,13 +404,14 @@ public final class LayoutServer: @unchecked Sendable {
     // MARK: Status
 
     func statusFields() -> JSONObject {
-        let state = state.withLock { ($0.admitted, $0.accepted, $0.refused, $0.dropped, $0.generation) }
+        let state = state.withLock { ($0.admitted, $0.accepted, $0.refused, $0.dropped, $0.generation, $0.fdExhausted) }
         let uptime = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
         return [
             "uptime": .number((uptime * 1000).rounded() / 1000), "generation": .number(Double(state.4)),
             "connections": .object([
                 "open": .number(Double(state.0)), "accepted": .number(Double(state.1)),
                 "refused": .number(Double(state.2)), "dropped": .number(Double(state.3)),
+                "fdExhausted": .number(Double(state.5)), "maximum": .number(Double(min(settings.maximumConnections, fdCeiling))),
             ]),
             "memory": .object(["residentBytes": .number(Double(Self.residentBytes()))]),
         ]

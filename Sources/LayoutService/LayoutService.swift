@@ -244,7 +244,29 @@ public final class LayoutService: Sendable {
             group.enter()
             host.queue.async { group.leave() }
         }
-        group.notify(queue: .global(qos: .userInitiated), execute: completion)
+        group.notify(queue: Self.completions, execute: completion)
+    }
+
+    /// Where barriers complete: a serial queue of ours rather than the global pool.
+    private static let completions = DispatchQueue(label: "layoutd.barrier", qos: .userInitiated)
+
+    /// The watchdog's probe: sends a no-op through the queue of every view that has none
+    /// outstanding, and returns how long the oldest one still waiting has waited (0 when
+    /// every view answered its last probe), with that view's name. Call from one queue only.
+    public func probeViews() -> (seconds: Double, view: String?) {
+        let hosts = directory.withLock { Array($0.views.values) }
+        let now = DispatchTime.now().uptimeNanoseconds
+        var oldest: (age: UInt64, view: String?) = (0, nil)
+        for host in hosts {
+            let sent = host.probeSent.load(ordering: .acquiring)
+            if sent == 0 {
+                host.probeSent.store(now, ordering: .releasing)
+                host.queue.async { host.probeSent.store(0, ordering: .releasing) }
+            } else if now &- sent > oldest.age {
+                oldest = (now &- sent, host.name)
+            }
+        }
+        return (Double(oldest.age) / 1e9, oldest.view)
     }
 
     /// The current snapshot of the view a subscription watches, for a subscriber that fell

@@ -25,12 +25,18 @@ final class ViewHost: @unchecked Sendable {
     private(set) var isDeleted = false
     let summary: Mutex<ViewSummary>
     private let itemBudget: ItemBudget
+    /// When the health probe still in this view's queue was sent (uptime in ns), 0 when none
+    /// is outstanding (`LayoutService.probeViews`).
+    let probeSent = Atomic<UInt64>(0)
 
     init(name: String, view: View, itemBudget: ItemBudget) {
         self.name = name
         self.view = view
         self.itemBudget = itemBudget
-        queue = DispatchQueue(label: "layoutd.view", target: .global(qos: .userInitiated))
+        // No target: a serial queue on Dispatch's overcommitting pool, which starts a thread
+        // when the ones it has are busy, so a long request on one view never holds up another
+        // (on the fixed-width global pool, two of them stopped every client).
+        queue = DispatchQueue(label: "layoutd.view", qos: .userInitiated)
         summary = Mutex(ViewSummary(strategy: view.strategyName, epoch: view.epoch, itemCount: view.model.numberOfItems))
     }
 

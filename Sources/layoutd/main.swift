@@ -148,6 +148,9 @@ do {
 
 // Writes to a closed socket return EPIPE instead of killing the daemon.
 signal(SIGPIPE, SIG_IGN)
+// Every connection is an fd: take the hard limit (the units set LimitNOFILE=); the server
+// keeps max-connections a margin below what this leaves.
+LayoutServer.raiseFDLimit()
 
 // Under systemd with stderr connected to the journal: native entries with fields. Otherwise
 // `<N>message` lines, which journald also understands from a plain stderr stream.

