@@ -121,7 +121,7 @@ public final class LayoutServer: @unchecked Sendable {
                 fd = accepted
             } catch {
                 // Out of fds and the like: log and wait for the next wake-up rather than spin.
-                logger.log(.error, "accept failed: \(error)")
+                logger.log(.error, "accept failed: \(error)", throttledAs: .acceptFailed)
                 return
             }
             admit(fd)
@@ -163,7 +163,7 @@ public final class LayoutServer: @unchecked Sendable {
             return (connection, state.stopping ? (state.shutdownReason, settings.shutdownDeadline) : nil)
         }
         if connection.isRefusal {
-            logger.log(.warning, "refused a connection: \(peer.uid != ownUID && peer.uid != 0 ? "uid not allowed" : "over the connection limits")", peerFields)
+            logger.log(.warning, "refused a connection: \(peer.uid != ownUID && peer.uid != 0 ? "uid not allowed" : "over the connection limits")", peerFields, throttledAs: .refusedConnection)
         } else {
             logger.log(.debug, "connection accepted", connection.fields)
         }
