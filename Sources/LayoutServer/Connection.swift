@@ -133,7 +133,7 @@ final class Connection: @unchecked Sendable {
     /// Closes now, dropping unsent output.
     func close(reason: String) {
         guard !closed else { return }
-        server.logger.log(reason == "done" ? .debug : .info, "connection closed: \(reason)", fields)
+        server.logger.log(reason == "done" ? .debug : .info, "connection closed: \(reason)", fields, throttledAs: reason == "done" ? nil : .connectionClosed)
         closed = true
         if readingPaused { readSource?.resume() }
         readingPaused = false
@@ -175,7 +175,7 @@ final class Connection: @unchecked Sendable {
                     let failure = WireError(
                         name: "LineTooLong", message: "a line is longer than \(limit) bytes", data: ["limit": .number(Double(limit))])
                     queued.append(.fatal(Envelope.error(id: nil, failure)))
-                    server.logger.log(.warning, "line over \(limit) bytes; closing", fields)
+                    server.logger.log(.warning, "line over \(limit) bytes; closing", fields, throttledAs: .lineTooLong)
                     stopReading()
                     break
                 }
@@ -284,7 +284,7 @@ final class Connection: @unchecked Sendable {
         entry.append(("LAYOUTD_LATENCY_US", String(microseconds)))
         let what = outcome.method ?? "request"
         let message = outcome.error.map { "\(what) refused: \($0)" } ?? (priority == .notice ? "\(what) slow" : what)
-        logger.log(priority, message, entry)
+        logger.log(priority, message, entry, throttledAs: outcome.error != nil ? .refusedRequest : priority == .notice ? .slowRequest : nil)
     }
 
     /// Requests slower than this are logged at notice.
@@ -362,7 +362,7 @@ final class Connection: @unchecked Sendable {
                 // Behind: only the newest state matters, so stop queueing this view's events
                 // and send its snapshot once the client catches up.
                 lagging[subscription] = 1
-                server.logger.log(.notice, "subscriber behind; coalescing subscription \(subscription)", fields)
+                server.logger.log(.notice, "subscriber behind; coalescing subscription \(subscription)", fields, throttledAs: .subscriberBehind)
                 return
             }
         }
@@ -448,11 +448,11 @@ final class Connection: @unchecked Sendable {
         let sinceRead = Double(now.uptimeNanoseconds &- lastReadProgress.uptimeNanoseconds) / 1e9
         let sinceWrite = Double(now.uptimeNanoseconds &- lastWriteProgress.uptimeNanoseconds) / 1e9
         if unsent > 0, sinceWrite > settings.writeStallTimeout {
-            server.logger.log(.warning, "client made no read progress for \(Int(settings.writeStallTimeout)) s; dropping it", fields)
+            server.logger.log(.warning, "client made no read progress for \(Int(settings.writeStallTimeout)) s; dropping it", fields, throttledAs: .writeStalled)
             server.countDropped()
             close(reason: "write stall")
         } else if !inputClosed, !readingPaused, framer.hasPartialLine, sinceRead > settings.partialLineTimeout {
-            server.logger.log(.warning, "partial line stalled for \(Int(settings.partialLineTimeout)) s; closing", fields)
+            server.logger.log(.warning, "partial line stalled for \(Int(settings.partialLineTimeout)) s; closing", fields, throttledAs: .partialLineStalled)
             server.countDropped()
             let failure = WireError(
                 name: "IdleTimeout", message: "a partial line made no progress for \(settings.partialLineTimeout) s",

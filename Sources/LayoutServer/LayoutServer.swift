@@ -142,7 +142,7 @@ public final class LayoutServer: @unchecked Sendable {
                 fd = accepted
             } catch {
                 guard error.code == EMFILE || error.code == ENFILE else {
-                    logger.log(.error, "accept failed: \(error)")
+                    logger.log(.error, "accept failed: \(error)", throttledAs: .acceptFailed)
                     return
                 }
                 return outOfFDs(error)
@@ -173,7 +173,7 @@ public final class LayoutServer: @unchecked Sendable {
             $0.fdExhausted += 1
             if refused { $0.refused += 1 }
         }
-        logger.log(.error, "accept failed: \(error); pausing accepts for \(Int(Self.fdBackoff * 1000)) ms")
+        logger.log(.error, "accept failed: \(error); pausing accepts for \(Int(Self.fdBackoff * 1000)) ms", throttledAs: .acceptFailed)
         guard !acceptPaused else { return }
         acceptPaused = true
         acceptSource?.suspend()
@@ -265,7 +265,7 @@ public final class LayoutServer: @unchecked Sendable {
         guard case .admitted(let connection, let stopping) = admission else {
             if case .refused(let error, let why) = admission {
                 Self.refuse(fd, with: error)
-                logger.log(.warning, "refused a connection: \(why)", peerFields)
+                logger.log(.warning, "refused a connection: \(why)", peerFields, throttledAs: .refusedConnection)
             }
             return
         }

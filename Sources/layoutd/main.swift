@@ -153,14 +153,16 @@ signal(SIGPIPE, SIG_IGN)
 LayoutServer.raiseFDLimit()
 
 // Under systemd with stderr connected to the journal: native entries with fields. Otherwise
-// `<N>message` lines, which journald also understands from a plain stderr stream.
+// `<N>message` lines, which journald also understands from a plain stderr stream. The
+// journal's fields are length-delimited, so values go as they are; MESSAGE is kept printable.
 let logger: Logger
 if Journal.isStandardErrorJournal {
-    logger = Logger(threshold: options.logLevel) { priority, message, fields in
-        if !Journal.send(priority: priority.rawValue, message: message, identifier: "layoutd", fields: fields) {
+    logger = Logger(threshold: options.logLevel, sink: { priority, message, fields in
+        let printable = LogEscaping.escape(message, for: .journalMessage)
+        if !Journal.send(priority: priority.rawValue, message: printable, identifier: "layoutd", fields: fields) {
             Logger.standardError(priority, message, fields)
         }
-    }
+    })
 } else {
     logger = Logger(threshold: options.logLevel)
 }
