@@ -128,6 +128,21 @@ final class ViewHost: @unchecked Sendable {
         return subscribers.map { Event(connection: $0.connection, name: "view.deleted", subscription: $0.subscription, params: params) }
     }
 
+    /// The most items a batch can add: every kind of growth (inserted items and sections, and
+    /// reloaded sections that hold more items than before), reserved before the batch runs.
+    /// Deletions are not netted out: the batch may still be refused after reserving.
+    static func growth(of updates: [BatchUpdate], in model: CollectionModel) -> Int {
+        updates.reduce(0) { total, update in
+            switch update {
+            case .insertItems(let items, _, _): total + items.count
+            case .insertSections(let sections, _): total + sections.reduce(0) { $0 + $1.items.count }
+            case .reloadSections(let sections):
+                total + sections.reduce(0) { $0 + max(0, $1.items.count - (model.numberOfItems(inSection: $1.id) ?? 0)) }
+            case .deleteItems, .moveItem, .reloadItems, .deleteSections, .moveSection: total
+            }
+        }
+    }
+
     /// Every mutating `view.*` method: decode, apply through the view (which validates first).
     private func mutate(_ method: String, _ params: inout ParamsReader, registry: () -> StrategyRegistry) throws(WireError) -> [UInt8] {
         let animated = try params.optionalBool("animated") ?? false
@@ -144,13 +159,7 @@ final class ViewHost: @unchecked Sendable {
             action = { () throws(LayoutError) in try view.replaceData(sections, animated: animated, ifEpoch: ifEpoch) }
         case "view.update":
             let updates = try WireModel.updates(&params, "updates").map(WireMapping.update)
-            growth = updates.reduce(0) { total, update in
-                switch update {
-                case .insertItems(let items, _, _): total + items.count
-                case .insertSections(let sections, _): total + sections.reduce(0) { $0 + $1.items.count }
-                default: total
-                }
-            }
+            growth = Self.growth(of: updates, in: view.model)
             action = { () throws(LayoutError) in try view.performBatch(updates, animated: animated, ifEpoch: ifEpoch) }
         case "view.measure":
             var sizes = [(id: String, size: Size)]()

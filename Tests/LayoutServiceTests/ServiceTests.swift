@@ -129,6 +129,32 @@ struct ServiceTests {
         #expect(hello["result"]?["limits"]?["maximumTotalItems"] == .number(40))
     }
 
+    @Test("a reloadSections that grows a section is checked against the item budget")
+    func reloadSectionsBudget() throws {
+        // Found by a hostile client: with a budget of 1,000, one reload added 40,000 items.
+        let service = LayoutService(limits: ServiceLimits(maximumTotalItems: 100))
+        func items(_ prefix: String, _ count: Int) -> String { (0..<count).map { #"{"id": "\#(prefix)\#($0)"}"# }.joined(separator: ",") }
+        func reload(_ count: Int, prefix: String) throws -> JSONValue {
+            try Self.reply(
+                service,
+                #"{"id": 2, "method": "view.update", "params": {"view": "a", "updates": [{"op": "reloadSections", "sections": [{"id": "s", "items": [\#(items(prefix, count))]}]}]}}"#)
+        }
+        let created = try Self.reply(
+            service,
+            #"{"id": 1, "method": "view.create", "params": {"view": "a", "strategy": "flow", "viewport": {"width": 375, "height": 667}, "sections": [{"id": "s", "items": [\#(items("a", 60))]}, {"id": "t", "items": [\#(items("t", 30))]}]}}"#)
+        #expect(created["result"] != nil)
+        let before = try Self.reply(service, #"{"id": 3, "method": "view.get", "params": {"view": "a"}}"#)
+        let refused = try reload(4000, prefix: "x")
+        #expect(refused["error"]?["data"]?["limit"] == .string("total items"))
+        #expect(try Self.reply(service, #"{"id": 3, "method": "view.get", "params": {"view": "a"}}"#) == before)
+        // Growing by exactly what is left (60 -> 70 with 90 of 100 used) fits; then one more does not.
+        #expect(try reload(70, prefix: "y")["result"] != nil)
+        #expect(try reload(71, prefix: "z")["error"]?["data"]?["limit"] == .string("total items"))
+        // Shrinking gives items back.
+        #expect(try reload(10, prefix: "w")["result"] != nil)
+        #expect(try reload(70, prefix: "v")["result"] != nil)
+    }
+
     @Test("lines that are not requests get errors with id null or the readable id")
     func malformed() throws {
         let service = LayoutService()

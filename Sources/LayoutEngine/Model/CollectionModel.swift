@@ -80,6 +80,9 @@ public struct CollectionModel: Sendable {
 
     public var numberOfItems: Int { itemKeys.count }
 
+    /// Items in the section with this id; nil when there is none.
+    public func numberOfItems(inSection id: String) -> Int? { sectionIndices[id].map { sections[$0].count } }
+
     /// - Complexity: O(log n + chunk size).
     public func indexPath(ofItem id: String) -> ItemIndexPath? {
         guard let key = itemKeys[id] else { return nil }
