@@ -128,5 +128,89 @@ class FairnessTests(ProcessTestCase):
         self.assertLess(max(gaps), 1.0, gaps)
 
 
+def limit_fds(count):
+    """preexec_fn: the daemon starts with `count` fds, soft and hard (as `ulimit -n`)."""
+    return lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (count, count))
+
+
+class FDExhaustionTests(ProcessTestCase):
+    def test_a_connect_flood_under_256_fds_neither_crashes_nor_floods_the_log(self):
+        """Under `ulimit -n 256`, 8 threads connect 1,200 times as fast as they can and hold
+        what they get. Before the fix the daemon died with SIGILL in libdispatch (its
+        workqueue monitor could not open /proc) or spun writing megabytes of log; refused
+        connections held their fds for up to 2 s. Now connections stop 64 fds below the
+        limit, the rest get `LimitExceeded` at once, the daemon serves afterwards and logs a
+        bounded number of lines."""
+        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        if hard < 4096:
+            self.skipTest("the test itself needs 4096 fds")
+        resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, 4096), hard))
+        self.addCleanup(resource.setrlimit, resource.RLIMIT_NOFILE, (soft, hard))
+        daemon = Daemon("--log-level", "info")
+        log = open(daemon.log_path, "ab")
+        env = dict(os.environ)
+        env.pop("LAYOUTD_SOCKET", None)
+        process = subprocess.Popen(
+            [DAEMON, "--socket", daemon.path, "--log-level", "info", "--set", "default-plugin-dir=none"],
+            stdin=subprocess.DEVNULL, stdout=log, stderr=log, env=env, preexec_fn=limit_fds(256))
+        self.processes.append(process)
+        daemon.process = process
+        daemon.log = log
+        daemon.wait_until_serving()
+        held, outcomes, lock = [], {"served": 0, "refused": 0, "other": 0}, threading.Lock()
+
+        def flood():
+            for _ in range(150):
+                try:
+                    client = Client(daemon.path, timeout=10)
+                    client.send("daemon.hello")
+                    reply = client.read()
+                except OSError:
+                    with lock:
+                        outcomes["other"] += 1
+                    continue
+                with lock:
+                    if reply and "result" in reply:
+                        outcomes["served"] += 1
+                        held.append(client)
+                    elif reply and reply.get("error", {}).get("name") == "LimitExceeded":
+                        outcomes["refused"] += 1
+                        client.close()
+                    else:
+                        outcomes["other"] += 1
+                        client.close()
+
+        threads = [threading.Thread(target=flood) for _ in range(8)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        self.assertIsNone(process.poll(), daemon.read_log()[-2000:])
+        status = held[0].call("daemon.status")["result"]["connections"]
+        for client in held:
+            client.close()
+        print("\n  1,200 connects under 256 fds: %(served)d served, %(refused)d refused, %(other)d other" % outcomes)
+        # 256 fds less the 64-fd margin.
+        self.assertEqual(status["maximum"], 192)
+        self.assertEqual(outcomes["served"], 192)
+        self.assertEqual(outcomes["refused"], 1200 - 192)
+        self.assertEqual(outcomes["other"], 0)
+        # Serves afterwards, once the held connections are gone.
+        deadline = time.monotonic() + 10
+        while True:
+            with Client(daemon.path) as client:
+                if client.call("daemon.status")["result"]["connections"]["open"] == 1:
+                    break
+            self.assertLess(time.monotonic(), deadline)
+            time.sleep(0.05)
+        lines = daemon.read_log().splitlines()
+        refusals = [line for line in lines if "refused a connection" in line]
+        print("  log: %d lines, %d of them refusals" % (len(lines), len(refusals)))
+        self.assertLessEqual(len(refusals), 40, refusals[-5:])
+        self.assertLessEqual(len(lines), 80, lines[-10:])
+        self.assertIn("max-connections (1024) is lowered to that", daemon.read_log())
+        daemon.stop()
+
+
 if __name__ == "__main__":
     unittest.main()
