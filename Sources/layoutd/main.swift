@@ -9,7 +9,9 @@ import Systemd
 // the socket, then serve until SIGTERM/SIGINT; SIGHUP re-reads the configuration.
 
 /// `<prefix>/lib/layoutd/plugins` for a layoutd installed as `<prefix>/bin/layoutd`: found from
-/// the executable, so a relocated install finds its own plugins.
+/// the executable, so a relocated install finds its own plugins. The loader skips it whole
+/// when any directory above it may be written by others (`PluginTrust.Policy.strict`): a
+/// binary copied under such a prefix must not load what any local user put there.
 let defaultPluginDirectory: String? = {
     var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
     let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
@@ -184,7 +186,7 @@ let notifier = Notifier()
 let plugins = PluginLoader { severity, message in logger.log(severity == .warning ? .warning : .info, message) }
 let server = LayoutServer(
     listener: listener, path: servedPath, ownsSocketFile: !activated, settings: settings, logger: logger,
-    strategies: { settings in plugins.scan(settings.allPluginDirectories).registry },
+    strategies: { settings in plugins.scan(settings.pluginDirectories, defaultDirectory: settings.defaultPluginDirectory).registry },
     notifications: ServerNotifications(reloading: { notifier.reloading() }, ready: { notifier.ready(status: $0) }),
     reloadSettings: { () throws(SettingsError) in try loadSettings(options) })
 server.start()
