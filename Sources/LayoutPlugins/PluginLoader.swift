@@ -10,9 +10,11 @@ import Synchronization
 /// using its strategies, so it is never unloaded); a reload adds new files, retries refused
 /// ones, and warns about loaded ones that changed on disk.
 ///
-/// Every refusal (not a shared object, no entry point, another ABI version, a bad
-/// descriptor, a name already registered, a failed check) is logged and recorded in the
-/// registry for `strategy.list`; nothing a plugin file contains stops the daemon.
+/// Every refusal (a file or directory others may write to or that another user owns, not a
+/// shared object, no entry point, another ABI version, a bad descriptor, a name already
+/// registered, a failed check) is logged and recorded in the registry for `strategy.list`.
+/// The ownership and mode checks (`PluginTrust`) run before `dlopen`; the rest after it, so a
+/// trusted plugin whose constructor or entry point crashes or hangs does stop the daemon.
 public final class PluginLoader: Sendable {
     public enum Severity: Sendable { case info, warning }
 
@@ -40,17 +42,43 @@ public final class PluginLoader: Sendable {
         self.log = log
     }
 
-    /// Loads what is new in `directories` (in order; files by name) and returns `base` plus
-    /// every plugin strategy loaded so far, with this scan's refusals.
-    public func scan(_ directories: [String], base: StrategyRegistry = .builtIn) -> (registry: StrategyRegistry, report: Report) {
+    /// Loads what is new in `directories`, then in `defaultDirectory` (in order; files by
+    /// name) and returns `base` plus every plugin strategy loaded so far, with this scan's
+    /// refusals. The default directory gets `PluginTrust.Policy.strict`: when any directory
+    /// above it may be written by others, it is skipped whole.
+    public func scan(
+        _ directories: [String], defaultDirectory: String? = nil, base: StrategyRegistry = .builtIn
+    ) -> (registry: StrategyRegistry, report: Report) {
         state.withLock { state in
             var registry = base
             for library in state.libraries {
                 for strategy in library.strategies { try? register(strategy, into: &registry) }
             }
             var report = Report()
-            for directory in directories {
-                for path in Self.candidates(in: directory, log: log) {
+            let policies = directories.map { ($0, PluginTrust.Policy.configured) } + (defaultDirectory.map { [($0, .strict)] } ?? [])
+            for (directory, policy) in policies {
+                let trusted: String
+                switch PluginTrust.checkDirectory(directory, policy: policy) {
+                case .success(let resolved): trusted = resolved
+                case .failure(.missing):
+                    log(.info, "plugin directory \(directory) does not exist; no plugins from it")
+                    continue
+                case .failure(let problem):
+                    if case .untrusted = problem, policy == .strict {
+                        log(.warning, "skipped the default plugin directory \(directory): \(problem.message); no plugins from it")
+                    } else {
+                        log(.warning, "refused plugin directory \(directory): \(problem.message)")
+                    }
+                    // Listing names runs no code: each file is refused where people look.
+                    for (path, _) in Self.candidates(in: directory, listing: directory, log: log) {
+                        let refusal = StrategyRefusal(name: Self.stem(of: path), path: path, reason: "its directory is not trusted: \(problem.message)")
+                        registry.recordRefusal(refusal)
+                        report.refused.append(refusal)
+                        log(.warning, "refused plugin \(path) ('\(refusal.name)'): \(refusal.reason)")
+                    }
+                    continue
+                }
+                for (path, file) in Self.candidates(in: directory, listing: trusted, log: log) {
                     if let index = state.libraries.firstIndex(where: { $0.path == path }) {
                         if !state.libraries[index].warnedAboutChange, FileIdentity(path: path) != state.libraries[index].identity {
                             state.libraries[index].warnedAboutChange = true
@@ -58,7 +86,7 @@ public final class PluginLoader: Sendable {
                         }
                         continue
                     }
-                    switch load(path, registry: registry) {
+                    switch load(path, opening: file, in: trusted, policy: policy, registry: registry) {
                     case .success(let library):
                         for strategy in library.strategies {
                             try? register(strategy, into: &registry)
@@ -83,9 +111,10 @@ public final class PluginLoader: Sendable {
         }
     }
 
-    /// The shared objects in `directory`, by name; hidden files are skipped.
-    static func candidates(in directory: String, log: @Sendable (Severity, String) -> Void) -> [String] {
-        guard let handle = opendir(directory) else {
+    /// The shared objects in `directory`, by name, read from `listing` (its real path); hidden
+    /// files are skipped. Each comes as the path people see and the path to open.
+    static func candidates(in directory: String, listing: String, log: @Sendable (Severity, String) -> Void) -> [(path: String, file: String)] {
+        guard let handle = opendir(listing) else {
             if errno == ENOENT {
                 log(.info, "plugin directory \(directory) does not exist; no plugins from it")
             } else {
@@ -100,25 +129,38 @@ public final class PluginLoader: Sendable {
             if !name.hasPrefix("."), name.hasSuffix(".so") { names.append(name) }
         }
         let base = directory.hasSuffix("/") ? directory : directory + "/"
-        return names.sorted().map { base + $0 }.filter { path in
+        let real = listing.hasSuffix("/") ? listing : listing + "/"
+        return names.sorted().map { (base + $0, real + $0) }.filter { _, file in
             var info = stat()
-            return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
+            return stat(file, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
         }
     }
 
     // MARK: Loading one file
 
-    private func load(_ path: String, registry: StrategyRegistry) -> Result<Library, StrategyRefusal> {
+    /// Loads `path` (as people see it) from `file`, its name in the trusted directory
+    /// `directory`, once `PluginTrust` has passed the file.
+    private func load(
+        _ path: String, opening file: String, in directory: String, policy: PluginTrust.Policy, registry: StrategyRegistry
+    ) -> Result<Library, StrategyRefusal> {
         let stem = Self.stem(of: path)
         func refuse(_ reason: String, name: String = stem) -> Result<Library, StrategyRefusal> {
             .failure(StrategyRefusal(name: name, path: path, reason: reason))
         }
-        let identity = FileIdentity(path: path)
-        guard let handle = dlopen(path, RTLD_NOW | RTLD_LOCAL) else {
+        let opened: (descriptor: Int32, path: String)
+        switch PluginTrust.open(file, in: directory, policy: policy) {
+        case .success(let file): opened = file
+        case .failure(let reason): return refuse(reason.message)
+        }
+        defer { close(opened.descriptor) }
+        let identity = FileIdentity(descriptor: opened.descriptor)
+        guard let handle = dlopen(opened.path, RTLD_NOW | RTLD_LOCAL) else {
             return refuse("cannot be loaded: \(dlerror().map { String(cString: $0) } ?? "unknown error")")
         }
         var keep = false
         defer { if !keep { dlclose(handle) } }
+        // Only root or layoutd's user could have swapped it (PluginTrust.open says why).
+        guard FileIdentity(path: opened.path) == identity else { return refuse("changed while it was being loaded") }
         guard let symbol = dlsym(handle, LAYOUTD_PLUGIN_ENTRY_SYMBOL) else {
             return refuse("has no \(LAYOUTD_PLUGIN_ENTRY_SYMBOL) function: not a layoutd plugin (see layoutd/plugin.h)")
         }
@@ -214,7 +256,17 @@ struct FileIdentity: Hashable, Sendable {
 
     init(path: String) {
         var info = stat()
-        guard stat(path, &info) == 0 else { return }
+        if stat(path, &info) == 0 { self.init(info) } else { self.init() }
+    }
+
+    init(descriptor: Int32) {
+        var info = stat()
+        if fstat(descriptor, &info) == 0 { self.init(info) } else { self.init() }
+    }
+
+    private init() {}
+
+    private init(_ info: stat) {
         device = UInt64(info.st_dev)
         inode = UInt64(info.st_ino)
         size = Int64(info.st_size)

@@ -9,7 +9,9 @@ import Systemd
 // the socket, then serve until SIGTERM/SIGINT; SIGHUP re-reads the configuration.
 
 /// `<prefix>/lib/layoutd/plugins` for a layoutd installed as `<prefix>/bin/layoutd`: found from
-/// the executable, so a relocated install finds its own plugins.
+/// the executable, so a relocated install finds its own plugins. The loader skips it whole
+/// when any directory above it may be written by others (`PluginTrust.Policy.strict`): a
+/// binary copied under such a prefix must not load what any local user put there.
 let defaultPluginDirectory: String? = {
     var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
     let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
@@ -101,8 +103,7 @@ func loadSettings(_ options: Options) throws(SettingsError) -> ServerSettings {
     var settings = ServerSettings()
     settings.defaultPluginDirectory = defaultPluginDirectory
     if let path = options.config {
-        guard let text = readFile(path) else { throw SettingsError("cannot read \(path): \(String(cString: strerror(errno)))") }
-        try settings.apply(configuration: text, file: path)
+        try settings.apply(configuration: try readConfiguration(path), file: path)
     }
     for (name, value) in options.overrides {
         do {
@@ -115,15 +116,36 @@ func loadSettings(_ options: Options) throws(SettingsError) -> ServerSettings {
     return settings
 }
 
-func readFile(_ path: String) -> String? {
-    guard let file = fopen(path, "r") else { return nil }
-    defer { fclose(file) }
+/// The most a configuration file may hold: far more than any real one, little memory.
+let maximumConfigurationBytes = 1 << 20
+
+/// A configuration file's text. Opened without blocking, so a FIFO or a device put in its
+/// place cannot hang a start or a reload, and refused unless it is a regular file of at most
+/// `maximumConfigurationBytes` (a directory would otherwise read as empty: all defaults).
+func readConfiguration(_ path: String) throws(SettingsError) -> String {
+    func failure(_ doing: String) -> SettingsError { SettingsError("cannot \(doing) \(path): \(String(cString: strerror(errno)))") }
+    let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)
+    guard descriptor >= 0 else { throw failure("read") }
+    defer { close(descriptor) }
+    var info = stat()
+    guard fstat(descriptor, &info) == 0 else { throw failure("examine") }
+    switch info.st_mode & S_IFMT {
+    case S_IFREG: break
+    case S_IFDIR: throw SettingsError("\(path) is a directory")
+    default: throw SettingsError("\(path) is not a regular file")
+    }
+    let tooLarge = SettingsError("\(path) is larger than 1 MiB")
+    guard info.st_size <= maximumConfigurationBytes else { throw tooLarge }
     var bytes = [UInt8]()
-    var buffer = [UInt8](repeating: 0, count: 4096)
+    var buffer = [UInt8](repeating: 0, count: 65536)
     while true {
-        let count = fread(&buffer, 1, buffer.count, file)
-        if count <= 0 { break }
+        let count = read(descriptor, &buffer, buffer.count)
+        if count < 0, errno == EINTR { continue }
+        guard count >= 0 else { throw failure("read") }
+        if count == 0 { break }
         bytes += buffer[0..<count]
+        // It may grow while being read.
+        guard bytes.count <= maximumConfigurationBytes else { throw tooLarge }
     }
     return String(decoding: bytes, as: UTF8.self)
 }
@@ -189,7 +211,7 @@ let notifier = Notifier()
 let plugins = PluginLoader { severity, message in logger.log(severity == .warning ? .warning : .info, message) }
 let server = LayoutServer(
     listener: listener, path: servedPath, ownsSocketFile: !activated, settings: settings, logger: logger,
-    strategies: { settings in plugins.scan(settings.allPluginDirectories).registry },
+    strategies: { settings in plugins.scan(settings.pluginDirectories, defaultDirectory: settings.defaultPluginDirectory).registry },
     notifications: ServerNotifications(reloading: { notifier.reloading() }, ready: { notifier.ready(status: $0) }),
     reloadSettings: { () throws(SettingsError) in try loadSettings(options) })
 server.start()
@@ -237,9 +259,18 @@ for (number, name) in [(SIGTERM, "SIGTERM"), (SIGINT, "SIGINT")] {
     source.resume()
     signalSources.append(source)
 }
-signal(SIGHUP, SIG_IGN)
-let hangup = DispatchSource.makeSignalSource(signal: SIGHUP, queue: .main)
-hangup.setEventHandler { _ = server.reload() }
-hangup.resume()
+/// SIGHUP reloads on `queue`. A function, not top-level code: a closure written there would
+/// belong to the main actor, and running it on another queue traps.
+func reloadOnHangup(_ server: LayoutServer, on queue: DispatchQueue) -> DispatchSourceSignal {
+    signal(SIGHUP, SIG_IGN)
+    let source = DispatchSource.makeSignalSource(signal: SIGHUP, queue: queue)
+    source.setEventHandler { _ = server.reload() }
+    source.resume()
+    return source
+}
+
+// A reload reads the file and scans the plugin directories: on its own queue, so however long
+// that takes, SIGTERM and SIGINT on the main queue are handled at once.
+let hangup = reloadOnHangup(server, on: DispatchQueue(label: "layoutd.reload"))
 
 dispatchMain()

@@ -23,6 +23,10 @@ struct ServerSettingsTests {
             ("colour = red", "test.conf:1: unknown setting 'colour'"),
             ("output-cap", "test.conf:1: expected 'name = value'"),
             ("write-stall-timeout = nan", "test.conf:1: write-stall-timeout must be a positive number of seconds, not 'nan'"),
+            // Out of range: a limit cannot be made absurd or turned off.
+            ("partial-line-timeout = 1e-300", "test.conf:1: partial-line-timeout must be between 0.01 and 86400.0 seconds, not 1e-300"),
+            ("max-line-length = 10", "test.conf:1: max-line-length must be between 256 and 1073741824, not 10"),
+            ("max-batch = 100000000", "test.conf:1: max-batch must be between 1 and 67108864, not 100000000"),
         ])
     func refusals(text: String, message: String) {
         var settings = ServerSettings()

@@ -21,7 +21,11 @@ DAEMON = os.environ.get("LAYOUTD_BIN", os.path.join(ROOT, ".build", "debug", "la
 class Daemon:
     """One layoutd process on a socket in a fresh 0700 directory."""
 
-    def __init__(self, *args, socket_path=None, env=None):
+    def __init__(self, *args, socket_path=None, env=None, binary=DAEMON, default_plugin_dir=False):
+        """`default_plugin_dir`: keep the daemon's default plugin directory (else it is off, so
+        nothing installed on the machine is loaded); `binary`: another copy of layoutd."""
+        self.binary = binary
+        self.default_plugin_dir = default_plugin_dir
         self.dir = tempfile.mkdtemp(prefix="layoutd-e2e-")
         self.path = socket_path or os.path.join(self.dir, "run", "ipc.sock")
         self.log_path = os.path.join(self.dir, "layoutd.log")
@@ -36,7 +40,8 @@ class Daemon:
         if self.env:
             env.update(self.env)
         self.process = subprocess.Popen(
-            [DAEMON, "--socket", self.path, "--log-level", "debug", "--set", "default-plugin-dir=none"] + self.args,
+            [self.binary, "--socket", self.path, "--log-level", "debug"]
+            + ([] if self.default_plugin_dir else ["--set", "default-plugin-dir=none"]) + self.args,
             stdin=subprocess.DEVNULL, stdout=self.log, stderr=self.log, env=env)
         if wait:
             self.wait_until_serving()

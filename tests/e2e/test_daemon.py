@@ -449,6 +449,75 @@ class LifecycleTests(unittest.TestCase):
             self.assertEqual(client.read()["error"]["name"], "LineTooLong")
 
 
+class ConfigurationFileTests(unittest.TestCase):
+    """The configuration file must be a regular file of sane size: anything else is refused at
+    start (exit 78) and on reload (ReloadFailed, nothing changes), and never blocks a signal."""
+
+    def started_with(self, text):
+        daemon = Daemon()
+        self.config = os.path.join(daemon.dir, "layoutd.conf")
+        with open(self.config, "w") as handle:
+            handle.write(text)
+        daemon.args = ["--config", self.config]
+        daemon.start()
+        self.addCleanup(daemon.stop)
+        return daemon
+
+    def test_a_config_path_that_became_a_directory_is_refused_on_reload(self):
+        daemon = self.started_with("max-line-length = 2048\n")
+        os.remove(self.config)
+        os.mkdir(self.config)
+        with Client(daemon.path) as client:
+            failed = client.call("daemon.reload")
+            self.assertEqual(failed.get("error", {}).get("name"), "ReloadFailed", failed)
+            self.assertIn("%s is a directory" % self.config, failed["error"]["message"])
+            self.assertEqual(client.call("daemon.hello")["result"]["limits"]["maximumLineLength"], 2048)
+            self.assertEqual(client.call("daemon.status")["result"]["generation"], 0)
+
+    def test_a_fifo_config_does_not_hold_up_sigterm(self):
+        daemon = self.started_with("max-line-length = 2048\n")
+        os.remove(self.config)
+        os.mkfifo(self.config)
+        daemon.signal(signal.SIGHUP)
+        deadline = time.monotonic() + 3
+        while "reload failed" not in daemon.read_log() and time.monotonic() < deadline:
+            time.sleep(0.02)
+        daemon.signal(signal.SIGTERM)
+        try:
+            status = daemon.process.wait(5)
+        except subprocess.TimeoutExpired:
+            daemon.process.kill()
+            self.fail("SIGTERM after a SIGHUP with a FIFO for the configuration: still running after 5 s")
+        self.assertEqual(status, 0)
+        self.assertIn("%s is not a regular file" % self.config, daemon.read_log())
+
+    def refused_at_start(self, make, message):
+        daemon = Daemon()
+        config = os.path.join(daemon.dir, "layoutd.conf")
+        make(config)
+        daemon.args = ["--config", config]
+        daemon.start(wait=False)
+        self.addCleanup(daemon.stop)
+        try:
+            status = daemon.process.wait(10)
+        except subprocess.TimeoutExpired:
+            self.fail("layoutd whose configuration %s is still running after 10 s" % message)
+        self.assertEqual(status, 78, daemon.read_log())
+        self.assertIn("layoutd: %s %s" % (config, message), daemon.read_log())
+
+    def test_a_directory_config_at_start_exits_78(self):
+        self.refused_at_start(os.mkdir, "is a directory")
+
+    def test_a_fifo_config_at_start_exits_78(self):
+        self.refused_at_start(os.mkfifo, "is not a regular file")
+
+    def test_a_huge_config_at_start_exits_78(self):
+        def make(path):
+            with open(path, "w") as handle:
+                handle.write(("#" * 1023 + "\n") * 2048)
+        self.refused_at_start(make, "is larger than 1 MiB")
+
+
 def daemon_binary():
     from harness import DAEMON
     return DAEMON

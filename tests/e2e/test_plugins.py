@@ -16,6 +16,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 import unittest
 
@@ -322,9 +323,9 @@ class RepairTests(PluginTestCase):
         self.assert_serves_built_ins(daemon)
 
 
-class RefusalTests(PluginTestCase):
-    """Each way a plugin can be wrong: refused with a log line and a strategy.list entry, and the
-    daemon goes on serving the built-in strategies (and the good plugins beside it)."""
+class RefusalTestCase(PluginTestCase):
+    """A refusal: a log line and a strategy.list entry, and the daemon goes on serving the
+    built-in strategies (and the good plugins beside it)."""
 
     @classmethod
     def setUpClass(cls):
@@ -337,15 +338,18 @@ class RefusalTests(PluginTestCase):
         self.schemas.check("methods/strategy.list.result.json", client.call("strategy.list")["result"], "strategy.list")
         self.schemas.check("methods/daemon.reload.result.json", client.call("daemon.reload")["result"], "daemon.reload")
 
-    def refused(self, file_name, defines, name, reason, text=False):
+    def refused(self, file_name, defines, name, reason, text=False, prepare=None):
+        """`prepare(path)` runs on the plugin file before the daemon starts."""
         if text:
             with open(os.path.join(self.plugins, file_name), "w") as handle:
                 handle.write("not a shared object\n")
         else:
             build_rows(self.plugins, file_name, *defines)
         build_rows(self.plugins, "good.so", 'NAME="good"')
-        daemon = self.start()
         path = os.path.join(self.plugins, file_name)
+        if prepare:
+            prepare(path)
+        daemon = self.start()
         with Client(daemon.path) as client:
             listed = client.call("strategy.list")["result"]["strategies"]
             entry = [entry for entry in listed if entry["origin"] == path]
@@ -362,6 +366,10 @@ class RefusalTests(PluginTestCase):
         table = subprocess.run([LAYOUTCTL, "--socket", daemon.path, "--table", "strategies"], capture_output=True, text=True, check=True).stdout
         self.assertIn("%s (%s): refused: " % (name, path), table)
         return entry[0]
+
+
+class RefusalTests(RefusalTestCase):
+    """Each way a plugin can be wrong."""
 
     def test_wrong_abi_version(self):
         self.refused("future.so", ["ABI_VERSION=2"], "future", "built for plugin ABI version 2; this layoutd speaks version 1")
@@ -395,6 +403,116 @@ class RefusalTests(PluginTestCase):
 
     def test_not_a_shared_object(self):
         self.refused("notes.so", [], "notes", "cannot be loaded", text=True)
+
+
+class TrustTests(RefusalTestCase):
+    """Who may write a plugin, its directory and the directories above it: only root or
+    layoutd's own user (the tests run as root), else the file is refused before dlopen."""
+
+    def test_a_group_writable_plugin_file(self):
+        self.refused("shared.so", [], "shared", "is group-writable (mode 0775)", prepare=lambda path: os.chmod(path, 0o775))
+
+    def test_a_world_writable_plugin_file(self):
+        self.refused("open.so", [], "open", "is world-writable (mode 0757)", prepare=lambda path: os.chmod(path, 0o757))
+
+    def test_a_plugin_file_owned_by_another_user(self):
+        self.refused("theirs.so", [], "theirs", "is owned by uid 65534", prepare=lambda path: os.chown(path, 65534, 65534))
+
+    def test_a_symlink_to_a_group_writable_file_is_judged_by_its_target(self):
+        target = build_rows(self.dir, "target.so", 'NAME="linked"')
+        os.chmod(target, 0o775)
+        entry = self.refused("link.so", [], "link", "%s is group-writable" % target,
+                             prepare=lambda path: (os.remove(path), os.symlink(target, path)))
+        self.assertEqual(entry["origin"], os.path.join(self.plugins, "link.so"))
+
+    def untrusted_directory(self, reason):
+        """Every plugin of self.plugins refused with `reason`, the built-ins served."""
+        build_rows(self.plugins, "good.so", 'NAME="good"')
+        daemon = self.start()
+        path = os.path.join(self.plugins, "good.so")
+        with Client(daemon.path) as client:
+            listed = strategies(client)
+            self.assertEqual(listed["good"]["status"], "refused", listed)
+            self.assertEqual(listed["good"]["origin"], path)
+            self.assertIn(reason, listed["good"]["reason"])
+            self.check_schemas(client)
+        log = daemon.read_log()
+        self.assertIn("refused plugin directory %s" % self.plugins, log)
+        self.assertIn("refused plugin %s" % path, log)
+        self.assert_serves_built_ins(daemon)
+
+    def test_a_world_writable_plugin_directory(self):
+        os.chmod(self.plugins, 0o777)
+        self.untrusted_directory("%s is world-writable (mode 0777)" % self.plugins)
+
+    def test_a_group_writable_plugin_directory_even_if_sticky(self):
+        os.chmod(self.plugins, 0o1770)
+        self.untrusted_directory("%s is group-writable (mode 1770)" % self.plugins)
+
+    def test_a_plugin_directory_owned_by_another_user(self):
+        os.chown(self.plugins, 65534, 65534)
+        self.untrusted_directory("%s is owned by uid 65534" % self.plugins)
+
+    def test_a_world_writable_ancestor_without_the_sticky_bit(self):
+        os.chmod(self.dir, 0o777)
+        self.untrusted_directory("%s is world-writable (mode 0777)" % self.dir)
+
+    def test_a_sticky_world_writable_ancestor_is_accepted(self):
+        # As /tmp, which every other test here loads its plugins under.
+        os.chmod(self.dir, 0o1777)
+        build_rows(self.plugins, "good.so", 'NAME="good"')
+        daemon = self.start()
+        with Client(daemon.path) as client:
+            self.assertEqual(strategies(client)["good"]["status"], "available")
+
+
+class DefaultDirectoryTests(ProcessTestCase):
+    """The default plugin directory comes from where the binary is (<prefix>/bin/layoutd ->
+    <prefix>/lib/layoutd/plugins); under a prefix others may write to, it is skipped whole,
+    before any plugin's constructor can run."""
+
+    prefix = "layoutd-default-dir-"
+
+    def install(self, prefix, mode):
+        """layoutd as prefix/bin/layoutd, and a probe whose constructor creates a marker."""
+        os.makedirs(os.path.join(prefix, "bin"))
+        plugins = os.path.join(prefix, "lib", "layoutd", "plugins")
+        os.makedirs(plugins)
+        binary = os.path.join(prefix, "bin", "layoutd")
+        shutil.copy(DAEMON, binary)
+        marker = os.path.join(self.dir, "constructor-ran")
+        probe = os.path.join(os.path.dirname(__file__), "plugins", "probe.c")
+        subprocess.run(["cc", "-shared", "-fPIC", "-Wall", "-Werror", '-DMARKER="%s"' % marker, probe,
+                        "-o", os.path.join(plugins, "probe.so")], check=True)
+        os.chmod(prefix, mode)
+        daemon = Daemon(binary=binary, default_plugin_dir=True)
+        daemon.start()
+        self.addCleanup(daemon.stop)
+        with Client(daemon.path) as client:
+            self.assertIn("result", client.call("view.create", flow_view("v", 3)))
+        return daemon, plugins, marker
+
+    def test_the_default_directory_under_a_world_writable_prefix_is_skipped(self):
+        prefix = os.path.join(self.dir, "xyz")
+        daemon, plugins, marker = self.install(prefix, 0o777)
+        self.assertFalse(os.path.exists(marker), "the probe's constructor ran")
+        log = daemon.read_log()
+        self.assertIn("skipped the default plugin directory %s: %s is world-writable (mode 0777)" % (plugins, prefix), log)
+
+    def test_the_default_directory_under_a_sticky_prefix_is_skipped_too(self):
+        prefix = os.path.join(self.dir, "xyz")
+        daemon, plugins, marker = self.install(prefix, 0o1777)
+        self.assertFalse(os.path.exists(marker), "the probe's constructor ran")
+        self.assertIn("skipped the default plugin directory %s" % plugins, daemon.read_log())
+
+    def test_the_default_directory_under_a_trusted_prefix_is_loaded(self):
+        # Not under /tmp (world-writable, sticky): in the build tree, whose ancestors are not.
+        prefix = tempfile.mkdtemp(prefix="default-dir-", dir=os.path.join(ROOT, ".build"))
+        self.addCleanup(shutil.rmtree, prefix, True)
+        os.rmdir(prefix)
+        daemon, plugins, marker = self.install(prefix, 0o755)
+        self.assertTrue(os.path.exists(marker), daemon.read_log())
+        self.assertIn("refused plugin %s" % os.path.join(plugins, "probe.so"), daemon.read_log())
 
 
 class ReloadTests(PluginTestCase):

@@ -31,7 +31,11 @@ class UnitTests(unittest.TestCase):
         cls.stage = os.path.join(cls.dir, "stage")
         installed = run(["make", "-C", ROOT, "install", "DESTDIR=" + cls.stage, "PREFIX=/usr"])
         assert installed.returncode == 0, installed.stdout + installed.stderr
-        cls.prefix = os.path.join(cls.dir, "prefix")
+        # Not under /tmp: layoutd skips a default plugin directory with a world-writable
+        # directory above it, sticky or not (protocol/plugins.md).
+        os.makedirs(os.path.join(ROOT, ".build"), exist_ok=True)
+        cls.prefix = tempfile.mkdtemp(prefix="layoutd-prefix-", dir=os.path.join(ROOT, ".build"))
+        os.chmod(cls.prefix, 0o755)
         installed = run(["make", "-C", ROOT, "install", "PREFIX=" + cls.prefix])
         assert installed.returncode == 0, installed.stdout + installed.stderr
 
