@@ -76,7 +76,8 @@ public enum ErrorCatalog {
         ("UnsupportedVersion", -32018, "no protocol version in common"),
         ("DuplicateStrategy", -32019, "a strategy with that name is already registered"),
         ("ReloadFailed", -32020, "the configuration could not be read or is invalid; nothing changed"),
-        ("IdleTimeout", -32021, "a partial line made no progress before the deadline; the connection closes"),
+        ("IdleTimeout", -32021, "a partial line made no progress, or was not complete, before its deadline; the connection closes"),
+        ("OutputOverflow", -32022, "the client left more output unread than the daemon holds for it; the connection closes"),
         ("LineTooLong", -32700, "a line is longer than the limit; the connection closes"),
     ]
 

@@ -56,6 +56,14 @@ final class Connection: @unchecked Sendable {
     private var lagging: [Int: Int] = [:]
     private var resyncRequested: Set<Int> = []
 
+    /// When the partial line now being read got its first byte (nil between lines): one line
+    /// must be complete within `partialLineDeadline` however it trickles in.
+    private var partialLineStarted: DispatchTime?
+    /// Queued requests wait while unsent output is over `outputCap`; set when one did.
+    private var waitingForOutput = false
+    /// Output passed `outputLimit`: the connection got `OutputOverflow` and takes nothing more.
+    private var overflowed = false
+
     private var lastReadProgress: DispatchTime = .now()
     private var lastWriteProgress: DispatchTime = .now()
 
@@ -165,10 +173,17 @@ final class Connection: @unchecked Sendable {
             let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
             if count > 0 {
                 lastReadProgress = .now()
+                var completed = false
                 for line in framer.append(buffer[0..<count]) {
                     queued.append(.request(line))
                     queuedBytes += line.count
                     requestsRead += 1
+                    completed = true
+                }
+                if !framer.hasPartialLine {
+                    partialLineStarted = nil
+                } else if completed || partialLineStarted == nil {
+                    partialLineStarted = lastReadProgress
                 }
                 if framer.failed {
                     let limit = framer.maximumLineLength
@@ -214,8 +229,9 @@ final class Connection: @unchecked Sendable {
             readingPaused = true
         } else if !shouldPause, readingPaused {
             readingPaused = false
-            // The stall deadline measures the client, not the time we were not reading.
+            // The stall deadlines measure the client, not the time we were not reading.
             lastReadProgress = .now()
+            if partialLineStarted != nil { partialLineStarted = lastReadProgress }
             readSource?.resume()
         }
     }
@@ -225,6 +241,12 @@ final class Connection: @unchecked Sendable {
     private func pump() {
         while !inFlight, !closed, queuedHead < queued.count {
             guard let next = queued[queuedHead] else { preconditionFailure("a taken slot behind queuedHead") }
+            // A client that does not read its replies gets no more work done for it: the
+            // output it has not taken is what bounds its memory (`flush` resumes this).
+            if case .request = next, unsent > settings.outputCap {
+                waitingForOutput = true
+                break
+            }
             queued[queuedHead] = nil
             queuedHead += 1
             if queuedHead == queued.count {
@@ -387,8 +409,35 @@ final class Connection: @unchecked Sendable {
     // MARK: Output
 
     private func append(_ line: [UInt8]) {
+        guard !overflowed else { return }
         if unsent == 0 { lastWriteProgress = .now() }
         output.append(contentsOf: line)
+        if unsent > settings.outputLimit { return overflow() }
+        flush()
+    }
+
+    /// Unsent output passed `outputLimit`: everything not yet begun is dropped, the line being
+    /// written is finished (so the client still reads whole lines), `OutputOverflow` follows,
+    /// and the connection closes once that is written (or the write-stall deadline drops it).
+    private func overflow() {
+        var cut = outputStart
+        if cut > 0, output[cut - 1] != UInt8(ascii: "\n") {
+            cut = output[cut...].firstIndex(of: UInt8(ascii: "\n")).map { $0 + 1 } ?? output.count
+        }
+        let dropped = output.count - cut
+        output.removeSubrange(cut...)
+        let limit = settings.outputLimit
+        output.append(contentsOf: Envelope.error(id: nil, WireError(
+            name: "OutputOverflow", message: "more than \(limit) bytes of output were left unread",
+            data: ["limit": .number(Double(limit))])))
+        overflowed = true
+        lagging = [:]
+        queued = []
+        queuedHead = 0
+        queuedBytes = 0
+        stopReading()
+        server.countDropped()
+        server.logger.log(.warning, "output over \(limit) bytes unread; dropped \(dropped) bytes and closing", fields, throttledAs: .writeStalled)
         flush()
     }
 
@@ -427,6 +476,14 @@ final class Connection: @unchecked Sendable {
             writeSource?.suspend()
         }
         if !lagging.isEmpty { requestResyncs() }
+        if waitingForOutput, unsent <= settings.outputCap {
+            // Not from here: flush runs inside pump (a reply's append), which must not recurse.
+            waitingForOutput = false
+            queue.async { [self] in
+                pump()
+                applyBackpressure()
+            }
+        }
         applyBackpressure()
         closeIfDrained()
     }
@@ -451,6 +508,17 @@ final class Connection: @unchecked Sendable {
             server.logger.log(.warning, "client made no read progress for \(Int(settings.writeStallTimeout)) s; dropping it", fields, throttledAs: .writeStalled)
             server.countDropped()
             close(reason: "write stall")
+        } else if !inputClosed, !readingPaused, framer.hasPartialLine, let started = partialLineStarted,
+            Double(now.uptimeNanoseconds &- started.uptimeNanoseconds) / 1e9 > settings.partialLineDeadline
+        {
+            server.logger.log(.warning, "a line was not complete \(settings.partialLineDeadline) s after it began; closing", fields, throttledAs: .partialLineStalled)
+            server.countDropped()
+            let failure = WireError(
+                name: "IdleTimeout", message: "a line was not complete within \(settings.partialLineDeadline) s of its first byte",
+                data: ["timeout": .number(settings.partialLineDeadline), "limit": .string("partial-line-deadline")])
+            stopReading()
+            queued.append(.fatal(Envelope.error(id: nil, failure)))
+            pump()
         } else if !inputClosed, !readingPaused, framer.hasPartialLine, sinceRead > settings.partialLineTimeout {
             server.logger.log(.warning, "partial line stalled for \(Int(settings.partialLineTimeout)) s; closing", fields, throttledAs: .partialLineStalled)
             server.countDropped()

@@ -95,7 +95,8 @@ public final class LayoutServer: @unchecked Sendable {
         let limits = ServiceLimits(
             maximumViews: settings.maximumViews,
             view: ViewLimits(maximumItems: settings.maximumItemsPerView, maximumBatchSize: settings.effectiveBatchSize),
-            maximumTotalItems: settings.maximumTotalItems, maximumLineLength: settings.maximumLineLength)
+            maximumTotalItems: settings.maximumTotalItems, maximumLineLength: settings.maximumLineLength,
+            maximumSubscriptions: settings.maximumSubscriptions)
         // The hooks reach back into the server, which exists once init returns.
         let box = ServerBox()
         service = LayoutService(

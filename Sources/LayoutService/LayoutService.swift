@@ -12,12 +12,18 @@ public struct ServiceLimits: Hashable, Sendable {
     public var maximumTotalItems: Int
     /// Reported by `daemon.hello`; the server enforces it on lines.
     public var maximumLineLength: Int
+    /// Subscriptions one connection may hold: each costs every mutation of its view an event.
+    public var maximumSubscriptions: Int
 
-    public init(maximumViews: Int = 256, view: ViewLimits = ViewLimits(), maximumTotalItems: Int = 5_000_000, maximumLineLength: Int = 1 << 20) {
+    public init(
+        maximumViews: Int = 256, view: ViewLimits = ViewLimits(), maximumTotalItems: Int = 5_000_000, maximumLineLength: Int = 1 << 20,
+        maximumSubscriptions: Int = 256
+    ) {
         self.maximumViews = maximumViews
         self.view = view
         self.maximumTotalItems = maximumTotalItems
         self.maximumLineLength = maximumLineLength
+        self.maximumSubscriptions = maximumSubscriptions
     }
 }
 
@@ -66,8 +72,29 @@ public final class LayoutService: Sendable {
         var views: [String: ViewHost] = [:]
         var subscriptions: [Int: (connection: ConnectionID, host: ViewHost)] = [:]
         var nextSubscription = 1
+        /// Subscriptions each connection holds (what `maximumSubscriptions` caps).
+        var subscriptionCounts: [ConnectionID: Int] = [:]
         /// Sequencers of the synchronous `handle(line:from:)`; the server numbers its own.
         var sequencers: [ConnectionID: EventSequencer] = [:]
+
+        /// A new subscription id for `connection` on `host`, or `LimitExceeded`
+        /// (`subscriptions`) when the connection holds `maximum` already.
+        mutating func addSubscription(_ connection: ConnectionID, _ host: ViewHost, maximum: Int) throws(WireError) -> Int {
+            guard subscriptionCounts[connection, default: 0] < maximum else {
+                throw LayoutError.limitExceeded(limit: "subscriptions", maximum: maximum).wire
+            }
+            let id = nextSubscription
+            nextSubscription += 1
+            subscriptions[id] = (connection, host)
+            subscriptionCounts[connection, default: 0] += 1
+            return id
+        }
+
+        mutating func removeSubscription(_ id: Int) {
+            guard let (connection, _) = subscriptions.removeValue(forKey: id) else { return }
+            subscriptionCounts[connection, default: 1] -= 1
+            if subscriptionCounts[connection] == 0 { subscriptionCounts[connection] = nil }
+        }
     }
 
     private let directory = Mutex(Directory())
@@ -149,7 +176,7 @@ public final class LayoutService: Sendable {
                     itemBudget.release(host.itemCount)
                     let events = host.delete()
                     directory.withLock { directory in
-                        for event in events { directory.subscriptions[event.subscription!] = nil }
+                        for event in events { directory.removeSubscription(event.subscription!) }
                     }
                     finish(.success(JSONWriter.encode(.object([:]))), events)
                 }
@@ -162,7 +189,7 @@ public final class LayoutService: Sendable {
                 }
                 host.queue.async { [self] in
                     guard host.unsubscribe(id, connection: connection) else { return finish(.failure(notOurs), []) }
-                    directory.withLock { _ = $0.subscriptions.removeValue(forKey: id) }
+                    directory.withLock { $0.removeSubscription(id) }
                     finish(.success(JSONWriter.encode(.object([:]))), [])
                 }
             case _ where ViewHost.mutations.contains(request.method) || ViewHost.reads.contains(request.method):
@@ -176,12 +203,9 @@ public final class LayoutService: Sendable {
                 host.queue.async { [self, params] in
                     var params = params
                     do throws(WireError) {
-                        let (result, events) = try host.perform(request.method, &params, connection: connection, registry: { self.registry }) {
-                            directory.withLock { directory in
-                                let id = directory.nextSubscription
-                                directory.nextSubscription += 1
-                                directory.subscriptions[id] = (connection, host)
-                                return id
+                        let (result, events) = try host.perform(request.method, &params, connection: connection, registry: { self.registry }) { () throws(WireError) -> Int in
+                            try directory.withLock { (directory) throws(WireError) -> Int in
+                                try directory.addSubscription(connection, host, maximum: limits.maximumSubscriptions)
                             }
                         }
                         finish(.success(result), events)
@@ -224,7 +248,7 @@ public final class LayoutService: Sendable {
         let hosts = directory.withLock { directory in
             var hosts = [ObjectIdentifier: ViewHost]()
             for (id, subscription) in directory.subscriptions where subscription.connection == connection {
-                directory.subscriptions[id] = nil
+                directory.removeSubscription(id)
                 hosts[ObjectIdentifier(subscription.host)] = subscription.host
             }
             directory.sequencers[connection] = nil

@@ -63,7 +63,7 @@ final class ViewHost: @unchecked Sendable {
     /// - Returns: the encoded result and the events for subscribers.
     func perform(
         _ method: String, _ params: inout ParamsReader, connection: ConnectionID, registry: () -> StrategyRegistry,
-        newSubscription: () -> Int
+        newSubscription: () throws(WireError) -> Int
     ) throws(WireError) -> (result: [UInt8], events: [Event]) {
         guard !isDeleted else { throw notFound }
         switch method {
@@ -92,7 +92,7 @@ final class ViewHost: @unchecked Sendable {
             return (JSONWriter.encode(.object(["attributes": WireMapping.attributes(attributes)])), [])
         case "view.subscribe":
             try params.finish()
-            let id = newSubscription()
+            let id = try newSubscription()
             subscribers.append((id, connection))
             return (JSONWriter.encode(.object(["subscription": .number(Double(id)), "snapshot": snapshot()])), [])
         default:
