@@ -212,5 +212,123 @@ class FDExhaustionTests(ProcessTestCase):
         daemon.stop()
 
 
+def query(view, id=None, height=1e6):
+    return (json.dumps({"id": id, "method": "view.query", "params": {
+        "view": view, "rect": {"x": 0, "y": 0, "width": 400, "height": height}}}) + "\n").encode()
+
+
+class OutputCeilingTests(ProcessTestCase):
+    def test_queued_requests_wait_while_output_is_unread(self):
+        """40 pipelined whole-view queries (about 750 KB of reply each) from a client that
+        reads nothing: before the fix every reply was computed and queued (950 MiB on a 100k
+        view in the report); now requests wait while unsent output is over output-cap, so the
+        daemon grows by about one reply. Read afterwards, every reply arrives, in order."""
+        with Daemon("--set", "output-cap=262144", "--set", "write-stall-timeout=60") as daemon:
+            with Client(daemon.path, timeout=120) as client:
+                build_big_view(client, "v", 5000)
+                base = resident_bytes(daemon.process.pid)
+                client.send_raw(b"".join(query("v", id) for id in range(100, 140)))
+                # Wait until the daemon stopped: its resident size holds still for a second.
+                previous, still = -1, time.monotonic()
+                while time.monotonic() - still < 1.0:
+                    now = resident_bytes(daemon.process.pid)
+                    if now != previous:
+                        previous, still = now, time.monotonic()
+                    time.sleep(0.05)
+                grown = previous - base
+                replies = [client.read() for _ in range(40)]
+                print("\n  40 unread whole-view queries of 5,000 elements: the daemon grew by %.1f MB" % (grown / 1e6))
+                self.assertEqual([reply["id"] for reply in replies], list(range(100, 140)))
+                self.assertTrue(all(len(reply["result"]["elements"]) == 5000 for reply in replies))
+                # One reply is about 0.75 MB; all 40 would be 30 MB.
+                self.assertLess(grown, 12e6)
+
+    def test_a_connection_past_output_limit_gets_OutputOverflow_and_closes(self):
+        """A reply that would take unsent output past output-limit: the lines before it arrive
+        whole, then `OutputOverflow` (id null), then end of stream; other clients are served."""
+        with Daemon("--set", "output-cap=65536", "--set", "output-limit=1048576") as daemon:
+            with Client(daemon.path, timeout=60) as client:
+                build_big_view(client, "v", 20000)
+                client.send_raw(b"".join([
+                    b'{"id":1,"method":"daemon.hello"}\n', query("v", 2), b'{"id":3,"method":"daemon.hello"}\n']))
+                first = client.read()
+                self.assertEqual(first["id"], 1)
+                overflow = client.read()
+                self.assertEqual(overflow["id"], None)
+                self.assertEqual(overflow["error"]["name"], "OutputOverflow")
+                self.assertEqual(overflow["error"]["code"], -32022)
+                self.assertEqual(overflow["error"]["data"], {"limit": 1048576})
+                self.assertIsNone(client.read())
+            with Client(daemon.path) as other:
+                self.assertEqual(other.call("daemon.status")["result"]["connections"]["dropped"], 1)
+                self.assertIn("result", other.call("view.query", {"view": "v", "rect": {"x": 0, "y": 0, "width": 400, "height": 100}}))
+
+
+class SmallBoundsTests(ProcessTestCase):
+    def test_a_line_trickling_in_is_closed_at_its_deadline(self):
+        """One byte every 0.2 s keeps the no-progress timeout (1 s) happy forever; the total
+        deadline for one line (2 s) closes it with `IdleTimeout`."""
+        with Daemon("--set", "partial-line-timeout=1", "--set", "partial-line-deadline=2") as daemon:
+            with Client(daemon.path, timeout=10) as client:
+                started = time.monotonic()
+                text = b'{"id":1,"method":"daemon.hello","params":{"protocol":[' + b"1," * 200
+                closed = None
+                for byte in text:
+                    try:
+                        client.send_raw(bytes([byte]))
+                    except OSError:
+                        break
+                    if client.pending(0.2):
+                        closed = client.read()
+                        break
+                    self.assertLess(time.monotonic() - started, 8, "the line was never cut off")
+                elapsed = time.monotonic() - started
+                self.assertIsNotNone(closed)
+                self.assertEqual(closed["error"]["name"], "IdleTimeout")
+                self.assertEqual(closed["error"]["data"], {"timeout": 2, "limit": "partial-line-deadline"})
+                self.assertIsNone(client.read())
+                self.assertGreater(elapsed, 1.9)
+                self.assertLess(elapsed, 4)
+
+    def test_subscriptions_per_connection_are_capped(self):
+        """40k subscriptions on one connection made every mutation of the view cost 60 ms; a
+        connection may hold max-subscriptions, and an unsubscribe makes room again."""
+        with Daemon("--set", "max-subscriptions=3") as daemon:
+            with Client(daemon.path) as client, Client(daemon.path) as other:
+                self.assertIn("result", client.call("view.create", flow_view("v", 10)))
+                ids = [client.call("view.subscribe", {"view": "v"})["result"]["subscription"] for _ in range(3)]
+                refused = client.call("view.subscribe", {"view": "v"})["error"]
+                self.assertEqual((refused["name"], refused["data"]), ("LimitExceeded", {"limit": "subscriptions", "maximum": 3}))
+                # Per connection: another one has its own three.
+                self.assertIn("result", other.call("view.subscribe", {"view": "v"}))
+                self.assertIn("result", client.call("view.unsubscribe", {"subscription": ids[0]}))
+                self.assertIn("result", client.call("view.subscribe", {"view": "v"}))
+                self.assertIn("error", client.call("view.subscribe", {"view": "v"}))
+                # A deleted view gives its subscriptions back.
+                self.assertIn("result", client.call("view.delete", {"view": "v"}))
+                self.assertIn("result", client.call("view.create", flow_view("w", 10)))
+                for _ in range(3):
+                    self.assertIn("result", client.call("view.subscribe", {"view": "w"}))
+
+    def test_the_batch_limit_fits_in_a_line(self):
+        """100k inserts could not fit in a 1 MiB line, so the old max-batch promised what no
+        client could send. The limit in effect is at most max-line-length / 16 (the smallest
+        entry), and the default batch fits in the default line."""
+        with Daemon() as daemon, Client(daemon.path, timeout=60) as client:
+            limits = client.call("daemon.hello")["result"]["limits"]
+            self.assertEqual(limits["maximumBatchSize"], 50000)
+            self.assertLessEqual(limits["maximumBatchSize"] * 16, limits["maximumLineLength"])
+            self.assertIn("result", client.call("view.create", flow_view("v", 0)))
+            def insert(count, prefix):
+                return {"view": "v", "updates": [{"op": "insertItems", "section": "s", "at": 0,
+                                                  "items": [{"id": "%s%d" % (prefix, n)} for n in range(count)]}]}
+            line = json.dumps({"id": 9, "method": "view.update", "params": insert(50000, "i")}, separators=(",", ":"))
+            self.assertLess(len(line), limits["maximumLineLength"])
+            self.assertIn("result", client.call("view.update", insert(50000, "i")))
+            self.assertEqual(client.call("view.update", insert(50001, "j"))["error"]["data"]["limit"], "batch size")
+        with Daemon("--set", "max-line-length=4096") as daemon, Client(daemon.path) as client:
+            self.assertEqual(client.call("daemon.hello")["result"]["limits"]["maximumBatchSize"], 256)
+
+
 if __name__ == "__main__":
     unittest.main()
