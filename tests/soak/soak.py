@@ -949,7 +949,56 @@ class SubscribeChurn(Hostile):
         self.soak.absorb(checker)
 
 
-HOSTILES = [NeverReader, NeverReader, NeverReader, HalfLineStaller, Garbage, Oversized, ConnectStorm, KilledClient, SubscribeChurn]
+class CpuBurner(Hostile):
+    """Requests that are all CPU: pipelined lines of wide objects (parse work, then refused
+    for the unknown field) and whole-view queries on a 20,000-item scratch view, every reply
+    read and checked. Before the reactor was split from the request threads, two such
+    clients froze everyone for seconds; the others' round trips (batch latency) and the
+    watchdog must not notice them now."""
+    kind, pause = "cpu_burner", 0.2
+    WIDE = ('{"id":%d,"method":"daemon.status","params":{"x":[' + ",".join(
+        ["{" + ",".join('"k%d":%d' % (n, n) for n in range(1000)) + "}"] * 5) + ']}}\n')
+    ITEMS, BATCH = 20000, 3000
+
+    def round(self):
+        conn = Conn(self.soak.path)
+        self.serial += 1
+        view = "cpu-%s-%d" % (self.name, self.serial)
+        created = conn.call({"id": 1, "method": "view.create", "params": {
+            "view": view, "strategy": "flow", "params": {"itemSize": {"width": 10, "height": 10}},
+            "viewport": {"width": 400, "height": 400}, "sections": [{"id": "s", "items": []}]}})
+        if "result" not in created:
+            raise AssertionError("scratch view refused: %r" % created)
+        for start in range(0, self.ITEMS, self.BATCH):
+            items = [{"id": "c%d" % n} for n in range(start, min(self.ITEMS, start + self.BATCH))]
+            self.expect_result(conn.call({"id": 2, "method": "view.update", "params": {
+                "view": view, "updates": [{"op": "insertItems", "section": "s", "at": start, "items": items}]}}), 2)
+        wide = self.rng.randint(5, 20)
+        conn.send("".join(self.WIDE % (100 + n) for n in range(wide)).encode())
+        conn.send(b"".join(b'{"id":%d,"method":"view.query","params":{"view":"%s","rect":{"x":0,"y":0,"width":400,"height":1e6}}}\n'
+                           % (200 + n, view.encode()) for n in range(3)))
+        for n in range(wide):
+            msg = json.loads(conn.line() or b"null")
+            if not msg or msg.get("id") != 100 + n or msg.get("error", {}).get("name") != "InvalidParams":
+                raise AssertionError("wide line %d answered with %r" % (n, msg and str(msg)[:200]))
+            self.soak.count("hostile_replies_verified")
+        for n in range(3):
+            result = self.expect_result(json.loads(conn.line() or b"null"), 200 + n)
+            if len(result["elements"]) != self.ITEMS:
+                raise AssertionError("a whole-view query gave %d elements" % len(result["elements"]))
+        self.expect_result(conn.call({"id": 3, "method": "view.delete", "params": {"view": view}}), 3)
+        self.soak.count("hostile_lines", wide + 3)
+        conn.close()
+
+    def expect_result(self, msg, wanted):
+        if not msg or msg.get("id") != wanted or "result" not in msg:
+            raise AssertionError("wanted the result of request %r, got %r" % (wanted, msg and str(msg)[:200]))
+        self.soak.count("hostile_replies_verified")
+        return msg["result"]
+
+
+HOSTILES = [NeverReader, NeverReader, NeverReader, HalfLineStaller, Garbage, Oversized, ConnectStorm, KilledClient, SubscribeChurn,
+            CpuBurner, CpuBurner]
 
 
 # --- the soak -------------------------------------------------------------------------------
