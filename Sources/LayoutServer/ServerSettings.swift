@@ -80,7 +80,7 @@ public struct ServerSettings: Hashable, Sendable {
         SettingKey("shutdown-deadline", seconds: \.shutdownDeadline, 0.01...3600),
         SettingKey("max-queued-requests", \.maximumQueuedRequests, 1...1 << 24),
         SettingKey("max-queued-bytes", \.maximumQueuedBytes, 1024...(1 << 34)),
-        SettingKey("max-subscriptions", \.maximumSubscriptions, 1...1 << 24),
+        SettingKey("max-subscriptions", \.maximumSubscriptions, 1...1 << 24, restart: true),
         SettingKey("watchdog-view-timeout", seconds: \.watchdogViewTimeout, 1...86400),
         SettingKey("max-views", \.maximumViews, 1...1 << 24, restart: true),
         SettingKey("max-items", \.maximumItemsPerView, 1...1 << 30, restart: true),
