@@ -77,7 +77,9 @@ public final class LayoutServer: @unchecked Sendable {
         state = Mutex(State(settings: settings, loaded: settings))
         let limits = ServiceLimits(
             maximumViews: settings.maximumViews,
-            view: ViewLimits(maximumItems: settings.maximumItemsPerView, maximumBatchSize: settings.effectiveBatchSize),
+            view: ViewLimits(
+                maximumItems: settings.maximumItemsPerView, maximumBatchSize: settings.effectiveBatchSize,
+                maximumWindowElements: settings.maximumWindowElements),
             maximumTotalItems: settings.maximumTotalItems, maximumLineLength: settings.maximumLineLength)
         // The hooks reach back into the server, which exists once init returns.
         let box = ServerBox()
