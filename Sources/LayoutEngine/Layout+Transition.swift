@@ -15,11 +15,17 @@ extension Layout {
     /// Switches to `newStrategy` (a reconfigured instance or another strategy), keeping the
     /// first visible item anchored and planning the animation.
     ///
-    /// - Parameter windowMargin: how far beyond the viewport, on every side, elements count as
-    ///   on screen (the client's prefetch margin).
-    /// - Complexity: a full prepare of `newStrategy`, plus O(log n + k) queries for the windows.
+    /// - Parameters:
+    ///   - windowMargin: how far beyond the viewport, on every side, elements count as on
+    ///     screen (the client's prefetch margin).
+    ///   - maximumWindowElements: the most elements each window holds (see
+    ///     `windowContents(in:viewport:maximum:)`), so the transition has at most twice as many
+    ///     segments.
+    /// - Complexity: a full prepare of `newStrategy`, plus O(log n + k log k) queries for the windows.
     @discardableResult
-    public func switchStrategy(to newStrategy: any LayoutStrategy, windowMargin: Double = 0) -> LayoutSwitch {
+    public func switchStrategy(
+        to newStrategy: any LayoutStrategy, windowMargin: Double = 0, maximumWindowElements: Int = .max
+    ) -> LayoutSwitch {
         let old = strategy
         let oldViewport = viewport
         let anchor = firstVisibleItem
@@ -37,24 +43,30 @@ extension Layout {
             _ = newStrategy.updateViewport(newViewport, model: model)
         }
 
+        func window(of strategy: any LayoutStrategy, in viewport: Viewport) -> [LayoutAttributes] {
+            Self.windowContents(
+                strategy.elements(in: viewport.window(margin: windowMargin, axis: strategy.scrollAxis), model: model),
+                viewport: viewport.bounds, axis: strategy.scrollAxis, maximum: maximumWindowElements
+            ).elements
+        }
         let moves = Self.moves(
-            from: (old, model, oldViewport.window(margin: windowMargin, axis: old.scrollAxis)),
-            to: (newStrategy, model, newViewport.window(margin: windowMargin, axis: newStrategy.scrollAxis)))
+            from: (old, model, window(of: old, in: oldViewport)), to: (newStrategy, model, window(of: newStrategy, in: newViewport)))
         let transition = newStrategy.planTransition(from: old, moves: moves, model: model)
         adopt(newStrategy)
         return LayoutSwitch(contentOffset: newViewport.offset, anchor: anchor?.id, transition: transition)
     }
 
     /// Changes some of the strategy's parameters (the others keep their values) and switches to
-    /// the reconfigured strategy, animated and anchored like `switchStrategy(to:windowMargin:)`.
+    /// the reconfigured strategy, animated and anchored like `switchStrategy(to:windowMargin:maximumWindowElements:)`.
     ///
     /// - Throws: `unknownParameter` or `invalidParameter`; the layout is then unchanged.
     @discardableResult
     public func reconfigure(
-        _ changes: [String: ParameterValue], windowMargin: Double = 0
+        _ changes: [String: ParameterValue], windowMargin: Double = 0, maximumWindowElements: Int = .max
     ) throws(LayoutError) -> LayoutSwitch {
         let parameters = try strategy.descriptor.resolve(changes, over: strategy.parameters)
-        return switchStrategy(to: try strategy.reconfigured(with: parameters), windowMargin: windowMargin)
+        return switchStrategy(
+            to: try strategy.reconfigured(with: parameters), windowMargin: windowMargin, maximumWindowElements: maximumWindowElements)
     }
 
     /// The offset that puts `newFrame` where `oldFrame` was relative to the viewport's leading
@@ -87,13 +99,13 @@ extension Layout {
     /// layouts; elements only in one layout appear or disappear through the new layout's
     /// initial/final attributes.
     ///
-    /// - Complexity: O(log n + k) per window, O(log n) per element.
+    /// - Complexity: O(log n) per element of the two windows.
     static func moves(
-        from old: (strategy: any LayoutStrategy, model: CollectionModel, window: Rect),
-        to new: (strategy: any LayoutStrategy, model: CollectionModel, window: Rect)
+        from old: (strategy: any LayoutStrategy, model: CollectionModel, window: [LayoutAttributes]),
+        to new: (strategy: any LayoutStrategy, model: CollectionModel, window: [LayoutAttributes])
     ) -> [TransitionSegment] {
-        var keys = Set(old.strategy.elements(in: old.window, model: old.model).map(\.key))
-        keys.formUnion(new.strategy.elements(in: new.window, model: new.model).map(\.key))
+        var keys = Set(old.window.map(\.key))
+        keys.formUnion(new.window.map(\.key))
         return moves(
             of: keys, before: { attributes(for: $0, in: old.strategy, model: old.model) },
             after: { attributes(for: $0, in: new.strategy, model: new.model) }, in: new.strategy, model: new.model)

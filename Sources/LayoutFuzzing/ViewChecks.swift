@@ -13,15 +13,18 @@ public enum ViewChecks {
     ///
     /// Stops at the first failing step (later steps would only repeat it) or when `exhausted`
     /// says the source of numbers ran dry.
+    ///
+    /// - Parameter limits: the view's; a small `maximumWindowElements` checks that windows cut
+    ///   to it stay exact.
     public static func run<Source>(
         _ fuzzer: inout ViewFuzzer<Source>, strategy: String, steps: Int, registry: StrategyRegistry = .builtIn,
-        exhausted: (ViewFuzzer<Source>) -> Bool = { _ in false }
+        limits: ViewLimits = ViewLimits(), exhausted: (ViewFuzzer<Source>) -> Bool = { _ in false }
     ) -> [String] {
         let view: View
         do {
             view = try View(
                 strategy: strategy, sections: fuzzer.sections(), viewport: fuzzer.viewport(), windowMargin: fuzzer.pick([0, 100]),
-                registry: registry)
+                limits: limits, registry: registry)
         } catch {
             return ["a valid initial view was refused: \(error.name) \(error.message)"]
         }
@@ -134,7 +137,15 @@ public enum ViewChecks {
         else {
             return failures + ["the view's own state does not rebuild"]
         }
-        let expected = Dictionary(uniqueKeysWithValues: fresh.elements(in: view.window).map { ($0.key, $0) })
+        let maximum = view.limits.maximumWindowElements
+        let contents = fresh.windowContents(in: view.window, viewport: view.viewport.bounds, maximum: maximum)
+        let expected = Dictionary(uniqueKeysWithValues: contents.elements.map { ($0.key, $0) })
+        if invalidation.windowTruncated != contents.isTruncated {
+            failures.append("windowTruncated \(invalidation.windowTruncated), from scratch \(contents.isTruncated)")
+        }
+        if contents.isTruncated != (fresh.elements(in: view.window).count > maximum) || contents.elements.count > maximum {
+            failures.append("\(contents.elements.count) elements kept, truncated \(contents.isTruncated), maximum \(maximum)")
+        }
         if mirror != expected {
             let missing = Set(expected.keys).subtracting(mirror.keys).sorted().prefix(5)
             let extra = Set(mirror.keys).subtracting(expected.keys).sorted().prefix(5)
@@ -146,6 +157,10 @@ public enum ViewChecks {
             failures.append("content size \(view.layout.contentSize), reported \(invalidation.contentSize), from scratch \(fresh.contentSize)")
         }
         if let transition = invalidation.transition {
+            // The segments cover the old and the new window, each cut to the maximum.
+            if transition.segments.count > 2 * maximum {
+                failures.append("\(transition.segments.count) transition segments, more than twice the maximum \(maximum)")
+            }
             // Each element's last segment ends where the element now is (or fades out where it was).
             var last = [ElementKey: TransitionSegment]()
             for segment in transition.segments { last[segment.key] = segment }

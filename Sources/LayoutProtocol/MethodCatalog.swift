@@ -72,7 +72,14 @@ public enum MethodCatalog {
             parameters: mutation + [p("strategy", "string", "a registered strategy"), p("params", "object", "its parameters", required: false)],
             result: "invalidation"),
         Method(name: "view.setWindowMargin", summary: "change the window margin", parameters: mutation + [p("margin", "number", "points")], result: "invalidation"),
-        Method(name: "view.query", summary: "elements intersecting a rect", parameters: [p("view", "string", "the view's name"), p("rect", "{x, y, width, height}", "the rect")], result: "{elements}"),
+        Method(
+            name: "view.query", summary: "elements intersecting a rect, a page at a time in key order",
+            parameters: [
+                p("view", "string", "the view's name"), p("rect", "{x, y, width, height}", "the rect"),
+                p("limit", "integer", "elements per page, 1 to maximumWindowElements (the default)", required: false),
+                p("after", "{kind, id}", "the next of the previous page: start after this key", required: false),
+            ],
+            result: "{elements, selected, next?}"),
         Method(name: "view.item", summary: "one item's attributes", parameters: [p("view", "string", "the view's name"), p("id", "string", "the item id")], result: "{attributes}"),
         Method(name: "view.subscribe", summary: "a snapshot, then view.invalidated events", parameters: [p("view", "string", "the view's name")], result: "{subscription, snapshot}"),
         Method(name: "view.unsubscribe", summary: "stop events", parameters: [p("subscription", "integer", "from view.subscribe")], result: "{}"),

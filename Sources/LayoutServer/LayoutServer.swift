@@ -94,7 +94,9 @@ public final class LayoutServer: @unchecked Sendable {
         state = Mutex(State(settings: settings, loaded: settings))
         let limits = ServiceLimits(
             maximumViews: settings.maximumViews,
-            view: ViewLimits(maximumItems: settings.maximumItemsPerView, maximumBatchSize: settings.effectiveBatchSize),
+            view: ViewLimits(
+                maximumItems: settings.maximumItemsPerView, maximumBatchSize: settings.effectiveBatchSize,
+                maximumWindowElements: settings.maximumWindowElements),
             maximumTotalItems: settings.maximumTotalItems, maximumLineLength: settings.maximumLineLength,
             maximumSubscriptions: settings.maximumSubscriptions)
         // The hooks reach back into the server, which exists once init returns.
@@ -265,8 +267,9 @@ public final class LayoutServer: @unchecked Sendable {
         }
         guard case .admitted(let connection, let stopping) = admission else {
             if case .refused(let error, let why) = admission {
-                Self.refuse(fd, with: error)
+                // Logged first: once the line is out, the client may look for it.
                 logger.log(.warning, "refused a connection: \(why)", peerFields, throttledAs: .refusedConnection)
+                Self.refuse(fd, with: error)
             }
             return
         }

@@ -351,6 +351,7 @@ public final class LayoutService: Sendable {
             "maximumItemsPerView": .number(Double(limits.view.maximumItems)),
             "maximumTotalItems": .number(Double(limits.maximumTotalItems)),
             "maximumBatchSize": .number(Double(limits.view.maximumBatchSize)),
+            "maximumWindowElements": .number(Double(limits.view.maximumWindowElements)),
         ]
         for (key, value) in hooks.limits().pairs { reported[key] = value }
         return .object(["protocol": .number(Double(version)), "server": .string(serverName), "limits": .object(reported)])

@@ -71,20 +71,7 @@ final class ViewHost: @unchecked Sendable {
             try params.finish()
             return (JSONWriter.encode(snapshot()), [])
         case "view.query":
-            let rect = try params.rect("rect")
-            try params.finish()
-            guard rect.isFinite, rect.width >= 0, rect.height >= 0 else { throw .invalidParams("params.rect", "must be finite with a non-negative size") }
-            let elements = view.layout.elements(in: rect).sorted { $0.key < $1.key }
-            // Which of these cells are selected: what a picture of the region highlights.
-            let selected = elements.filter { $0.kind == .cell && view.model.isSelected($0.id) }.map { JSONValue.string($0.id) }
-            var writer = JSONWriter(capacity: 256 + 160 * elements.count)
-            writer.append(UInt8(ascii: "{"))
-            writer.writeKey("elements", first: true)
-            WireMapping.write(elements, into: &writer)
-            writer.writeKey("selected", first: false)
-            writer.write(.array(selected))
-            writer.append(UInt8(ascii: "}"))
-            return (writer.bytes, [])
+            return (try query(&params), [])
         case "view.item":
             let id = try params.string("id")
             try params.finish()
@@ -100,6 +87,42 @@ final class ViewHost: @unchecked Sendable {
             let events = subscribers.map { Event(connection: $0.connection, name: "view.invalidated", subscription: $0.subscription, params: result) }
             return (result, events)
         }
+    }
+
+    /// `view.query`: one page of the elements intersecting `rect`, in key order: at most
+    /// `limit` (by default and at most `maximumWindowElements`) of those after the key `after`,
+    /// with `next` (the last key of the page) when more remain. Concatenated, the pages are the
+    /// unpaged result (of the view as it is when each page is read).
+    ///
+    /// - Complexity: O(log n + k log k) for the k elements in `rect`, whatever the page.
+    private func query(_ params: inout ParamsReader) throws(WireError) -> [UInt8] {
+        let rect = try params.rect("rect")
+        let maximum = view.limits.maximumWindowElements
+        let limit = try params.optionalInteger("limit") ?? maximum
+        var after: ElementKey?
+        if var cursor = try params.optionalObject("after") { after = try WireMapping.key(&cursor) }
+        try params.finish()
+        guard rect.isFinite, rect.width >= 0, rect.height >= 0 else { throw .invalidParams("params.rect", "must be finite with a non-negative size") }
+        guard limit >= 1 else { throw .invalidParams("params.limit", "must be at least 1") }
+        guard limit <= maximum else { throw LayoutError.limitExceeded(limit: "query elements", maximum: maximum).wire }
+        var remaining = view.layout.elements(in: rect)
+        if let after { remaining.removeAll { !(after < $0.key) } }
+        remaining.sort { $0.key < $1.key }
+        let page = remaining.prefix(limit)
+        // Which of these cells are selected: what a picture of the region highlights.
+        let selected = page.filter { $0.kind == .cell && view.model.isSelected($0.id) }.map { JSONValue.string($0.id) }
+        var writer = JSONWriter(capacity: 256 + 160 * page.count)
+        writer.append(UInt8(ascii: "{"))
+        writer.writeKey("elements", first: true)
+        WireMapping.write(page, into: &writer)
+        writer.writeKey("selected", first: false)
+        writer.write(.array(selected))
+        if remaining.count > limit, let last = page.last {
+            writer.writeKey("next", first: false)
+            writer.write(WireMapping.key(last.key))
+        }
+        writer.append(UInt8(ascii: "}"))
+        return writer.bytes
     }
 
     /// Items the view holds, all of them taken from the daemon's budget. Must run on `queue`.

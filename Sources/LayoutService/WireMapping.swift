@@ -137,6 +137,7 @@ enum WireMapping {
             "changed": .array(invalidation.changed.map(attributes)),
             "left": .array(invalidation.left.map(key)),
         ]
+        if invalidation.windowTruncated { object["windowTruncated"] = .bool(true) }
         if let anchor = invalidation.anchor { object["anchor"] = .string(anchor) }
         if let target = invalidation.targetContentOffset { object["targetContentOffset"] = .point(target) }
         if let changes = invalidation.changes { object["changes"] = Self.changes(changes) }
@@ -173,6 +174,10 @@ enum WireMapping {
         write(invalidation.changed, into: &writer)
         writer.writeKey("left", first: false)
         writer.write(.array(invalidation.left.map(key)))
+        if invalidation.windowTruncated {
+            writer.writeKey("windowTruncated", first: false)
+            writer.write(.bool(true))
+        }
         if let anchor = invalidation.anchor {
             writer.writeKey("anchor", first: false)
             writer.write(anchor)
@@ -216,8 +221,12 @@ enum WireMapping {
         return writer.bytes
     }
 
+    /// The view's state with the elements of its window; `windowTruncated: true` only when the
+    /// window was cut to `maximumWindowElements` (absent otherwise, so snapshots of windows
+    /// that fit read as they always did).
     static func snapshot(_ view: View, name: String) -> JSONValue {
-        .object([
+        let contents = view.windowContents()
+        var object: JSONObject = [
             "view": .string(name), "strategy": .string(view.strategyName), "params": StrategyJSON.parameters(view.parameters),
             "epoch": .number(Double(view.epoch)),
             "viewport": .object([
@@ -227,7 +236,20 @@ enum WireMapping {
             "windowMargin": .number(view.windowMargin), "window": .rect(view.window),
             "contentSize": .size(view.layout.contentSize),
             "sectionCount": .number(Double(view.model.numberOfSections)), "itemCount": .number(Double(view.model.numberOfItems)),
-            "elements": .array(view.snapshot().map(attributes)),
-        ])
+            "elements": .array(contents.elements.map(attributes)),
+        ]
+        if contents.isTruncated { object["windowTruncated"] = .bool(true) }
+        return .object(object)
+    }
+
+    /// An element key as `left` and the `view.query` cursor write it: `{kind, id}`.
+    static func key(_ reader: inout ParamsReader) throws(WireError) -> ElementKey {
+        let kindName = try reader.string("kind")
+        guard let kind = ElementKind(rawValue: kindName) else {
+            throw .invalidParams("\(reader.path).kind", "must be cell, header or footer")
+        }
+        let id = try reader.string("id")
+        try reader.finish()
+        return ElementKey(kind: kind, id: id)
     }
 }

@@ -36,11 +36,11 @@ enum Renderer {
             }
             // The region before and after, each drawn whole; the transition's segments say
             // what moved between them.
-            let queryBefore = call(client, "view.query", ["view": .string(view), "rect": .rect(region)])
+            let queryBefore = queryAll(client, view: view, rect: .rect(region))
             let result = call(client, method, params)
             let moved = result["transition"]?["segments"]?.arrayValue?.count ?? 0
             let after = call(client, "view.get", ["view": .string(view)])
-            let queryAfter = call(client, "view.query", ["view": .string(view), "rect": .rect(region)])
+            let queryAfter = queryAll(client, view: view, rect: .rect(region))
             func selected(_ query: JSONValue) -> Set<String> { Set((query["selected"]?.arrayValue ?? []).compactMap(\.stringValue)) }
             let from = picture(
                 before, elements: queryBefore["elements"]?.arrayValue ?? [], region: region, selected: selected(queryBefore),
@@ -50,7 +50,7 @@ enum Renderer {
                 title: "\(view) after \(method): epoch \(formatNumber(after["epoch"])), \(moved) moving")
             svg = SVGRenderer.renderSideBySide(from, to, fromLabel: "from", toLabel: "to", scale: scale)
         } else {
-            let query = call(client, "view.query", ["view": .string(view), "rect": .rect(region)])
+            let query = queryAll(client, view: view, rect: .rect(region))
             let selected = Set((query["selected"]?.arrayValue ?? []).compactMap(\.stringValue))
             svg = SVGRenderer.render(
                 picture(before, elements: query["elements"]?.arrayValue ?? [], region: region, selected: selected,

@@ -206,6 +206,23 @@ func call(_ client: LayoutClient, _ method: String, _ params: JSONObject) -> JSO
     }
 }
 
+/// Every element `view.query` finds in `rect`, page after page (`after` = the previous page's
+/// `next`), as one `{elements, selected}`: a page holds at most the daemon's
+/// `maximumWindowElements`.
+func queryAll(_ client: LayoutClient, view: String, rect: JSONValue) -> JSONValue {
+    var elements = [JSONValue]()
+    var selected = [JSONValue]()
+    var params: JSONObject = ["view": .string(view), "rect": rect]
+    while true {
+        let page = call(client, "view.query", params)
+        elements += page["elements"]?.arrayValue ?? []
+        selected += page["selected"]?.arrayValue ?? []
+        guard let next = page["next"] else { break }
+        params["after"] = next
+    }
+    return .object(["elements": .array(elements), "selected": .array(selected)])
+}
+
 /// Prints a result: JSON when asked or piped, else the table.
 func emit(_ result: JSONValue, table: (JSONValue) -> String) {
     if invocation.quiet { return }
@@ -516,7 +533,7 @@ case "query":
         let offset = current["viewport"]?["offset"]
         rect = .object(["x": offset?["x"] ?? .number(0), "y": offset?["y"] ?? .number(0), "width": current["viewport"]?["width"] ?? .number(0), "height": current["viewport"]?["height"] ?? .number(0)])
     }
-    emit(call(client, "view.query", ["view": .string(view), "rect": rect])) { result in
+    emit(queryAll(client, view: view, rect: rect)) { result in
         elementsTable(result["elements"]?.arrayValue ?? [], selected: Set((result["selected"]?.arrayValue ?? []).compactMap(\.stringValue)))
     }
 case "item":

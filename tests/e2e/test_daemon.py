@@ -185,6 +185,156 @@ class LimitTests(unittest.TestCase):
             self.assertEqual(client.call("view.get", {"view": "a"})["result"]["epoch"], 0)
 
 
+
+def element_key(element):
+    return (element["kind"], element["id"])
+
+
+def cursor_key(cursor):
+    # Key order: cells, then headers, then footers; by id (UTF-8 bytes, as Swift compares) within a kind.
+    return (["cell", "header", "footer"].index(cursor[0]), cursor[1].encode())
+
+
+class WindowLimitTests(unittest.TestCase):
+    """max-window-elements bounds every snapshot, delta and query page; the cut window stays
+    exact for a mirror, and paged queries walk the whole result. Every reply is checked against
+    protocol/schemas."""
+
+    @classmethod
+    def setUpClass(cls):
+        import test_protocol
+
+        schemas = test_protocol.SchemaTests
+        schemas.setUpClass()
+        cls.documents, cls.jsonschema, cls.resolver, cls.BASE = schemas.documents, schemas.jsonschema, schemas.resolver, schemas.BASE
+        cls.check = schemas.check
+
+    def checked(self, client, method, params, events=None):
+        reply = client.call(method, params, events=events)
+        self.assertIn("result", reply, reply)
+        self.check("methods/%s.params.json" % method, params, method)
+        self.check("methods/%s.result.json" % method, reply["result"], method)
+        for event in events or []:
+            self.check("events/%s.json" % event["event"], event, event["event"])
+        return reply["result"]
+
+    # 1,000 cells of 100 × 100 in rows of 10 with no spacing: 100 rows, 10,000 points tall.
+    PARAMS = {"itemSize": {"width": 100, "height": 100}, "minimumInteritemSpacing": 0, "minimumLineSpacing": 0}
+
+    def test_a_window_over_the_maximum_is_cut_and_stays_exact_for_a_mirror(self):
+        with Daemon("--set", "max-window-elements=50") as daemon, Client(daemon.path) as client, Client(daemon.path) as watcher:
+            self.assertEqual(self.checked(client, "daemon.hello", {})["limits"]["maximumWindowElements"], 50)
+            created = self.checked(client, "view.create", flow_view("v", 1000, width=1000, height=10000, params=self.PARAMS))
+            self.assertEqual(len(created["elements"]), 50)
+            snapshot = self.checked(client, "view.get", {"view": "v"})
+            self.assertEqual(len(snapshot["elements"]), 50)
+            self.assertIs(snapshot["windowTruncated"], True)
+            # Everything is on screen: the 50 lowest keys.
+            ids = sorted(("i%d" % n for n in range(1000)), key=lambda id: id.encode())
+            self.assertEqual([element["id"] for element in snapshot["elements"]], ids[:50])
+
+            subscribed = self.checked(watcher, "view.subscribe", {"view": "v"})
+            mirror = {element_key(element): element for element in subscribed["snapshot"]["elements"]}
+            mutations = [
+                ("view.configure", {"params": {"itemSize": {"width": 50, "height": 50}}, "animated": True}),
+                ("view.update", {"updates": [
+                    {"op": "insertItems", "section": "s", "at": 0, "items": [{"id": "a%d" % n} for n in range(30)]},
+                    {"op": "deleteItems", "ids": ["i%d" % n for n in range(0, 1000, 3)]}], "animated": True}),
+                ("view.resize", {"size": {"width": 1000, "height": 300}, "animated": True}),
+                ("view.setWindowMargin", {"margin": 1000000}),
+                ("view.scroll", {"offset": {"x": 0, "y": 1200}}),
+                ("view.select", {"ids": ["i1", "i2", "a3"], "animated": True}),
+                ("view.configure", {"params": {"itemSize": {"width": 100, "height": 100}}, "animated": True}),
+                ("view.setWindowMargin", {"margin": 0}),
+            ]
+            for method, params in mutations:
+                with self.subTest(method=method, params=params):
+                    params = dict(params, view="v")
+                    result = self.checked(client, method, params)
+                    self.assertLessEqual(len(result["entered"]) + len(result["changed"]), 50)
+                    self.assertLessEqual(len(result.get("transition", {"segments": []})["segments"]), 100)
+                    events = []
+                    self.checked(watcher, "daemon.sync", {}, events=events)
+                    self.assertEqual([event["event"] for event in events], ["view.invalidated"])
+                    delta = events[0]["params"]
+                    self.assertEqual(delta, result)
+                    for key in delta["left"]:
+                        self.assertIsNotNone(mirror.pop((key["kind"], key["id"]), None), key)
+                    for element in delta["entered"]:
+                        self.assertNotIn(element_key(element), mirror)
+                        mirror[element_key(element)] = element
+                    for element in delta["changed"]:
+                        self.assertIn(element_key(element), mirror)
+                        mirror[element_key(element)] = element
+                    fresh = self.checked(client, "view.get", {"view": "v"})
+                    self.assertEqual(mirror, {element_key(element): element for element in fresh["elements"]})
+                    self.assertEqual(delta.get("windowTruncated", False), fresh.get("windowTruncated", False))
+                    self.assertLessEqual(len(mirror), 50)
+            # The last margin of 0 fits a 1000 × 300 viewport of 100 × 100 cells: not cut.
+            self.assertNotIn("windowTruncated", fresh)
+            self.assertEqual(len(fresh["elements"]), 30)
+
+    def test_query_pages_walk_the_whole_result_in_key_order(self):
+        with Daemon("--set", "max-window-elements=50") as daemon, Client(daemon.path) as client:
+            self.checked(client, "view.create", flow_view("v", 1000, width=1000, height=10000, params=self.PARAMS))
+            everything = {"x": 0, "y": 0, "width": 1000, "height": 10000}
+            # A region of 40 elements fits one page: paged by 7 it is the same list.
+            region = {"x": 0, "y": 0, "width": 1000, "height": 400}
+            whole = self.checked(client, "view.query", {"view": "v", "rect": region})
+            self.assertEqual(len(whole["elements"]), 40)
+            self.assertNotIn("next", whole)
+            for rect, limit in ((region, 7), (everything, 7), (everything, 50)):
+                with self.subTest(rect=rect, limit=limit):
+                    pages, after = [], None
+                    while True:
+                        params = {"view": "v", "rect": rect, "limit": limit}
+                        if after is not None:
+                            params["after"] = after
+                        page = self.checked(client, "view.query", params)
+                        self.assertLessEqual(len(page["elements"]), limit)
+                        pages.append(page)
+                        if "next" not in page:
+                            break
+                        after = page["next"]
+                        self.assertEqual(after, {"kind": "cell", "id": page["elements"][-1]["id"]})
+                    walked = [element for page in pages for element in page["elements"]]
+                    keys = [element_key(element) for element in walked]
+                    self.assertEqual(keys, sorted(keys, key=cursor_key))
+                    self.assertEqual(len(set(keys)), len(keys))
+                    if rect is region:
+                        self.assertEqual(walked, whole["elements"])
+                        self.assertEqual([id for page in pages for id in page["selected"]], whole["selected"])
+                    else:
+                        self.assertEqual(len(walked), 1000)
+            # A cursor need not name an element; a limit over the maximum, under 1 or a bad cursor is refused.
+            page = self.checked(client, "view.query", {"view": "v", "rect": region, "after": {"kind": "cell", "id": "i1~"}})
+            self.assertTrue(all(element["id"].encode() > b"i1~" for element in page["elements"]))
+            self.assertEqual(client.call("view.query", {"view": "v", "rect": region, "limit": 51})["error"]["name"], "LimitExceeded")
+            self.assertEqual(client.call("view.query", {"view": "v", "rect": region, "limit": 0})["error"]["name"], "InvalidParams")
+            for bad in ({"kind": "cell"}, {"kind": "row", "id": "i1"}, {"kind": "cell", "id": "i1", "section": 0}, "i1"):
+                reply = client.call("view.query", {"view": "v", "rect": region, "after": bad})
+                self.assertEqual(reply["error"]["name"], "InvalidParams", bad)
+
+    def test_a_snapshot_of_100k_items_on_screen_is_bounded_by_the_default_maximum(self):
+        # The issue's measurement: a viewport over all of a 100,000-item view.
+        with Daemon("--set", "max-line-length=16777216") as daemon, Client(daemon.path, timeout=120) as client:
+            params = {"itemSize": {"width": 10, "height": 10}, "minimumInteritemSpacing": 0, "minimumLineSpacing": 0}
+            client.send("view.create", flow_view("big", 100000, width=1000, height=10000, params=params))
+            created = json.loads(client.read_line())
+            self.assertEqual(len(created["result"]["elements"]), 20000)
+            started = time.monotonic()
+            client.send("view.get", {"view": "big"})
+            line = client.read_line()
+            elapsed = time.monotonic() - started
+            snapshot = json.loads(line)["result"]
+            self.assertEqual(len(snapshot["elements"]), 20000)
+            self.assertIs(snapshot["windowTruncated"], True)
+            self.assertEqual(snapshot["itemCount"], 100000)
+            self.assertLess(len(line), 4 << 20, "%d bytes in %.2f s" % (len(line), elapsed))
+            page = self.checked(client, "view.query", {"view": "big", "rect": {"x": 0, "y": 0, "width": 1000, "height": 10000}})
+            self.assertEqual(len(page["elements"]), 20000)
+            self.assertIn("next", page)
+
 class ConcurrencyTests(unittest.TestCase):
     def test_pipelined_replies_keep_request_order(self):
         with Daemon() as daemon, Client(daemon.path) as client:

@@ -155,6 +155,20 @@ class ExitCodeTests(unittest.TestCase):
         garbage.close()
 
 
+class PagingTests(unittest.TestCase):
+    def test_query_reads_every_page(self):
+        # A page holds at most max-window-elements; layoutctl follows next to the end.
+        with Daemon("--set", "max-window-elements=5") as daemon:
+            def run(*arguments):
+                result = ctl(*arguments, socket_path=daemon.path)
+                self.assertEqual(result.returncode, 0, result.stderr)
+                return result.stdout
+            run("create", "v", "--strategy", "flow", "--width", "320", "--height", "230", "--param", "itemSize=100x100", "--items", "23")
+            query = json.loads(run("query", "v", "--rect", "0,0,320,10000"))
+            self.assertEqual(sorted(element["id"] for element in query["elements"]), sorted("i%d" % n for n in range(23)))
+            self.assertEqual(len(json.loads(run("get", "v"))["elements"]), 5)
+
+
 class OutputTests(GoldenCase):
     @classmethod
     def setUpClass(cls):

@@ -33,8 +33,12 @@ public struct Invalidation: Hashable, Sendable {
     public var entered: [LayoutAttributes]
     /// Elements in both windows whose attributes changed.
     public var changed: [LayoutAttributes]
-    /// Elements that were in the previous window and are not in this one.
+    /// Elements that were in the previous window and are not in this one (or are, but no
+    /// longer among the `maximumWindowElements` it holds).
     public var left: [ElementKey]
+    /// The window rect holds more than `ViewLimits.maximumWindowElements` elements: the
+    /// window is the ones nearest the viewport (see `View.windowContents()`).
+    public var windowTruncated: Bool
     /// From/to attributes with timing, when the mutation was animated.
     public var transition: Transition?
     /// What a data mutation did, by id.

@@ -147,7 +147,8 @@ extension View {
         _ changes: [String: ParameterValue], animated: Bool = false, ifEpoch: Int? = nil
     ) throws(LayoutError) -> Invalidation {
         try mutate(ifEpoch: ifEpoch) { () throws(LayoutError) -> Outcome in
-            let switched = try layout.reconfigure(changes, windowMargin: windowMargin)
+            let switched = try layout.reconfigure(
+                changes, windowMargin: windowMargin, maximumWindowElements: limits.maximumWindowElements)
             var outcome = Outcome()
             outcome.context.invalidatesEverything = true
             outcome.anchor = switched.anchor
@@ -167,7 +168,8 @@ extension View {
     ) throws(LayoutError) -> Invalidation {
         try mutate(ifEpoch: ifEpoch) { () throws(LayoutError) -> Outcome in
             let strategy = try (registry ?? self.registry).makeStrategy(named: name, parameters: parameters)
-            let switched = layout.switchStrategy(to: strategy, windowMargin: windowMargin)
+            let switched = layout.switchStrategy(
+                to: strategy, windowMargin: windowMargin, maximumWindowElements: limits.maximumWindowElements)
             strategyName = name
             var outcome = Outcome()
             outcome.context.invalidatesEverything = true
@@ -189,13 +191,14 @@ extension View {
     }
 
     /// Checks the epoch, runs `body` (which validates everything before it changes anything),
-    /// and diffs the window before and after.
+    /// and diffs the window before and after: both cut to `limits.maximumWindowElements`, so the
+    /// delta carries at most twice that many elements and keeps a mirror of the cut window exact.
     ///
-    /// - Complexity: O(log n + k) for the two window queries, plus `body`.
+    /// - Complexity: O(log n + k log k) for the two window queries, plus `body`.
     private func mutate(ifEpoch: Int?, _ body: () throws(LayoutError) -> Outcome) throws(LayoutError) -> Invalidation {
         if let ifEpoch, ifEpoch != epoch { throw .staleEpoch(expected: ifEpoch, actual: epoch) }
         var before = [ElementKey: LayoutAttributes]()
-        for attributes in layout.elements(in: window) { before[attributes.key] = attributes }
+        for attributes in windowContents().elements { before[attributes.key] = attributes }
         let oldContentSize = layout.contentSize
         let oldOffset = viewport.offset
 
@@ -203,9 +206,10 @@ extension View {
         epoch += 1
 
         let newWindow = window
+        let contents = windowContents()
         var entered = [LayoutAttributes]()
         var changed = [LayoutAttributes]()
-        for attributes in layout.elements(in: newWindow) {
+        for attributes in contents.elements {
             if let old = before.removeValue(forKey: attributes.key) {
                 if old != attributes { changed.append(attributes) }
             } else {
@@ -218,8 +222,8 @@ extension View {
         outcome.context.contentOffsetAdjustment = Point(x: viewport.offset.x - oldOffset.x, y: viewport.offset.y - oldOffset.y)
         return Invalidation(
             epoch: epoch, contentSize: contentSize, contentOffset: viewport.offset, context: outcome.context,
-            window: newWindow, entered: entered.sorted { $0.key < $1.key }, changed: changed.sorted { $0.key < $1.key },
-            left: before.keys.sorted(), transition: outcome.transition, changes: outcome.changes,
+            window: newWindow, entered: entered, changed: changed, left: before.keys.sorted(),
+            windowTruncated: contents.isTruncated, transition: outcome.transition, changes: outcome.changes,
             targetContentOffset: outcome.target, anchor: outcome.anchor)
     }
 
@@ -235,7 +239,9 @@ extension View {
     /// Animated, the attributes around the window are captured first (the window grown by one
     /// viewport along the scroll axis on each side), so an element that slides into the window
     /// from just outside it moves from where it was; one from farther away fades in. The capture
-    /// is O(log n + k), so an animated change costs what the change itself costs.
+    /// is O(log n + k), so an animated change costs what the change itself costs. The segments
+    /// cover the elements of the old and the new window (each cut to the maximum), so at most
+    /// twice `limits.maximumWindowElements`.
     ///
     /// - Returns: the transition (when animated) and the anchor kept in place.
     private func anchored(
@@ -249,10 +255,13 @@ extension View {
         if animated {
             let axis = layout.strategy.scrollAxis
             let reach = windowMargin + axis.main(of: oldViewport.size)
+            var inWindow = [LayoutAttributes]()
             for attributes in layout.elements(in: oldViewport.window(margin: reach, axis: axis)) {
                 captured[attributes.key] = attributes
-                if attributes.frame.intersects(oldWindow) { oldKeys.insert(attributes.key) }
+                if attributes.frame.intersects(oldWindow) { inWindow.append(attributes) }
             }
+            let old = Layout.windowContents(inWindow, viewport: oldViewport.bounds, axis: axis, maximum: limits.maximumWindowElements)
+            oldKeys = Set(old.elements.map(\.key))
         }
         guard try change() else { return (animated ? Transition(duration: 0, segments: []) : nil, nil) }
         layout.keepAnchor(anchor, oldViewport: oldViewport)
@@ -260,7 +269,7 @@ extension View {
 
         let strategy = layout.strategy
         var keys = oldKeys
-        keys.formUnion(layout.elements(in: window).map(\.key))
+        keys.formUnion(windowContents().elements.map(\.key))
         let moves = Layout.moves(
             of: keys, before: { captured[$0] }, after: { layout.attributes(for: $0) }, in: strategy, model: layout.model)
         return (strategy.planTransition(from: strategy, moves: moves, model: layout.model), anchor?.id)

@@ -5,10 +5,15 @@ public struct ViewLimits: Hashable, Sendable {
     public var maximumItems: Int
     /// Items and sections one batch, measurement or selection request may name.
     public var maximumBatchSize: Int
+    /// Elements a window holds (see `View.windowContents()`): the bound on what a snapshot or
+    /// an invalidation carries, whatever the viewport and margin. Not a refusal: a larger
+    /// window is cut to the elements nearest the viewport.
+    public var maximumWindowElements: Int
 
-    public init(maximumItems: Int = 2_000_000, maximumBatchSize: Int = 100_000) {
+    public init(maximumItems: Int = 2_000_000, maximumBatchSize: Int = 100_000, maximumWindowElements: Int = 20_000) {
         self.maximumItems = maximumItems
         self.maximumBatchSize = maximumBatchSize
+        self.maximumWindowElements = maximumWindowElements
     }
 }
 
@@ -60,10 +65,17 @@ public final class View {
     /// the scroll axis.
     public var window: Rect { viewport.window(margin: windowMargin, axis: layout.strategy.scrollAxis) }
 
-    /// Every element in the window, ordered by key: what a client starts its mirror from.
-    public func snapshot() -> [LayoutAttributes] {
-        layout.elements(in: window).sorted { $0.key < $1.key }
+    /// The elements in the window, ordered by key: what a client starts its mirror from. At
+    /// most `limits.maximumWindowElements`, the ones nearest the viewport when the window rect
+    /// holds more (see `Layout.windowContents(in:viewport:maximum:)`).
+    ///
+    /// - Complexity: O(log n + k log k) for the k elements in the window rect.
+    public func windowContents() -> WindowContents {
+        layout.windowContents(in: window, viewport: viewport.bounds, maximum: limits.maximumWindowElements)
     }
+
+    /// The elements of `windowContents()`.
+    public func snapshot() -> [LayoutAttributes] { windowContents().elements }
 
     static func validate(windowMargin: Double) throws(LayoutError) {
         guard windowMargin.isFinite, windowMargin >= 0 else {
