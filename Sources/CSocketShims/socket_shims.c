@@ -3,6 +3,7 @@
 
 #include <stddef.h>
 #include <sys/socket.h>
+#include <malloc.h>
 
 int layoutd_accept(int listener) {
     return accept4(listener, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
@@ -17,3 +18,5 @@ int layoutd_peer_credentials(int fd, pid_t *pid, uid_t *uid, gid_t *gid) {
     *gid = credentials.gid;
     return 0;
 }
+
+int layoutd_set_malloc_arena_max(int count) { return mallopt(M_ARENA_MAX, count); }

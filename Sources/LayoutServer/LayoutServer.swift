@@ -163,7 +163,7 @@ public final class LayoutServer: @unchecked Sendable {
             Glibc.close(reserveFD)
             reserveFD = -1
             if let fd = try? UnixSocket.accept(listener) {
-                Self.refuse(fd, with: Self.connectionLimit(maximum: 0, perUID: settings.maximumConnectionsPerUID, reason: "file descriptors"))
+                Self.refuseAtOnce(fd, with: Self.connectionLimit(maximum: 0, perUID: settings.maximumConnectionsPerUID, reason: "file descriptors"))
                 refused = true
             } else {
                 refused = false
@@ -220,17 +220,61 @@ public final class LayoutServer: @unchecked Sendable {
             data: ["limit": .string(reason), "maximum": .number(Double(maximum)), "maximumPerUID": .number(Double(perUID))])
     }
 
-    /// A refused connection is answered and closed here and now: its error line fits in the
-    /// socket's buffer, so it needs no queue, no deadline and holds its fd for no time.
-    private static func refuse(_ fd: Int32, with error: WireError) {
+    /// A refused connection gets its error line (it fits in the socket's buffer) and our side
+    /// shut down at once. Then, rather than close with the client's first request unread
+    /// (which turns its end of stream into a reset, and its write into EPIPE), it waits for
+    /// the client to close, `refusalLinger` at most, and never more than
+    /// `maximumLingeringRefusals` at a time (past that it closes at once): a connect flood
+    /// holds no more than that many fds, for no more than that long.
+    private func refuse(_ fd: Int32, with error: WireError) {
+        Self.sendRefusal(fd, error)
+        guard lingeringRefusals < Self.maximumLingeringRefusals else { return Self.discardAndClose(fd) }
+        lingeringRefusals += 1
+        // Touched on `queue` only (its handlers and the timer below run there).
+        nonisolated(unsafe) let source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
+        source.setEventHandler {
+            if Self.discardInput(fd) { source.cancel() }
+        }
+        source.setCancelHandler { [self] in
+            Glibc.close(fd)
+            lingeringRefusals -= 1
+        }
+        source.resume()
+        queue.asyncAfter(deadline: .now() + Self.refusalLinger) { source.cancel() }
+    }
+
+    /// Refused connections waiting for their client to close (touched on `queue` only).
+    private var lingeringRefusals = 0
+    static let refusalLinger = 0.25
+    /// Within `fdMargin`, beside the daemon's own fds.
+    static let maximumLingeringRefusals = 16
+
+    private static func sendRefusal(_ fd: Int32, _ error: WireError) {
         let line = Envelope.error(id: nil, error)
         _ = line.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
         Glibc.shutdown(fd, Int32(SHUT_WR))
-        // Whatever the client already sent is read and dropped: closing with unread input
-        // would turn its end of stream into a reset.
+    }
+
+    /// Reads and drops what the client sent; true at its end of stream (or an error).
+    private static func discardInput(_ fd: Int32) -> Bool {
         var buffer = [UInt8](repeating: 0, count: 4096)
-        for _ in 0..<16 where buffer.withUnsafeMutableBytes({ recv(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }) > 0 {}
+        while true {
+            let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
+            if count > 0 { continue }
+            if count < 0, errno == EINTR { continue }
+            return !(count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+        }
+    }
+
+    private static func discardAndClose(_ fd: Int32) {
+        _ = discardInput(fd)
         Glibc.close(fd)
+    }
+
+    /// Out of fds: the one client accepted through the reserve is answered and closed at once.
+    private static func refuseAtOnce(_ fd: Int32, with error: WireError) {
+        sendRefusal(fd, error)
+        discardAndClose(fd)
     }
 
     private enum Admission {
@@ -269,7 +313,7 @@ public final class LayoutServer: @unchecked Sendable {
             if case .refused(let error, let why) = admission {
                 // Logged first: once the line is out, the client may look for it.
                 logger.log(.warning, "refused a connection: \(why)", peerFields, throttledAs: .refusedConnection)
-                Self.refuse(fd, with: error)
+                refuse(fd, with: error)
             }
             return
         }

@@ -118,14 +118,17 @@ class FaultTests(ProcessTestCase):
                  ", ".join("%.3f" % seconds for seconds in restart_seconds)))
 
     def test_memory_stays_under_the_ceiling_the_limits_set(self):
-        """Clients try to exhaust memory three ways: views and items past the daemon-wide
-        budget, and pipelining large lines without reading the replies. Every attempt past a
-        limit gets LimitExceeded and changes nothing, and the peak resident size stays under
-        the ceiling RELIABILITY.md gives: baseline + max-total-items x 400 B + connections x
-        (max-queued-bytes + max-line-length + output-cap + 1 MiB of reads)."""
-        budget, line_cap, queued_cap, output_cap, floods = 300000, 1 << 20, 2 << 20, 1 << 20, 4
+        """Clients try to exhaust memory four ways: views and items past the daemon-wide
+        budget, pipelining large lines without reading the replies, and pipelining whole-view
+        queries without reading them. Every attempt past a limit gets LimitExceeded and changes
+        nothing, and the peak resident size stays under the ceiling RELIABILITY.md gives:
+        baseline + max-total-items x 400 B + connections x (max-queued-bytes + 8 x
+        max-line-length + output-limit + max-window-elements x 1 KB + 1 MiB of reads)."""
+        budget, line_cap, queued_cap, output_cap, output_limit, window, floods, queriers = \
+            300000, 1 << 20, 2 << 20, 1 << 20, 4 << 20, 5000, 4, 2
         flags = ["--log-level", "info", "--set", "max-total-items=%d" % budget, "--set", "max-views=12", "--set", "max-items=100000",
-                 "--set", "max-queued-bytes=%d" % queued_cap, "--set", "output-cap=%d" % output_cap, "--set", "max-line-length=%d" % line_cap]
+                 "--set", "max-queued-bytes=%d" % queued_cap, "--set", "output-cap=%d" % output_cap, "--set", "max-line-length=%d" % line_cap,
+                 "--set", "output-limit=%d" % output_limit, "--set", "max-window-elements=%d" % window]
         with Daemon(*flags) as daemon:
             pid = daemon.process.pid
             baseline = resident_bytes(pid)
@@ -170,6 +173,15 @@ class FaultTests(ProcessTestCase):
             busy = threading.Thread(target=keep_busy)
             busy.start()
             flooders = []
+            # Queriers: whole-view queries (a page of max-window-elements each) pipelined and
+            # never read; the daemon stops running them once output-cap is unsent.
+            query = (b'{"id":7,"method":"view.query","params":{"view":"v2","rect":{"x":0,"y":0,"width":400,"height":1e9}}}\n') * 40
+            for _ in range(queriers):
+                sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+                sock.connect(daemon.path)
+                sock.sendall(query)
+                flooders.append(sock)
             for _ in range(floods):
                 sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
                 sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
@@ -179,7 +191,7 @@ class FaultTests(ProcessTestCase):
             sent = [0] * floods
             deadline = time.monotonic() + 4
             while time.monotonic() < deadline:
-                for index, sock in enumerate(flooders):
+                for index, sock in enumerate(flooders[queriers:]):
                     try:
                         sent[index] += sock.send(burst[sent[index] % len(burst):])
                     except OSError:
@@ -188,14 +200,15 @@ class FaultTests(ProcessTestCase):
             stop.set()
             busy.join(60)
             peak = resident_bytes(pid, "VmHWM")
-            ceiling = baseline + budget * 400 + (floods + 2) * (queued_cap + line_cap + output_cap + (1 << 20))
+            ceiling = baseline + budget * 400 + (floods + queriers + 2) * (
+                queued_cap + 8 * line_cap + output_limit + window * 1024 + (1 << 20))
             for sock in flooders:
                 sock.close()
             with Client(daemon.path) as client:
                 self.assertIn("result", client.call("daemon.status"))
             self.assertLess(peak, ceiling)
-            print("\n  memory: baseline %.1f MiB, peak %.1f MiB with %d items and %d flooders (%.1f MiB sent), ceiling %.1f MiB"
-                  % (baseline / 2**20, peak / 2**20, budget, floods, sum(sent) / 2**20, ceiling / 2**20))
+            print("\n  memory: baseline %.1f MiB, peak %.1f MiB with %d items, %d flooders (%.1f MiB sent) and %d unread queriers, ceiling %.1f MiB"
+                  % (baseline / 2**20, peak / 2**20, budget, floods, sum(sent) / 2**20, queriers, ceiling / 2**20))
 
 
 class SoakRegressionTests(unittest.TestCase):
