@@ -12,7 +12,7 @@ import threading
 import time
 import unittest
 
-from harness import DAEMON, Client, Daemon, NotifyListener, ProcessTestCase, flow_view, percentile, resident_bytes
+from harness import DAEMON, ROOT, Client, Daemon, NotifyListener, ProcessTestCase, flow_view, percentile, resident_bytes
 
 
 def wide_line(id, objects=95, keys=1000):
@@ -126,6 +126,65 @@ class FairnessTests(ProcessTestCase):
         self.assertLess(max(connects), 0.200)
         # Pings every 0.5 s: a gap of a whole WATCHDOG_USEC is what makes systemd kill.
         self.assertLess(max(gaps), 1.0, gaps)
+
+
+class WatchdogTests(ProcessTestCase):
+    def test_a_busy_view_keeps_the_pings_a_stuck_one_stops_them(self):
+        """What the watchdog proves: the main thread runs and every view answers a probe within
+        watchdog-view-timeout. A plugin view that takes 0.6 s per layout (under the 1.5 s
+        timeout) keeps the pings coming; one that takes 3.5 s stops them until it is done,
+        and says which view in the log; meanwhile another view is served at once."""
+        source = os.path.join(os.path.dirname(os.path.abspath(__file__)), "plugins", "rows.c")
+        header = os.path.join(ROOT, "Sources", "CLayoutPlugin", "include")
+        plugins = os.path.join(self.dir, "plugins")
+        os.mkdir(plugins, 0o755)
+        subprocess.run(["cc", "-shared", "-fPIC", "-O2", "-Wall", "-Wextra", "-Werror", "-I", header, '-DNAME="slow"',
+                        "-DSLOW_WHEN_WIDE", source, "-o", os.path.join(plugins, "slow.so"), "-lm"], check=True)
+        notify = NotifyListener(self.dir)
+        self.addCleanup(notify.close)
+        daemon = Daemon("--plugin-dir", plugins, "--set", "watchdog-view-timeout=1.5",
+                        env={"NOTIFY_SOCKET": notify.path, "WATCHDOG_USEC": "600000"})
+        daemon.start()
+        self.addCleanup(daemon.stop)
+
+        def pings_during(width):
+            """Resizes the slow view to `width` (its layout then takes width - 1000 ms) while
+            another client is served; the ping times from the resize to its reply, and the
+            worst round trip of the other client meanwhile."""
+            with Client(daemon.path, timeout=30) as slow, Client(daemon.path) as other:
+                mark = len(notify.messages)
+                started = time.monotonic()
+                id = slow.send("view.resize", {"view": "s", "size": {"width": width, "height": 600}})
+                worst = 0
+                while not slow.pending(0.01):
+                    before = time.monotonic()
+                    self.assertIn("result", other.call("view.scroll", {"view": "light", "offset": {"x": 0, "y": 10}}))
+                    worst = max(worst, time.monotonic() - before)
+                self.assertIn("result", slow.read_until_reply(id))
+                ended = time.monotonic()
+                with notify.lock:
+                    pings = [at for at, message in notify.messages[mark:] if "WATCHDOG=1" in message and at <= ended]
+                gaps = [b - a for a, b in zip([started] + pings, pings + [ended])]
+                return ended - started, max(gaps), worst
+
+        with Client(daemon.path) as client:
+            created = client.call("view.create", {"view": "s", "strategy": "slow", "params": {"rowHeight": 40, "spacing": 0},
+                                                  "viewport": {"width": 400, "height": 600},
+                                                  "sections": [{"id": "a", "items": [{"id": "i%d" % n} for n in range(20)]}]})
+            self.assertIn("result", created)
+            self.assertIn("result", client.call("view.create", flow_view("light", 50)))
+        busy, busy_gap, busy_worst = pings_during(1600)
+        stuck, stuck_gap, stuck_worst = pings_during(4500)
+        print("\n  watchdog every 0.3 s: view busy %.1f s, largest ping gap %.2f s; view stuck %.1f s, largest gap %.2f s; "
+              "other view's worst round trip %.0f / %.0f ms" % (busy, busy_gap, stuck, stuck_gap, busy_worst * 1000, stuck_worst * 1000))
+        self.assertGreater(busy, 0.55)
+        self.assertLess(busy_gap, 0.6)
+        self.assertGreater(stuck, 3.4)
+        # Pings stop once the probe has waited 1.5 s, and come back when the view answers.
+        self.assertGreater(stuck_gap, 1.5)
+        self.assertLess(stuck_gap, stuck)
+        self.assertIn("view 's' has not answered for", daemon.read_log())
+        self.assertLess(max(busy_worst, stuck_worst), 0.2)
 
 
 def limit_fds(count):

@@ -12,12 +12,15 @@
  *   NO_LAYOUT          leaves the layout callback NULL
  *   NAN_WHEN_WIDE      passes layoutd's check, then writes NaN heights in viewports over 1000 wide
  *   SNAP               scrolling comes to rest at the nearest row start (target_content_offset)
+ *   SLOW_WHEN_WIDE     passes layoutd's check, then takes (width - 1000) ms per layout in viewports
+ *                      over 1000 wide: a view legitimately busy, or stuck, as long as a test likes
  */
 #include <layoutd/plugin.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #ifndef NAME
 #define NAME "rows"
@@ -63,6 +66,13 @@ static void rows_layout(void *instance, const layoutd_input *input, layoutd_outp
     const double drift = 0;
 #endif
     double width = input->viewport.size.width, y = drift;
+#ifdef SLOW_WHEN_WIDE
+    if (width > 1000) {
+        double seconds = (width - 1000) / 1000;
+        struct timespec pause = {(time_t)seconds, (long)((seconds - floor(seconds)) * 1e9)};
+        while (nanosleep(&pause, &pause) != 0) {}
+    }
+#endif
     for (size_t s = 0; s < input->section_count; s++) {
         const layoutd_section *section = &input->sections[s];
         if (section->has_header) {
