@@ -94,11 +94,35 @@ public final class Layout {
 
     /// Scrolls or resizes.
     ///
-    /// - Throws: `invalidViewport`.
+    /// Only the parts that change are validated: the rest is the current viewport, which may
+    /// hold an offset the engine chose (to keep an anchor, or a snapping target) beyond the
+    /// bound a client may send.
+    ///
+    /// - Throws: `invalidViewport` for a changed size, offset or insets that `Viewport.validate`
+    ///   would refuse.
     @discardableResult
-    public func setViewport(_ viewport: Viewport) throws(LayoutError) -> ViewportInvalidation {
-        try viewport.validate()
-        return strategy.updateViewport(viewport, model: model)
+    public func setViewport(_ newViewport: Viewport) throws(LayoutError) -> ViewportInvalidation {
+        let current = viewport
+        if newViewport.size != current.size { try Viewport.validate(size: newViewport.size) }
+        if newViewport.offset != current.offset { try Viewport.validate(offset: newViewport.offset) }
+        if newViewport.contentInsets != current.contentInsets {
+            try Viewport.validate(contentInsets: newViewport.contentInsets)
+        }
+        return strategy.updateViewport(newViewport, model: model)
+    }
+
+    /// Moves to an offset the engine chose (a clamped snapping target): a sum of bounded
+    /// lengths, so it is not held to the bound clients are.
+    ///
+    /// - Throws: `invalidViewport` if the strategy's target is not finite.
+    @discardableResult
+    func scroll(toTarget offset: Point) throws(LayoutError) -> ViewportInvalidation {
+        guard offset.isFinite else {
+            throw .invalidViewport(reason: "the strategy's target offset is not finite, got \(offset)")
+        }
+        var moved = viewport
+        moved.offset = offset
+        return strategy.updateViewport(moved, model: model)
     }
 
     /// Takes a strategy that is already prepared for this model.

@@ -6,7 +6,8 @@ import LayoutGeometry
 /// A thrown `LayoutError` always means nothing changed: models, strategies and registries
 /// validate a whole request before they apply any of it.
 public enum LayoutError: Error, Hashable, Sendable {
-    /// A size that is negative, NaN or infinite. `field` names which size of the element.
+    /// A size that is negative, NaN, infinite or beyond `LayoutBounds.maximumCoordinate`.
+    /// `field` names which size of the element.
     case invalidSize(id: String, field: String)
     /// An empty id: ids are how clients address items, so they must be non-empty.
     case invalidID(String)
@@ -53,7 +54,7 @@ public enum LayoutError: Error, Hashable, Sendable {
     public var message: String {
         switch self {
         case .invalidSize(let id, let field):
-            "\(field) of '\(id)' must be finite and not negative"
+            "\(field) of '\(id)' must be finite, not negative and at most \(LayoutBounds.maximumText)"
         case .invalidID(let id):
             "id '\(id)' is not valid: ids must be non-empty strings"
         case .duplicateItemID(let id):

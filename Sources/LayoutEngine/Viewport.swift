@@ -22,17 +22,38 @@ public struct Viewport: Hashable, Sendable {
         axis == .vertical ? bounds.insetBy(dx: 0, dy: -margin) : bounds.insetBy(dx: -margin, dy: 0)
     }
 
-    /// - Throws: `invalidViewport` unless the size is finite and positive and the offset and
-    ///   insets are finite.
+    /// - Throws: `invalidViewport` unless the size is positive and the size, offset and insets
+    ///   are within `LayoutBounds.maximumCoordinate` (so finite).
     public func validate() throws(LayoutError) {
+        try Self.validate(size: size)
+        try Self.validate(offset: offset)
+        try Self.validate(contentInsets: contentInsets)
+    }
+
+    static func validate(size: Size) throws(LayoutError) {
         guard size.width.isFinite, size.height.isFinite, size.width > 0, size.height > 0 else {
             throw .invalidViewport(reason: "size must be finite and greater than zero, got \(size)")
         }
+        guard size.isValidLayoutExtent else {
+            throw .invalidViewport(reason: "size must be at most \(LayoutBounds.maximumText), got \(size)")
+        }
+    }
+
+    static func validate(offset: Point) throws(LayoutError) {
         guard offset.isFinite else {
             throw .invalidViewport(reason: "offset must be finite, got \(offset)")
         }
+        guard offset.isWithinLayoutBounds else {
+            throw .invalidViewport(reason: "offset must be at most \(LayoutBounds.maximumText) in magnitude, got \(offset)")
+        }
+    }
+
+    static func validate(contentInsets: EdgeInsets) throws(LayoutError) {
         guard contentInsets.isFinite else {
             throw .invalidViewport(reason: "content insets must be finite")
+        }
+        guard contentInsets.isWithinLayoutBounds else {
+            throw .invalidViewport(reason: "content insets must be at most \(LayoutBounds.maximumText) in magnitude")
         }
     }
 }

@@ -50,6 +50,8 @@ struct DegenerateInputTests {
                 }
                 var far = layout.viewport
                 far.offset = Point(x: 1e300, y: 1e300)
+                #expect(throws: LayoutError.self) { try layout.setViewport(far) }
+                far.offset = Point(x: LayoutBounds.maximumCoordinate, y: LayoutBounds.maximumCoordinate)
                 try layout.setViewport(far)
                 _ = layout.elements(in: far.bounds)
                 _ = layout.targetContentOffset(proposed: Point(x: 0, y: 1e300), velocity: .zero)

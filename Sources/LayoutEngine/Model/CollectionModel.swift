@@ -169,7 +169,7 @@ public struct CollectionModel: Sendable {
         paths.reserveCapacity(measurements.count)
         for (id, size) in measurements {
             guard let path = indexPath(ofItem: id) else { throw .itemNotFound(id) }
-            guard size.isValidExtent else { throw .invalidSize(id: id, field: "measuredSize") }
+            guard size.isValidLayoutExtent else { throw .invalidSize(id: id, field: "measuredSize") }
             paths.append(path)
         }
         var changed = Set<ItemIndexPath>()
@@ -258,7 +258,7 @@ public struct CollectionModel: Sendable {
 
     static func validate(_ item: ItemRecord) throws(LayoutError) {
         guard !item.id.isEmpty else { throw .invalidID(item.id) }
-        if item.source != .strategyDefault, !item.size.isValidExtent {
+        if item.source != .strategyDefault, !item.size.isValidLayoutExtent {
             let field = switch item.source {
             case .estimated: "estimatedSize"
             case .measured: "measuredSize"
@@ -266,16 +266,16 @@ public struct CollectionModel: Sendable {
             }
             throw .invalidSize(id: item.id, field: field)
         }
-        if let size = item.selectedSize, !size.isValidExtent {
+        if let size = item.selectedSize, !size.isValidLayoutExtent {
             throw .invalidSize(id: item.id, field: "selectedSize")
         }
     }
 
     static func validateSupplementarySizes(of section: SectionRecords) throws(LayoutError) {
-        if let size = section.headerSize, !size.isValidExtent {
+        if let size = section.headerSize, !size.isValidLayoutExtent {
             throw .invalidSize(id: section.id, field: "headerSize")
         }
-        if let size = section.footerSize, !size.isValidExtent {
+        if let size = section.footerSize, !size.isValidLayoutExtent {
             throw .invalidSize(id: section.id, field: "footerSize")
         }
     }

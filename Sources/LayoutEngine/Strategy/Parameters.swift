@@ -27,17 +27,18 @@ public enum ParameterValue: Hashable, Sendable, CustomStringConvertible {
 /// What values a parameter accepts; machine-readable so `strategy.list` and `layoutctl
 /// strategies` can print it and clients can build forms from it.
 public enum ParameterKind: Hashable, Sendable {
-    /// A finite number in `minimum...maximum` (either bound optional).
+    /// A finite number in `minimum...maximum` (either bound optional), and never beyond
+    /// `LayoutBounds.maximumCoordinate` in magnitude.
     case number(minimum: Double?, maximum: Double?)
     case integer(minimum: Int?, maximum: Int?)
     case bool
     /// One of a fixed set of strings.
     case choice([String])
-    /// A finite, non-negative size.
+    /// A non-negative size within `LayoutBounds.maximumCoordinate`.
     case size
-    /// A finite, non-negative size, or `null` for none.
+    /// A size as `size`, or `null` for none.
     case optionalSize
-    /// Finite, non-negative insets.
+    /// Non-negative insets within `LayoutBounds.maximumCoordinate`.
     case insets
 
     /// A short name of the kind, for descriptions on the wire.
@@ -74,8 +75,13 @@ public struct ParameterDescription: Hashable, Sendable {
         switch (kind, value) {
         case (.number(let minimum, let maximum), .number(let number)):
             guard number.isFinite else { throw reject("must be a finite number") }
-            if let minimum, number < minimum { throw reject("must be at least \(minimum)") }
-            if let maximum, number > maximum { throw reject("must be at most \(maximum)") }
+            // Declared bounds within the layout bound apply as they are; the layout bound
+            // applies to every number, so no parameter can make a layout overflow.
+            let bound = LayoutBounds.maximumCoordinate
+            let lowest = max(minimum ?? -bound, -bound)
+            let highest = min(maximum ?? bound, bound)
+            if number < lowest { throw reject("must be at least \(LayoutBounds.describe(lowest))") }
+            if number > highest { throw reject("must be at most \(LayoutBounds.describe(highest))") }
             return .number(number)
         case (.number, .integer(let integer)):
             return try validate(.number(Double(integer)))
@@ -97,6 +103,9 @@ public struct ParameterDescription: Hashable, Sendable {
             return value
         case (.size, .size(let size)), (.optionalSize, .size(let size)):
             guard size.isValidExtent else { throw reject("width and height must be finite and not negative") }
+            guard size.isValidLayoutExtent else {
+                throw reject("width and height must be at most \(LayoutBounds.maximumText)")
+            }
             return value
         case (.optionalSize, .null):
             return value
@@ -104,6 +113,7 @@ public struct ParameterDescription: Hashable, Sendable {
             guard insets.isFinite, insets.isNonNegative else {
                 throw reject("insets must be finite and not negative")
             }
+            guard insets.isWithinLayoutBounds else { throw reject("insets must be at most \(LayoutBounds.maximumText)") }
             return value
         default:
             throw reject("expected \(kind.typeName), got \(value)")

@@ -101,10 +101,12 @@ extension View {
             guard proposed.isFinite, velocity.isFinite else {
                 throw .invalidViewport(reason: "proposed offset and velocity must be finite")
             }
+            guard proposed.isWithinLayoutBounds, velocity.isWithinLayoutBounds else {
+                throw .invalidViewport(
+                    reason: "proposed offset and velocity must be at most \(LayoutBounds.maximumText) in magnitude")
+            }
             let target = Layout.clamped(layout.targetContentOffset(proposed: proposed, velocity: velocity), in: layout.strategy)
-            var moved = viewport
-            moved.offset = target
-            try layout.setViewport(moved)
+            try layout.scroll(toTarget: target)
             var outcome = Outcome()
             outcome.target = target
             return outcome
@@ -115,9 +117,9 @@ extension View {
     @discardableResult
     public func resize(to size: Size, animated: Bool = false, ifEpoch: Int? = nil) throws(LayoutError) -> Invalidation {
         try mutate(ifEpoch: ifEpoch) { () throws(LayoutError) -> Outcome in
+            try Viewport.validate(size: size)
             var resized = viewport
             resized.size = size
-            try resized.validate()
             var outcome = Outcome()
             let changed = resized.size != viewport.size
             (outcome.transition, outcome.anchor) = try anchored(animated: animated) { () throws(LayoutError) -> Bool in
@@ -217,6 +219,8 @@ extension View {
             }
         }
         let contentSize = layout.contentSize
+        // Bounded inputs (LayoutBounds) keep every layout finite; a debug build checks it.
+        assert(contentSize.width.isFinite && contentSize.height.isFinite, "non-finite content size \(contentSize)")
         outcome.context.contentSizeAdjustment = Size(
             width: contentSize.width - oldContentSize.width, height: contentSize.height - oldContentSize.height)
         outcome.context.contentOffsetAdjustment = Point(x: viewport.offset.x - oldOffset.x, y: viewport.offset.y - oldOffset.y)

@@ -81,5 +81,8 @@ public final class View {
         guard windowMargin.isFinite, windowMargin >= 0 else {
             throw .invalidParameter(parameter: "windowMargin", reason: "must be finite and not negative")
         }
+        guard LayoutBounds.contains(windowMargin) else {
+            throw .invalidParameter(parameter: "windowMargin", reason: "must be at most \(LayoutBounds.maximumText)")
+        }
     }
 }
