@@ -176,18 +176,19 @@ class FaultTests(ProcessTestCase):
             # Queriers: whole-view queries (a page of max-window-elements each) pipelined and
             # never read; the daemon stops running them once output-cap is unsent.
             query = (b'{"id":7,"method":"view.query","params":{"view":"v2","rect":{"x":0,"y":0,"width":400,"height":1e9}}}\n') * 40
+            def unread_socket():
+                """A connection with a 4 KiB receive buffer that is never read."""
+                sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+                sock.connect(daemon.path)
+                return sock
+
             for _ in range(queriers):
-                sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-                sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
-                sock.connect(daemon.path)
-                sock.sendall(query)
-                flooders.append(sock)
+                flooders.append(unread_socket())
+                flooders[-1].sendall(query)
             for _ in range(floods):
-                sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-                sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
-                sock.connect(daemon.path)
-                sock.setblocking(False)
-                flooders.append(sock)
+                flooders.append(unread_socket())
+                flooders[-1].setblocking(False)
             sent = [0] * floods
             deadline = time.monotonic() + 4
             while time.monotonic() < deadline:
