@@ -683,7 +683,7 @@ class WellBehavedClient(threading.Thread):
             ("view.create", {"view": "neg-%d" % self.number, "strategy": "flow", "viewport": vp,
                              "sections": [{"id": "s", "items": [{"id": "a", "estimatedSize": {"width": 5, "height": -5}}]}]}, "InvalidSize"),
             ("view.resize", dict(base, size={"width": 300, "height": -1}), "InvalidViewport"),
-            ("view.query", dict(base, rect={"x": 0, "y": 0, "width": 10, "height": 10}, limit=5), "InvalidParams"),
+            ("view.query", dict(base, rect={"x": 0, "y": 0, "width": 10, "height": 10}, limit=0), "InvalidParams"),
             ("view.scroll", dict(base, offest={"x": 0, "y": 0}), "InvalidParams"),
             ("view.query", dict(base, rect={"x": 0, "y": 0, "width": -10, "height": 10}), "InvalidParams"),
             ("view.select", dict(base, ids=[], mode="flip"), "InvalidParams"),
