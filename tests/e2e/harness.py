@@ -231,6 +231,30 @@ class ProcessTestCase(unittest.TestCase):
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
+def trusted_directory(prefix):
+    """A new 0755 directory none of whose ancestors another user could write (not even a
+    sticky /tmp): where a test installs a prefix whose default plugin directory layoutd must
+    trust. The build tree when the checkout lives in such a place, else /run or /var/lib
+    (the tests run as root)."""
+    def trusted(path):
+        while True:
+            info = os.stat(path)
+            if info.st_uid not in (0, os.geteuid()) or info.st_mode & 0o022:
+                return False
+            if path == "/":
+                return True
+            path = os.path.dirname(path)
+
+    build = os.path.join(ROOT, ".build")
+    os.makedirs(build, exist_ok=True)
+    for base in (build, "/run", "/var/lib"):
+        if os.path.isdir(base) and os.access(base, os.W_OK) and trusted(os.path.realpath(base)):
+            directory = tempfile.mkdtemp(prefix=prefix, dir=base)
+            os.chmod(directory, 0o755)
+            return directory
+    raise unittest.SkipTest("no directory here is free of world-writable ancestors")
+
+
 def place_fd(fd, target):
     """In a child before exec: `fd` as `target`, inheritable (dup2 of an fd onto itself keeps
     its close-on-exec flag, so that case clears it)."""

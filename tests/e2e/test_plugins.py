@@ -21,7 +21,7 @@ import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
-from harness import DAEMON, ROOT, Client, Daemon, ProcessTestCase, flow_view  # noqa: E402
+from harness import DAEMON, ROOT, Client, Daemon, ProcessTestCase, flow_view, trusted_directory  # noqa: E402
 
 LAYOUTCTL = os.path.join(os.path.dirname(DAEMON), "layoutctl")
 HEADER_DIR = os.path.join(ROOT, "Sources", "CLayoutPlugin", "include")
@@ -506,8 +506,8 @@ class DefaultDirectoryTests(ProcessTestCase):
         self.assertIn("skipped the default plugin directory %s" % plugins, daemon.read_log())
 
     def test_the_default_directory_under_a_trusted_prefix_is_loaded(self):
-        # Not under /tmp (world-writable, sticky): in the build tree, whose ancestors are not.
-        prefix = tempfile.mkdtemp(prefix="default-dir-", dir=os.path.join(ROOT, ".build"))
+        # Not under /tmp (world-writable, sticky): somewhere no ancestor is.
+        prefix = trusted_directory("default-dir-")
         self.addCleanup(shutil.rmtree, prefix, True)
         os.rmdir(prefix)
         daemon, plugins, marker = self.install(prefix, 0o755)

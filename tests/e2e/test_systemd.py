@@ -15,7 +15,8 @@ import threading
 import time
 import unittest
 
-from harness import DAEMON, ROOT, Client, NotifyListener, ProcessTestCase, flow_view, held_listener, place_fd, serving_after, start_on_held_socket
+from harness import (DAEMON, ROOT, Client, NotifyListener, ProcessTestCase, flow_view, held_listener, place_fd, serving_after,
+                     start_on_held_socket, trusted_directory)
 
 LAYOUTCTL = os.path.join(os.path.dirname(DAEMON), "layoutctl")
 
@@ -33,11 +34,14 @@ class UnitTests(unittest.TestCase):
         assert installed.returncode == 0, installed.stdout + installed.stderr
         # Not under /tmp: layoutd skips a default plugin directory with a world-writable
         # directory above it, sticky or not (protocol/plugins.md).
-        os.makedirs(os.path.join(ROOT, ".build"), exist_ok=True)
-        cls.prefix = tempfile.mkdtemp(prefix="layoutd-prefix-", dir=os.path.join(ROOT, ".build"))
-        os.chmod(cls.prefix, 0o755)
+        cls.prefix = trusted_directory("layoutd-prefix-")
         installed = run(["make", "-C", ROOT, "install", "PREFIX=" + cls.prefix])
         assert installed.returncode == 0, installed.stdout + installed.stderr
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.dir, ignore_errors=True)
+        shutil.rmtree(cls.prefix, ignore_errors=True)
 
     def test_install_tree(self):
         for path in ["usr/bin/layoutd", "usr/bin/layoutctl"]:
