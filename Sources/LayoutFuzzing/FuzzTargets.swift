@@ -96,7 +96,8 @@ public enum FuzzTargets {
 
     /// Limits small enough that the fuzzer reaches them.
     static let serviceLimits = ServiceLimits(
-        maximumViews: 3, view: ViewLimits(maximumItems: 300, maximumBatchSize: 40), maximumTotalItems: 500, maximumLineLength: 4096)
+        maximumViews: 3, view: ViewLimits(maximumItems: 300, maximumBatchSize: 40, maximumWindowElements: 24), maximumTotalItems: 500,
+        maximumLineLength: 4096, maximumSubscriptions: 4)
     static let observer: ConnectionID = 99
     /// The methods that answer with an invalidation: each success moves the epoch by one.
     static let mutatingMethods = Set(MethodCatalog.methods.filter { $0.result == "invalidation" }.map(\.name))
