@@ -94,9 +94,11 @@ bench: deps
 ## libFuzzer with AddressSanitizer: every target (FUZZ_TARGETS) for FUZZ_SECONDS each, from the
 ## seeds in fuzz/corpus; a crash lands in fuzz/regressions/ (replayed by `make test`) and fails.
 ## Dead-code stripping must be off, or the linker drops the coverage counters (lld: gold warns
-## about every ASan symbol).
+## about every ASan symbol). `--sanitize fuzzer` reaches only the driver's own target, not the
+## layoutd targets it depends on (`swift build -v` shows them compiled without it), so
+## -sanitize=fuzzer is also passed to every swiftc.
 fuzz: deps
-	cd fuzz && $(SWIFT) build -c release --sanitize fuzzer --sanitize address --disable-dead-strip -Xswiftc -use-ld=lld
+	cd fuzz && $(SWIFT) build -c release --sanitize fuzzer --sanitize address --disable-dead-strip -Xswiftc -use-ld=lld -Xswiftc -sanitize=fuzzer
 	$(PYTHON) scripts/fuzz.py run --seconds $(FUZZ_SECONDS) --targets $(FUZZ_TARGETS)
 
 ## The soak against a release daemon: SOAK_SECONDS of 64 clients on 16 views with hostile
