@@ -109,6 +109,19 @@ public enum UnixSocket {
         return fd
     }
 
+    /// Reads and drops whatever a non-blocking socket has to read; true at the peer's end of
+    /// stream (or an error), false once nothing more is waiting. What a finished connection
+    /// does before it closes: closing with unread input would reset it and lose its last lines.
+    public static func discardAvailableInput(_ fd: Int32) -> Bool {
+        var buffer = [UInt8](repeating: 0, count: 16384)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if count > 0 { continue }
+            if count < 0, errno == EINTR { continue }
+            return !(count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+        }
+    }
+
     /// Accepts one connection, non-blocking and close-on-exec; nil when none is waiting.
     public static func accept(_ listener: Int32) throws(SystemError) -> Int32? {
         while true {

@@ -12,8 +12,7 @@ public struct JSONError: Error, Hashable, Sendable, CustomStringConvertible {
 /// Strict where it matters to a daemon: the text must be valid UTF-8 (overlong forms, encoded
 /// surrogates and truncated sequences are refused, as are unpaired `\u` surrogates); numbers
 /// must be finite; object keys must be unique and at most `maximumKeysPerObject`; nesting is
-/// limited; nothing may follow the
-/// value but whitespace.
+/// limited; nothing may follow the value but whitespace.
 public struct JSONParser {
     public static let defaultMaximumDepth = 64
     /// Keys one object may have. No protocol object comes near it; the cap keeps the cost of

@@ -343,14 +343,7 @@ final class Connection: @unchecked Sendable {
     }
 
     private func discardInput() {
-        var buffer = [UInt8](repeating: 0, count: 16384)
-        while true {
-            let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if count > 0 { continue }
-            if count < 0, errno == EINTR { continue }
-            if count < 0, errno == EAGAIN || errno == EWOULDBLOCK { return }
-            return close(reason: "done")
-        }
+        if UnixSocket.discardAvailableInput(fd) { close(reason: "done") }
     }
 
     // MARK: Events
@@ -511,24 +504,28 @@ final class Connection: @unchecked Sendable {
         } else if !inputClosed, !readingPaused, framer.hasPartialLine, let started = partialLineStarted,
             Double(now.uptimeNanoseconds &- started.uptimeNanoseconds) / 1e9 > settings.partialLineDeadline
         {
-            server.logger.log(.warning, "a line was not complete \(settings.partialLineDeadline) s after it began; closing", fields, throttledAs: .partialLineStalled)
-            server.countDropped()
-            let failure = WireError(
-                name: "IdleTimeout", message: "a line was not complete within \(settings.partialLineDeadline) s of its first byte",
-                data: ["timeout": .number(settings.partialLineDeadline), "limit": .string("partial-line-deadline")])
-            stopReading()
-            queued.append(.fatal(Envelope.error(id: nil, failure)))
-            pump()
+            closeStalledLine(
+                "a line was not complete \(settings.partialLineDeadline) s after it began; closing",
+                WireError(
+                    name: "IdleTimeout", message: "a line was not complete within \(settings.partialLineDeadline) s of its first byte",
+                    data: ["timeout": .number(settings.partialLineDeadline), "limit": .string("partial-line-deadline")]))
         } else if !inputClosed, !readingPaused, framer.hasPartialLine, sinceRead > settings.partialLineTimeout {
-            server.logger.log(.warning, "partial line stalled for \(Int(settings.partialLineTimeout)) s; closing", fields, throttledAs: .partialLineStalled)
-            server.countDropped()
-            let failure = WireError(
-                name: "IdleTimeout", message: "a partial line made no progress for \(settings.partialLineTimeout) s",
-                data: ["timeout": .number(settings.partialLineTimeout)])
-            stopReading()
-            queued.append(.fatal(Envelope.error(id: nil, failure)))
-            pump()
+            closeStalledLine(
+                "partial line stalled for \(Int(settings.partialLineTimeout)) s; closing",
+                WireError(
+                    name: "IdleTimeout", message: "a partial line made no progress for \(settings.partialLineTimeout) s",
+                    data: ["timeout": .number(settings.partialLineTimeout)]))
         }
+    }
+
+    /// A partial line passed one of its deadlines: read nothing more, answer what was read,
+    /// then `failure` (`IdleTimeout`), then close.
+    private func closeStalledLine(_ message: String, _ failure: WireError) {
+        server.logger.log(.warning, message, fields, throttledAs: .partialLineStalled)
+        server.countDropped()
+        stopReading()
+        queued.append(.fatal(Envelope.error(id: nil, failure)))
+        pump()
     }
 }
 

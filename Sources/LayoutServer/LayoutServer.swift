@@ -233,7 +233,7 @@ public final class LayoutServer: @unchecked Sendable {
         // Touched on `queue` only (its handlers and the timer below run there).
         nonisolated(unsafe) let source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
         source.setEventHandler {
-            if Self.discardInput(fd) { source.cancel() }
+            if UnixSocket.discardAvailableInput(fd) { source.cancel() }
         }
         source.setCancelHandler { [self] in
             Glibc.close(fd)
@@ -255,19 +255,8 @@ public final class LayoutServer: @unchecked Sendable {
         Glibc.shutdown(fd, Int32(SHUT_WR))
     }
 
-    /// Reads and drops what the client sent; true at its end of stream (or an error).
-    private static func discardInput(_ fd: Int32) -> Bool {
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
-            if count > 0 { continue }
-            if count < 0, errno == EINTR { continue }
-            return !(count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
-        }
-    }
-
     private static func discardAndClose(_ fd: Int32) {
-        _ = discardInput(fd)
+        _ = UnixSocket.discardAvailableInput(fd)
         Glibc.close(fd)
     }
 

@@ -59,7 +59,7 @@ public struct Logger: Sendable {
             schedule(summaryAfter) {
                 guard let (suppressed, seconds) = throttle.summary(for: kind) else { return }
                 sink(priority, "\(kind): \(Self.suppressedText(suppressed, seconds))",
-                     [("LAYOUTD_THROTTLED", kind.name), ("LAYOUTD_SUPPRESSED", String(suppressed))])
+                     [("LAYOUTD_THROTTLED", kind.rawValue), ("LAYOUTD_SUPPRESSED", String(suppressed))])
             }
         }
     }

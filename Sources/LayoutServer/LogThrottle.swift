@@ -2,23 +2,20 @@ import Dispatch
 import Synchronization
 
 /// A kind of log line a client (or a flood of them) can repeat at will: what `LogThrottle`
-/// counts. A fixed set, so the throttle's table cannot grow with client input.
-public struct LogKind: Hashable, Sendable, CustomStringConvertible {
-    public let name: String
+/// counts. A fixed set, so the throttle's table cannot grow with client input; the raw value
+/// names the kind in summary lines (`LAYOUTD_THROTTLED`).
+public enum LogKind: String, Sendable, CustomStringConvertible {
+    case refusedRequest = "refused request"
+    case slowRequest = "slow request"
+    case refusedConnection = "refused connection"
+    case acceptFailed = "accept failed"
+    case connectionClosed = "connection closed"
+    case lineTooLong = "line too long"
+    case partialLineStalled = "partial line stalled"
+    case writeStalled = "write stalled"
+    case subscriberBehind = "subscriber behind"
 
-    public init(_ name: String) { self.name = name }
-
-    public var description: String { name }
-
-    public static let refusedRequest = LogKind("refused request")
-    public static let slowRequest = LogKind("slow request")
-    public static let refusedConnection = LogKind("refused connection")
-    public static let acceptFailed = LogKind("accept failed")
-    public static let connectionClosed = LogKind("connection closed")
-    public static let lineTooLong = LogKind("line too long")
-    public static let partialLineStalled = LogKind("partial line stalled")
-    public static let writeStalled = LogKind("write stalled")
-    public static let subscriberBehind = LogKind("subscriber behind")
+    public var description: String { rawValue }
 }
 
 /// Rate limits log lines per kind with a token bucket: a burst of `burst` lines, then one line

@@ -53,9 +53,6 @@ public struct ServerSettings: Hashable, Sendable {
 
     public init() {}
 
-    /// Every plugin directory, the default last.
-    public var allPluginDirectories: [String] { pluginDirectories + (defaultPluginDirectory.map { [$0] } ?? []) }
-
     /// The fewest bytes one batch entry takes on the wire (`{"id":"i12345"},` is 16): a line of
     /// `maximumLineLength` bytes cannot name more entries than its length over this.
     public static let bytesPerBatchEntry = 16

@@ -20,7 +20,7 @@ extension View {
             outcome.context.invalidatesEverything = true
             outcome.context.invalidatesDataSourceCounts = changes.changesCounts
             outcome.context.invalidatedItems = changes.touchedItems
-            (outcome.transition, outcome.anchor) = try anchored(animated: animated) { () throws(LayoutError) -> Bool in
+            (outcome.transition, outcome.anchor, outcome.window) = try anchored(animated: animated) { () throws(LayoutError) -> Bool in
                 layout.replaceModel(newModel)
                 return true
             }
@@ -37,7 +37,7 @@ extension View {
                 throw .limitExceeded(limit: "batch size", maximum: limits.maximumBatchSize)
             }
             var outcome = Outcome()
-            (outcome.transition, outcome.anchor) = try anchored(animated: animated) { () throws(LayoutError) -> Bool in
+            (outcome.transition, outcome.anchor, outcome.window) = try anchored(animated: animated) { () throws(LayoutError) -> Bool in
                 let changes = try layout.apply(updates, maximumItems: limits.maximumItems)
                 outcome.changes = changes
                 return !changes.isEmpty
@@ -56,7 +56,7 @@ extension View {
         try mutate(ifEpoch: ifEpoch) { () throws(LayoutError) -> Outcome in
             try checkBatch(measurements.count)
             var outcome = Outcome()
-            (outcome.transition, outcome.anchor) = try anchored(animated: animated) { () throws(LayoutError) -> Bool in
+            (outcome.transition, outcome.anchor, outcome.window) = try anchored(animated: animated) { () throws(LayoutError) -> Bool in
                 outcome.context.invalidatedItems = try layout.applyMeasurements(measurements).map { layout.model.itemID(at: $0) }
                 return !outcome.context.invalidatedItems.isEmpty
             }
@@ -72,7 +72,7 @@ extension View {
         try mutate(ifEpoch: ifEpoch) { () throws(LayoutError) -> Outcome in
             try checkBatch(ids.count)
             var outcome = Outcome()
-            (outcome.transition, outcome.anchor) = try anchored(animated: animated) { () throws(LayoutError) -> Bool in
+            (outcome.transition, outcome.anchor, outcome.window) = try anchored(animated: animated) { () throws(LayoutError) -> Bool in
                 outcome.context.invalidatedItems = try layout.select(ids, mode: mode)
                 return !outcome.context.invalidatedItems.isEmpty
             }
@@ -122,7 +122,7 @@ extension View {
             resized.size = size
             var outcome = Outcome()
             let changed = resized.size != viewport.size
-            (outcome.transition, outcome.anchor) = try anchored(animated: animated) { () throws(LayoutError) -> Bool in
+            (outcome.transition, outcome.anchor, outcome.window) = try anchored(animated: animated) { () throws(LayoutError) -> Bool in
                 if try layout.setViewport(resized) == .layout { outcome.context.invalidatesEverything = true }
                 return changed
             }
@@ -190,6 +190,8 @@ extension View {
         var changes: DataChanges?
         var target: Point?
         var anchor: String?
+        /// The window after the change, when `anchored` already computed it for a transition.
+        var window: WindowContents?
     }
 
     /// Checks the epoch, runs `body` (which validates everything before it changes anything),
@@ -208,7 +210,7 @@ extension View {
         epoch += 1
 
         let newWindow = window
-        let contents = windowContents()
+        let contents = outcome.window ?? windowContents()
         var entered = [LayoutAttributes]()
         var changed = [LayoutAttributes]()
         for attributes in contents.elements {
@@ -247,10 +249,11 @@ extension View {
     /// cover the elements of the old and the new window (each cut to the maximum), so at most
     /// twice `limits.maximumWindowElements`.
     ///
-    /// - Returns: the transition (when animated) and the anchor kept in place.
+    /// - Returns: the transition (when animated), the anchor kept in place, and the window's
+    ///   contents after the change when the transition needed them (`mutate` reuses them).
     private func anchored(
         animated: Bool, _ change: () throws(LayoutError) -> Bool
-    ) throws(LayoutError) -> (Transition?, String?) {
+    ) throws(LayoutError) -> (Transition?, String?, WindowContents?) {
         let anchor = layout.firstVisibleItem
         let oldViewport = viewport
         let oldWindow = window
@@ -267,15 +270,16 @@ extension View {
             let old = Layout.windowContents(inWindow, viewport: oldViewport.bounds, axis: axis, maximum: limits.maximumWindowElements)
             oldKeys = Set(old.elements.map(\.key))
         }
-        guard try change() else { return (animated ? Transition(duration: 0, segments: []) : nil, nil) }
+        guard try change() else { return (animated ? Transition(duration: 0, segments: []) : nil, nil, nil) }
         layout.keepAnchor(anchor, oldViewport: oldViewport)
-        guard animated else { return (nil, anchor?.id) }
+        guard animated else { return (nil, anchor?.id, nil) }
 
         let strategy = layout.strategy
+        let newWindow = windowContents()
         var keys = oldKeys
-        keys.formUnion(windowContents().elements.map(\.key))
+        keys.formUnion(newWindow.elements.map(\.key))
         let moves = Layout.moves(
             of: keys, before: { captured[$0] }, after: { layout.attributes(for: $0) }, in: strategy, model: layout.model)
-        return (strategy.planTransition(from: strategy, moves: moves, model: layout.model), anchor?.id)
+        return (strategy.planTransition(from: strategy, moves: moves, model: layout.model), anchor?.id, newWindow)
     }
 }
