@@ -64,7 +64,7 @@ let package = Package(
         // libsystemd (Debian: libsystemd-dev): socket activation, notify, watchdog, journal.
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
         .target(name: "Systemd", dependencies: ["CSystemd"]),
-        .executableTarget(name: "layoutd", dependencies: ["CSocketShims", "LayoutServer", "LayoutIPC", "LayoutPlugins", "Systemd"]),
+        .executableTarget(name: "layoutd", dependencies: ["CSocketShims", "LayoutServer", "LayoutIPC", "LayoutPlugins", "LayoutProtocol", "Systemd"]),
         // What clients share: a connection with replies and events apart, the command table
         // behind layoutctl's parsing, help, man page and completions, tables, and SVG pictures.
         .target(name: "LayoutClient", dependencies: ["LayoutIPC", "LayoutProtocol", "LayoutGeometry"]),

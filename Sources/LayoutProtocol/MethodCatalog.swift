@@ -32,7 +32,7 @@ public enum MethodCatalog {
         Method(
             name: "daemon.hello", summary: "agree on a protocol version; limits and capabilities",
             parameters: [p("protocol", "[integer]", "versions the client speaks (default [1])", required: false)],
-            result: "{protocol, server, limits}"),
+            result: "{protocol, server, version, limits}"),
         Method(name: "daemon.describe", summary: "every method, error and strategy", parameters: [], result: "{methods, errors, strategies}"),
         Method(
             name: "daemon.status", summary: "views, items, requests served, errors, connections, memory", parameters: [],

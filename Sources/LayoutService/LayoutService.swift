@@ -354,7 +354,10 @@ public final class LayoutService: Sendable {
             "maximumWindowElements": .number(Double(limits.view.maximumWindowElements)),
         ]
         for (key, value) in hooks.limits().pairs { reported[key] = value }
-        return .object(["protocol": .number(Double(version)), "server": .string(serverName), "limits": .object(reported)])
+        return .object([
+            "protocol": .number(Double(version)), "server": .string(serverName), "version": .string(Release.version),
+            "limits": .object(reported),
+        ])
     }
 
     /// The published schemas, parsed once: `paramsSchema` and `resultSchema` of each method,

@@ -9,7 +9,7 @@ import LayoutGeometry
 import LayoutIPC
 import LayoutProtocol
 
-let version = "0.7.0"
+let version = Release.version
 
 // MARK: Output
 

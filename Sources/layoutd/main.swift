@@ -3,6 +3,7 @@ import Dispatch
 import Glibc
 import LayoutIPC
 import LayoutPlugins
+import LayoutProtocol
 import LayoutServer
 import Systemd
 
@@ -152,7 +153,7 @@ func readConfiguration(_ path: String) throws(SettingsError) -> String {
 }
 
 enum LayoutDaemon {
-    static let version = "0.5.0"
+    static let version = Release.version
 }
 
 let options = parseOptions(Array(CommandLine.arguments.dropFirst()))
