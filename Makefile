@@ -14,7 +14,12 @@ LAYOUTD_ARGS ?=
 # systemd brings systemd-analyze and systemd-socket-activate (no PID 1 is started); bubblewrap,
 # libseccomp-dev and gcc build the sandbox that proves the unit's hardening.
 # jq checks layoutctl's output in the scenario script; librsvg2-bin renders its SVGs to PNG.
-DEB_PACKAGES := libsystemd-dev pkg-config socat python3 python3-jsonschema systemd bubblewrap libseccomp-dev gcc jq librsvg2-bin
+# patchelf and binutils (readelf) point installed binaries at the runtime they ship with;
+# dpkg-dev (dpkg-shlibdeps computes Depends) and lintian build and check the Debian package.
+DEB_PACKAGES := libsystemd-dev pkg-config socat python3 python3-jsonschema systemd bubblewrap libseccomp-dev gcc jq librsvg2-bin \
+  patchelf binutils dpkg-dev lintian
+# The one version (Sources/LayoutProtocol/Release.swift), for the package and pkg-config files.
+VERSION := $(shell sed -n 's/^ *public static let version = "\(.*\)"$$/\1/p' Sources/LayoutProtocol/Release.swift)
 # Debian's interpreter, where python3-jsonschema lives (not a pyenv shim).
 PYTHON := /usr/bin/python3
 
@@ -31,6 +36,8 @@ BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 ZSHCOMPDIR ?= $(PREFIX)/share/zsh/site-functions
 INCLUDEDIR ?= $(PREFIX)/include
 PLUGINDIR ?= $(PREFIX)/lib/layoutd/plugins
+# The Swift runtime the installed binaries and plugins share (scripts/bundle-runtime.py).
+RUNTIMEDIR ?= $(PREFIX)/lib/layoutd/runtime
 PKGCONFIGDIR ?= $(PREFIX)/lib/pkgconfig
 # Each configuration's plugins stay apart: tests load the debug ones, `make run` and the
 # benchmark the release ones.
@@ -119,12 +126,14 @@ install: deps
 	install -D -m 0644 Sources/CLayoutPlugin/include/layoutd/plugin.h $(DESTDIR)$(INCLUDEDIR)/layoutd/plugin.h
 	install -D -m 0644 .build/plugins/release/waterfall.so $(DESTDIR)$(PLUGINDIR)/waterfall.so
 	install -d -m 0755 $(DESTDIR)$(PKGCONFIGDIR)
-	sed -e 's|@prefix@|$(PREFIX)|g' -e 's|@includedir@|$(INCLUDEDIR)|g' -e 's|@plugindir@|$(PLUGINDIR)|g' \
+	sed -e 's|@prefix@|$(PREFIX)|g' -e 's|@includedir@|$(INCLUDEDIR)|g' -e 's|@plugindir@|$(PLUGINDIR)|g' -e 's|@version@|$(VERSION)|g' \
 	  Plugins/layoutd-plugin.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/layoutd-plugin.pc
 	install -D -m 0644 Plugins/CircleExample/c/circle.c $(DESTDIR)$(DOCDIR)/examples/circle.c
 	install -D -m 0644 Plugins/CircleExample/swift/Circle.swift $(DESTDIR)$(DOCDIR)/examples/Circle.swift
 	install -D -m 0755 .build/release/layoutd $(DESTDIR)$(BINDIR)/layoutd
 	install -D -m 0755 .build/release/layoutctl $(DESTDIR)$(BINDIR)/layoutctl
+	$(PYTHON) scripts/bundle-runtime.py --swift "$(SWIFT)" --runtime-dir $(DESTDIR)$(RUNTIMEDIR) \
+	  $(DESTDIR)$(BINDIR)/layoutd $(DESTDIR)$(BINDIR)/layoutctl $(DESTDIR)$(PLUGINDIR)/waterfall.so
 	install -d -m 0755 $(DESTDIR)$(UNITDIR) $(DESTDIR)$(USERUNITDIR) $(DESTDIR)$(SYSCONFDIR)/layoutd
 	for unit in $(UNITS); do \
 	  $(SUBST) systemd/$$unit > $(DESTDIR)$(UNITDIR)/$$unit && chmod 0644 $(DESTDIR)$(UNITDIR)/$$unit; \
@@ -143,6 +152,7 @@ install: deps
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/layoutd $(DESTDIR)$(BINDIR)/layoutctl
 	rm -f $(DESTDIR)$(INCLUDEDIR)/layoutd/plugin.h $(DESTDIR)$(PLUGINDIR)/waterfall.so $(DESTDIR)$(PKGCONFIGDIR)/layoutd-plugin.pc
+	rm -rf $(DESTDIR)$(RUNTIMEDIR)
 	-rmdir $(DESTDIR)$(INCLUDEDIR)/layoutd $(DESTDIR)$(PLUGINDIR) $(DESTDIR)$(PREFIX)/lib/layoutd 2>/dev/null
 	rm -f $(DESTDIR)$(MANDIR)/man1/layoutctl.1 $(DESTDIR)$(BASHCOMPDIR)/layoutctl $(DESTDIR)$(ZSHCOMPDIR)/_layoutctl
 	for unit in $(UNITS); do rm -f $(DESTDIR)$(UNITDIR)/$$unit $(DESTDIR)$(USERUNITDIR)/$$unit; done
