@@ -1,5 +1,5 @@
 // A small demonstration of the engine until the daemon lands (issue 5): lays out the flow
-// example from layout-semantics.md (F2: insets, header, footer) and prints every frame.
+// example from docs/flow-layout.md (F2: insets, header, footer) and prints every frame.
 import Glibc
 import LayoutEngine
 import LayoutGeometry

@@ -1,9 +1,10 @@
 """The published contract, checked against the real daemon: every transcript in
 protocol/examples and protocol/conformance replays exactly, the conformance files keep their
 naming promises, every method and event has an example, and every line of every transcript
-validates against protocol/schemas."""
+validates against protocol/schemas; and no document links outside the repository."""
 import json
 import os
+import re
 import subprocess
 import unittest
 
@@ -193,6 +194,75 @@ class SchemaTests(unittest.TestCase):
         # A transcript's wildcard stands for a value that varies (uptime); it is not checked.
         errors = [error for error in errors if error.instance != transcripts.WILDCARD]
         self.assertEqual([], ["%s at %s" % (error.message, list(error.absolute_path)) for error in errors[:3]], where)
+
+
+class DocumentLinkTests(unittest.TestCase):
+    """A clone has only the repository: every Markdown document's relative links (and the paths
+    it quotes with ../) must stay inside it, and the links must name files that exist."""
+
+    LINK = re.compile(r"!?\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
+    REFERENCE = re.compile(r"^ {0,3}\[[^\]]+\]:\s*<?([^\s>]+)>?", re.M)
+    FENCE = re.compile(r"^(```|~~~).*?^\1[^\n]*$", re.S | re.M)
+    CODE = re.compile(r"`([^`\n]+)`")
+
+    @staticmethod
+    def documents():
+        listed = subprocess.run(
+            ["git", "-C", ROOT, "ls-files", "--cached", "--others", "--exclude-standard", "-z", "--", "*.md"],
+            capture_output=True, text=True)
+        if listed.returncode == 0:
+            return sorted(set(name for name in listed.stdout.split("\0") if name))
+        found = []  # not a git checkout (an unpacked tarball): every .md outside build output
+        for folder, folders, files in os.walk(ROOT):
+            folders[:] = [name for name in folders if name not in (".git", ".build")]
+            found += [os.path.relpath(os.path.join(folder, name), ROOT) for name in files if name.endswith(".md")]
+        return sorted(found)
+
+    @staticmethod
+    def inside(path):
+        return os.path.commonpath([ROOT, path]) == ROOT
+
+    def problems(self, text, folder):
+        """What is wrong with the links in `text`, a document in `folder` (an absolute path)."""
+        prose = self.FENCE.sub("", text)
+        problems = []
+        for target in self.LINK.findall(prose) + self.REFERENCE.findall(prose):
+            if re.match(r"^[A-Za-z][A-Za-z0-9+.-]*:", target) or target.startswith("#"):
+                continue  # a URL (https:, mailto:) or an anchor in this document
+            path = target.split("#", 1)[0].split("?", 1)[0]
+            resolved = os.path.normpath(os.path.join(ROOT if path.startswith("/") else folder, path.lstrip("/")))
+            if path.startswith("/") or not self.inside(resolved):
+                problems.append("links outside the repository: %s" % target)
+            elif not os.path.exists(resolved):
+                problems.append("links to a missing file: %s" % target)
+        for quoted in self.CODE.findall(text):
+            for path in re.findall(r"(?:\.\./)+[^\s`'\"),]*", quoted):
+                if not self.inside(os.path.normpath(os.path.join(folder, path))):
+                    problems.append("quotes a path outside the repository: %s" % path)
+        return problems
+
+    def test_documents_link_only_inside_the_repository(self):
+        documents = self.documents()
+        for required in ("README.md", "docs/flow-layout.md", "docs/layout-semantics.md"):
+            self.assertIn(required, documents)
+        for relative in documents:
+            with self.subTest(document=relative):
+                path = os.path.join(ROOT, relative)
+                with open(path, encoding="utf-8") as handle:
+                    problems = self.problems(handle.read(), os.path.dirname(path))
+                self.assertEqual(problems, [], "\n".join(problems))
+
+    def test_the_checker_refuses_what_a_clone_lacks(self):
+        # The README once sent readers to ../shared/design/layout-semantics.md.
+        text = ("[rules](../../shared/design/layout-semantics.md), [gone](missing.md),\n"
+                "[ok](flow-layout.md#lines), see `../../shared/design/x.md`, ![img](/etc/passwd)\n"
+                "```\n[in a fence](../../elsewhere.md)\n```\n")
+        self.assertEqual(self.problems(text, os.path.join(ROOT, "docs")), [
+            "links outside the repository: ../../shared/design/layout-semantics.md",
+            "links to a missing file: missing.md",
+            "links outside the repository: /etc/passwd",
+            "quotes a path outside the repository: ../../shared/design/x.md",
+        ])
 
 
 if __name__ == "__main__":

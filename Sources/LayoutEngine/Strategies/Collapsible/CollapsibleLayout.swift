@@ -1,6 +1,6 @@
 import LayoutGeometry
 
-/// A uniform grid that can stack runs of selected items (layout-semantics.md, section 2, and
+/// A uniform grid that can stack runs of selected items (docs/layout-semantics.md, section 2, and
 /// the stacking-grid question in the seeds).
 ///
 /// While `collapsed` is true, every run of consecutive selected items in one section shares the

@@ -1,6 +1,6 @@
 import LayoutGeometry
 
-/// Grid / list / inline switching (layout-semantics.md, section 4, and the grid/list/inline
+/// Grid / list / inline switching (docs/layout-semantics.md, section 4, and the grid/list/inline
 /// article in the seeds): one content, three presentations.
 ///
 /// - `grid`: vertical, `columns` square items of side `(W − (columns−1)·interitemSpacing)/columns`;

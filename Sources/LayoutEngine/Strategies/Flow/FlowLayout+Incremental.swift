@@ -2,7 +2,7 @@ import LayoutGeometry
 
 // Incremental updates: a change re-flows the lines from the one before it until the line
 // breaks meet the old ones again, and moves the sections after it. Names follow
-// layout-semantics.md, section 1, like the full layout in FlowLayout+Lines.swift.
+// docs/flow-layout.md, like the full layout in FlowLayout+Lines.swift.
 
 extension FlowLayout {
     /// Applies item edits: a section with one edit re-flows locally (while it keeps varying

@@ -1,7 +1,7 @@
 import LayoutGeometry
 
 // Line building, in logical coordinates (see `Axis`): `cross` runs along a line, `main` along
-// the scroll direction. Step names follow layout-semantics.md, section 1.
+// the scroll direction. Step names follow docs/flow-layout.md.
 
 /// Where a line's items sit across the layout: item j starts at
 /// `start + Σ_{k<j} crossExtent(k) + j·gap`.

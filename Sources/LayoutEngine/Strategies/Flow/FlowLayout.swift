@@ -2,7 +2,7 @@ import LayoutGeometry
 
 /// UIKit's flow layout, exactly, plus what people add to it: fixed spacing, pinned headers,
 /// self-sizing with a no-op tolerance, and expanding items. The rules are in
-/// layout-semantics.md, section 1; the algorithm is written once in logical coordinates, so the
+/// docs/flow-layout.md; the algorithm is written once in logical coordinates, so the
 /// horizontal layout is the exact transpose of the vertical one.
 ///
 /// Sections whose items share one size store nothing per item: their frames are arithmetic.

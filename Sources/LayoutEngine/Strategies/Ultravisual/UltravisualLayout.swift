@@ -1,6 +1,6 @@
 import LayoutGeometry
 
-/// The featured-cell layout of the Ultravisual tutorial (layout-semantics.md, section 3): a
+/// The featured-cell layout of the Ultravisual tutorial (docs/layout-semantics.md, section 3): a
 /// single full-width column where the featured item is tall and the next one grows into it as
 /// the content scrolls, with snapping and the tutorial's cover, title and detail effects.
 ///
