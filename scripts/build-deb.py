@@ -1,0 +1,206 @@
+#!/usr/bin/env python3
+"""Builds layoutd's Debian package from a tree staged by `make install DESTDIR=ROOT PREFIX=/usr`.
+
+What Debian's helpers (debhelper) would do for a source package, done here on the staged tree
+because the package is built with plain `dpkg-deb --build`, offline, from the Makefile:
+strip the ELF files (dh_strip), compress the manual pages (dh_compress), add the copyright
+file and a Debian changelog (dh_installdocs, dh_installchangelogs), compute Depends from the
+binaries with dpkg-shlibdeps (dh_shlibdeps), list the conffile and the maintainer scripts
+(packaging/debian/), write md5sums (dh_md5sums) and Installed-Size (dh_gencontrol).
+
+The package's version is the release (Sources/LayoutProtocol/Release.swift), passed in by the
+Makefile; the Debian changelog's entry is dated by CHANGELOG.md's heading for that version, so
+building twice gives the same package.
+"""
+import argparse
+import datetime
+import gzip
+import hashlib
+import os
+import re
+import shutil
+import stat
+import subprocess
+import sys
+import tempfile
+
+PACKAGE = "layoutd"
+HERE = os.path.dirname(os.path.abspath(__file__))
+PACKAGING = os.path.join(HERE, "..", "packaging", "debian")
+MAINTAINER_SCRIPTS = ["postinst", "prerm", "postrm"]
+CONFFILES = ["/etc/layoutd/layoutd.conf"]
+# Files make install puts in the documentation that Debian keeps elsewhere: the license is in
+# `copyright` (lintian: extra-license-file).
+NOT_IN_DEBIAN_DOCS = ["LICENSE"]
+
+
+def fail(message):
+    sys.exit("build-deb: " + message)
+
+
+def run(arguments, **options):
+    result = subprocess.run(arguments, capture_output=True, text=True, **options)
+    if result.returncode != 0:
+        fail("%s failed (%d):\n%s%s" % (" ".join(arguments), result.returncode, result.stdout, result.stderr))
+    return result.stdout
+
+
+def is_elf(path):
+    with open(path, "rb") as handle:
+        return handle.read(4) == b"\x7fELF"
+
+
+def files_under(root):
+    for folder, _, names in os.walk(root):
+        for name in sorted(names):
+            path = os.path.join(folder, name)
+            if not os.path.islink(path):
+                yield path
+
+
+def release_date(changelog, version):
+    """The date of CHANGELOG.md's `## VERSION — YYYY-MM-DD` heading, which must be the first."""
+    with open(changelog) as handle:
+        headings = [line for line in handle if line.startswith("## ")]
+    if not headings:
+        fail("%s has no '## VERSION — DATE' heading" % changelog)
+    match = re.match(r"## (\S+) — (\d{4}-\d{2}-\d{2})\s*$", headings[0])
+    if not match or match.group(1) != version:
+        fail("%s must start with '## %s — YYYY-MM-DD', not %r" % (changelog, version, headings[0].strip()))
+    return datetime.datetime.strptime(match.group(2), "%Y-%m-%d").replace(tzinfo=datetime.timezone.utc)
+
+
+def gzip_file(path, target, mtime):
+    # -9n: no name or time in the header, so the bytes depend only on the content.
+    with open(path, "rb") as source, open(target, "wb") as raw:
+        with gzip.GzipFile(filename="", mode="wb", compresslevel=9, fileobj=raw, mtime=mtime) as zipped:
+            shutil.copyfileobj(source, zipped)
+
+
+def strip(root):
+    for path in files_under(root):
+        if not is_elf(path):
+            continue
+        shared = path.endswith(".so") or ".so." in os.path.basename(path)
+        flags = ["--remove-section=.comment", "--remove-section=.note"] + (["--strip-unneeded"] if shared else [])
+        run(["strip"] + flags + [path])
+
+
+def compress_manual_pages(root, mtime):
+    manuals = os.path.join(root, "usr/share/man")
+    for path in list(files_under(manuals)) if os.path.isdir(manuals) else []:
+        if not path.endswith(".gz"):
+            gzip_file(path, path + ".gz", mtime)
+            os.chmod(path + ".gz", 0o644)
+            os.remove(path)
+
+
+def install_documents(root, version, date, maintainer):
+    docs = os.path.join(root, "usr/share/doc", PACKAGE)
+    os.makedirs(docs, exist_ok=True)
+    for name in NOT_IN_DEBIAN_DOCS:
+        if os.path.exists(os.path.join(docs, name)):
+            os.remove(os.path.join(docs, name))
+    shutil.copyfile(os.path.join(PACKAGING, "copyright"), os.path.join(docs, "copyright"))
+    os.chmod(os.path.join(docs, "copyright"), 0o644)
+    # A native package's changelog is changelog.gz, in Debian's format; the entry points to
+    # CHANGELOG.md for what changed.
+    entry = (
+        "%s (%s) unstable; urgency=medium\n\n"
+        "  * Release %s. What changed is in /usr/share/doc/%s/CHANGELOG.md.\n\n"
+        " -- %s  %s\n" % (PACKAGE, version, version, PACKAGE, maintainer, date.strftime("%a, %d %b %Y %H:%M:%S +0000")))
+    with tempfile.NamedTemporaryFile("w", delete=False) as handle:
+        handle.write(entry)
+    gzip_file(handle.name, os.path.join(docs, "changelog.gz"), date.timestamp())
+    os.chmod(os.path.join(docs, "changelog.gz"), 0o644)
+    os.remove(handle.name)
+
+
+def depends(root, elf_files):
+    """Depends: from the ELF files' needed libraries, by dpkg-shlibdeps. The runtime in
+    /usr/lib/layoutd/runtime is the package's own (-S root, -l to find it); everything else
+    (libc6, libstdc++6, libgcc-s1, libsystemd0) comes from its Debian package's symbols file."""
+    with tempfile.TemporaryDirectory() as work:
+        os.makedirs(os.path.join(work, "debian"))
+        with open(os.path.join(work, "debian", "control"), "w") as handle:
+            handle.write("Source: %s\n\nPackage: %s\nArchitecture: any\n" % (PACKAGE, PACKAGE))
+        output = run(["dpkg-shlibdeps", "-O", "-S" + root, "-l" + os.path.join(root, "usr/lib/layoutd/runtime")]
+                     + ["-e" + path for path in elf_files], cwd=work)
+    for line in output.splitlines():
+        if line.startswith("shlibs:Depends="):
+            return line.split("=", 1)[1].strip()
+    fail("dpkg-shlibdeps printed no shlibs:Depends:\n" + output)
+
+
+def installed_size(root):
+    total = 0
+    for path in files_under(root):
+        total += (os.lstat(path).st_size + 1023) // 1024
+    return total
+
+
+def write_control(root, version, depends_line):
+    control = os.path.join(root, "DEBIAN")
+    os.makedirs(control, exist_ok=True)
+    architecture = run(["dpkg", "--print-architecture"]).strip()
+    with open(os.path.join(PACKAGING, "control.in")) as handle:
+        text = handle.read()
+    fields = {"version": version, "architecture": architecture, "installed_size": str(installed_size(root)),
+              "depends": depends_line}
+    text = re.sub(r"@(\w+)@", lambda match: fields[match.group(1)], text)
+    with open(os.path.join(control, "control"), "w") as handle:
+        handle.write(text)
+    for path in CONFFILES:
+        if not os.path.isfile(root + path):
+            fail("conffile %s is not in the staged tree" % path)
+    with open(os.path.join(control, "conffiles"), "w") as handle:
+        handle.write("".join(path + "\n" for path in CONFFILES))
+    for name in MAINTAINER_SCRIPTS:
+        shutil.copyfile(os.path.join(PACKAGING, name), os.path.join(control, name))
+        os.chmod(os.path.join(control, name), 0o755)
+    sums = []
+    for path in sorted(files_under(root)):
+        relative = os.path.relpath(path, root)
+        if relative.startswith("DEBIAN/") or "/" + relative in CONFFILES:
+            continue
+        with open(path, "rb") as handle:
+            sums.append("%s  %s\n" % (hashlib.md5(handle.read()).hexdigest(), relative))
+    with open(os.path.join(control, "md5sums"), "w") as handle:
+        handle.write("".join(sums))
+    for name in os.listdir(control):
+        if name not in MAINTAINER_SCRIPTS:
+            os.chmod(os.path.join(control, name), 0o644)
+    return architecture
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--root", required=True, help="the tree make install staged (DESTDIR, PREFIX=/usr)")
+    parser.add_argument("--version", required=True)
+    parser.add_argument("--changelog", required=True, help="CHANGELOG.md")
+    parser.add_argument("--output", required=True, help="directory for the .deb")
+    args = parser.parse_args()
+
+    date = release_date(args.changelog, args.version)
+    with open(os.path.join(PACKAGING, "control.in")) as handle:
+        maintainer = re.search(r"^Maintainer: (.+)$", handle.read(), re.M).group(1)
+    root = os.path.abspath(args.root)
+    for path in files_under(root):
+        # Group-writable files are refused by lintian and by layoutd's plugin trust alike.
+        mode = os.lstat(path).st_mode
+        os.chmod(path, stat.S_IMODE(mode) & ~0o022)
+    strip(root)
+    compress_manual_pages(root, date.timestamp())
+    install_documents(root, args.version, date, maintainer)
+    elf_files = [path for path in files_under(root) if is_elf(path)]
+    architecture = write_control(root, args.version, depends(root, elf_files))
+    os.makedirs(args.output, exist_ok=True)
+    target = os.path.join(args.output, "%s_%s_%s.deb" % (PACKAGE, args.version, architecture))
+    # Owned by root whoever builds it; SOURCE_DATE_EPOCH clamps the members' times.
+    environment = dict(os.environ, SOURCE_DATE_EPOCH=str(int(date.timestamp())))
+    run(["dpkg-deb", "--root-owner-group", "--build", root, target], env=environment)
+    print(target)
+
+
+if __name__ == "__main__":
+    main()
