@@ -67,11 +67,24 @@ plugins: deps
 	install -D -m 0644 .build/$(CONFIG)/libLayoutdCircleSwift.so $(PLUGIN_BUILD)/examples/circle.so
 	$(CC) $(PLUGIN_CFLAGS) Plugins/CircleExample/c/circle.c -o $(PLUGIN_BUILD)/examples/circle-c.so -lm
 
-## Builds and starts layoutd in the foreground on the default socket
-## ($$LAYOUTD_SOCKET, else $$XDG_RUNTIME_DIR/layoutd/ipc.sock, else /run/layoutd/ipc.sock).
+## Builds layoutd, layoutctl and the plugins (release), prints the socket and how to call
+## layoutctl on it (stdout), then starts layoutd in the foreground on the default socket
+## ($$LAYOUTD_SOCKET, else $$XDG_RUNTIME_DIR/layoutd/ipc.sock, else /run/layoutd/ipc.sock) or
+## the one LAYOUTD_ARGS names (--socket PATH). layoutctl looks in the same order, so where
+## nothing in LAYOUTD_ARGS moved the socket, plain `layoutctl` finds it.
 run: deps
 	$(SWIFT) build -c release --product layoutd
+	$(SWIFT) build -c release --product layoutctl
 	$(MAKE) plugins CONFIG=release
+	@socket="$$(.build/release/layoutd --print-socket-path $(LAYOUTD_ARGS))" && \
+	  echo "layoutd: starting on $$socket (Ctrl-C stops it)" && \
+	  echo "layoutctl: .build/release/layoutctl --socket $$socket views" && \
+	  if [ "$$(.build/release/layoutctl --print-socket-path)" = "$$socket" ]; then \
+	    echo "  layoutctl finds this socket by default here: .build/release/layoutctl views"; \
+	  else \
+	    echo "  layoutctl looks elsewhere by default: pass --socket $$socket or export LAYOUTD_SOCKET=$$socket"; \
+	  fi && \
+	  echo "  on PATH: export PATH=\"$(CURDIR)/.build/release:\$$PATH\""
 	.build/release/layoutd --plugin-dir .build/plugins/release $(LAYOUTD_ARGS)
 
 ## Unit tests (swift test), then the daemon end to end: transcripts, conformance, schemas,
@@ -86,7 +99,7 @@ e2e-test: deps
 	$(SWIFT) build --product layoutd
 	$(SWIFT) build --product layoutctl
 	$(MAKE) plugins CONFIG=debug
-	cd tests/e2e && PYTHONWARNINGS=ignore::ResourceWarning $(PYTHON) -m unittest -v test_protocol test_daemon test_systemd test_layoutctl test_reliability test_plugins test_logging test_resources
+	cd tests/e2e && PYTHONWARNINGS=ignore::ResourceWarning $(PYTHON) -m unittest -v test_protocol test_daemon test_systemd test_layoutctl test_readme test_reliability test_plugins test_logging test_resources
 
 ## Release builds, every benchmark in one run (a few minutes), a table, and BENCHMARKS.md.
 ## BENCH_ARGS=--quick for 1k and 10k only. Taffy comes from PyPI into .bench-venv.

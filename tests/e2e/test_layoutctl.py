@@ -312,22 +312,6 @@ class RenderTests(unittest.TestCase):
                 self.fail("rsvg-convert is missing (Debian: librsvg2-bin)")
 
 
-class ReadmeTests(unittest.TestCase):
-    def test_the_readme_scripting_block_runs(self):
-        text = open(os.path.join(ROOT, "README.md")).read()
-        block = text.split("<!-- tested: scripting -->\n```sh\n", 1)[1].split("```", 1)[0]
-        bin_dir = tempfile.mkdtemp(prefix="layoutctl-path-")
-        os.symlink(LAYOUTCTL, os.path.join(bin_dir, "layoutctl"))
-        with Daemon() as daemon:
-            result = subprocess.run(["bash", "-e", "-o", "pipefail", "-c", block], capture_output=True, text=True, timeout=300,
-                                    env=dict(os.environ, LAYOUTD_SOCKET=daemon.path, PATH=bin_dir + ":" + os.environ["PATH"]))
-        self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
-        lines = result.stdout.splitlines()
-        self.assertIn("refused with exit 2", lines)
-        self.assertIn("1 epoch", " ".join(lines))
-        self.assertIn("StaleEpoch", result.stderr)
-
-
 class ScenarioScriptTests(unittest.TestCase):
     def test_strategy_scenarios_through_layoutctl_and_jq(self):
         with Daemon() as daemon:
