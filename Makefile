@@ -46,7 +46,7 @@ PLUGIN_CFLAGS := -shared -fPIC -O2 -Wall -Wextra -Werror -ISources/CLayoutPlugin
 UNITS := layoutd.socket layoutd.service
 SUBST := sed -e 's|@bindir@|$(BINDIR)|g' -e 's|@sysconfdir@|$(SYSCONFDIR)|g' -e 's|@docdir@|$(DOCDIR)|g'
 
-.PHONY: all deps build plugins release-plugins run test unit-test e2e-test bench fuzz soak clean install uninstall
+.PHONY: all deps build plugins release-plugins run test unit-test e2e-test bench fuzz soak clean install uninstall deb
 
 all: build
 
@@ -159,7 +159,20 @@ install: deps
 	.build/release/layoutctl completion zsh > $(DESTDIR)$(ZSHCOMPDIR)/_layoutctl
 	install -D -m 0644 README.md $(DESTDIR)$(DOCDIR)/README.md
 	install -D -m 0644 ARCHITECTURE.md $(DESTDIR)$(DOCDIR)/ARCHITECTURE.md
+	install -D -m 0644 CHANGELOG.md $(DESTDIR)$(DOCDIR)/CHANGELOG.md
+	install -D -m 0644 LICENSE $(DESTDIR)$(DOCDIR)/LICENSE
 	cd protocol && find . -type f | while read -r file; do install -D -m 0644 "$$file" "$(DESTDIR)$(DOCDIR)/protocol/$$file"; done
+
+## The Debian package, offline, in .build/deb/: a staged `make install PREFIX=/usr` with the
+## system units in /lib/systemd/system (where Debian 12's systemd and deb-systemd-helper look)
+## and the architecture-independent .pc file in /usr/share/pkgconfig,
+## made into a package by scripts/build-deb.py (strip, Depends from dpkg-shlibdeps, conffile,
+## maintainer scripts from packaging/debian, dpkg-deb --build).
+DEB_ROOT := .build/deb/root
+deb: deps
+	rm -rf $(DEB_ROOT)
+	$(MAKE) install DESTDIR=$(CURDIR)/$(DEB_ROOT) PREFIX=/usr UNITDIR=/lib/systemd/system PKGCONFIGDIR=/usr/share/pkgconfig
+	$(PYTHON) scripts/build-deb.py --root $(DEB_ROOT) --version $(VERSION) --changelog CHANGELOG.md --output .build/deb
 
 ## Removes what install put there; a configuration file that was edited is kept.
 uninstall:

@@ -3,6 +3,11 @@ import PackageDescription
 
 // Module boundaries follow ARCHITECTURE.md: LayoutGeometry and LayoutEngine are pure
 // (no Foundation, no I/O); everything that talks to the outside world sits above them.
+
+/// What the installed binaries link with: every symbol bound at start, so the relocation
+/// tables can be read-only for the whole run (full RELRO; lintian's hardening-no-bindnow).
+let bindNow = ["-Xlinker", "-z", "-Xlinker", "now"]
+
 let package = Package(
     name: "layoutd",
     products: [
@@ -46,7 +51,7 @@ let package = Package(
         .target(
             name: "WaterfallPlugin", dependencies: ["Waterfall", "LayoutPluginSDK"], path: "Plugins/Waterfall/Sources/WaterfallPlugin",
             // The plugin's own copies of our modules bind to themselves, never to a host's.
-            linkerSettings: [.unsafeFlags(["-Xlinker", "-Bsymbolic"])]),
+            linkerSettings: [.unsafeFlags(["-Xlinker", "-Bsymbolic"] + bindNow)]),
         // The README's example strategy, in Swift (the same one is in Plugins/CircleExample/c).
         .target(
             name: "CircleExample", dependencies: ["LayoutPluginSDK"], path: "Plugins/CircleExample/swift",
@@ -64,11 +69,14 @@ let package = Package(
         // libsystemd (Debian: libsystemd-dev): socket activation, notify, watchdog, journal.
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
         .target(name: "Systemd", dependencies: ["CSystemd"]),
-        .executableTarget(name: "layoutd", dependencies: ["CSocketShims", "LayoutServer", "LayoutIPC", "LayoutPlugins", "LayoutProtocol", "Systemd"]),
+        .executableTarget(
+            name: "layoutd", dependencies: ["CSocketShims", "LayoutServer", "LayoutIPC", "LayoutPlugins", "LayoutProtocol", "Systemd"],
+            linkerSettings: [.unsafeFlags(bindNow)]),
         // What clients share: a connection with replies and events apart, the command table
         // behind layoutctl's parsing, help, man page and completions, tables, and SVG pictures.
         .target(name: "LayoutClient", dependencies: ["LayoutIPC", "LayoutProtocol", "LayoutGeometry"]),
-        .executableTarget(name: "layoutctl", dependencies: ["LayoutClient", "LayoutIPC", "LayoutProtocol"]),
+        .executableTarget(
+            name: "layoutctl", dependencies: ["LayoutClient", "LayoutIPC", "LayoutProtocol"], linkerSettings: [.unsafeFlags(bindNow)]),
         // Loopback round trip against a running daemon, beside a bare socket ping-pong.
         .executableTarget(name: "layoutd-roundtrip", dependencies: ["LayoutIPC", "LayoutProtocol"]),
         .executableTarget(name: "layout-demo", dependencies: ["LayoutEngine"]),

@@ -199,7 +199,7 @@ def main():
     # Owned by root whoever builds it; SOURCE_DATE_EPOCH clamps the members' times.
     environment = dict(os.environ, SOURCE_DATE_EPOCH=str(int(date.timestamp())))
     run(["dpkg-deb", "--root-owner-group", "--build", root, target], env=environment)
-    print(target)
+    print(os.path.abspath(target))
 
 
 if __name__ == "__main__":

@@ -1,0 +1,387 @@
+"""layoutd as it leaves the build machine: `make install` and `make deb`, run where the Swift
+toolchain is hidden (a bubblewrap mount namespace with an empty tmpfs over the toolchain's
+directory), the package's files, conffile, Depends, maintainer scripts and lintian, and the
+one version everything reports.
+
+Both builds are release builds (the first run of this file on a clean tree takes minutes)."""
+import gzip
+import json
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+import unittest
+
+from harness import ROOT, Client, serving_after, trusted_directory
+
+RELEASE = os.path.join(ROOT, ".build", "release")
+BUILD_TIMEOUT = 3600
+
+
+def run(arguments, timeout=BUILD_TIMEOUT, **options):
+    return subprocess.run(arguments, capture_output=True, text=True, timeout=timeout, **options)
+
+
+def release_version():
+    with open(os.path.join(ROOT, "Sources/LayoutProtocol/Release.swift")) as handle:
+        return re.search(r'public static let version = "([^"]+)"', handle.read()).group(1)
+
+
+def runpath(path):
+    dynamic = run(["readelf", "--dynamic", "--wide", path]).stdout
+    match = re.search(r"\((?:RUNPATH|RPATH)\)\s+Library r(?:un)?path: \[([^\]]*)\]", dynamic)
+    return match.group(1).split(":") if match else []
+
+
+def toolchain_directory():
+    """The Swift toolchain the build used: the absolute entry of the build's own RUNPATH
+    (<toolchain>/usr/lib/swift/linux), four levels up."""
+    built = os.path.join(RELEASE, "layoutd")
+    entries = [entry for entry in runpath(built) if entry.startswith("/")]
+    assert entries, "%s has no absolute RUNPATH entry: %s" % (built, runpath(built))
+    directory = entries[0]
+    for _ in range(4):
+        directory = os.path.dirname(directory)
+    return directory
+
+
+def hidden_toolchain(arguments):
+    """`arguments` in a mount namespace where the toolchain's directory is an empty tmpfs
+    (everything else is the machine as it is)."""
+    return ["bwrap", "--dev-bind", "/", "/", "--tmpfs", toolchain_directory(), "--die-with-parent", "--"] + arguments
+
+
+def start_hidden(binary, socket_path, log_path, extra=()):
+    log = open(log_path, "wb")
+    process = subprocess.Popen(hidden_toolchain([binary, "--socket", socket_path] + list(extra)),
+                               stdin=subprocess.DEVNULL, stdout=log, stderr=log)
+    log.close()
+    try:
+        serving_after(socket_path, 15, process)
+    except RuntimeError as error:
+        process.kill()
+        process.wait()
+        with open(log_path) as handle:
+            raise AssertionError("%s\n%s" % (error, handle.read())) from None
+    return process
+
+
+def daemon_pid(bwrap_pid):
+    """The layoutd bubblewrap runs (its child, or the child's child when bwrap forks twice)."""
+    pid = bwrap_pid
+    for _ in range(3):
+        with open("/proc/%d/cmdline" % pid, "rb") as handle:
+            if os.path.basename(handle.read().split(b"\0")[0].decode()) == "layoutd":
+                return pid
+        children = []
+        for task in os.listdir("/proc/%d/task" % pid):
+            with open("/proc/%d/task/%s/children" % (pid, task)) as handle:
+                children += [int(child) for child in handle.read().split()]
+        assert children, "bwrap %d has no child" % bwrap_pid
+        pid = children[0]
+    raise AssertionError("no layoutd under bwrap %d" % bwrap_pid)
+
+
+def mapped_libraries(pid):
+    with open("/proc/%d/maps" % pid) as handle:
+        return sorted({line.split(None, 5)[5].strip() for line in handle if len(line.split(None, 5)) == 6 and ".so" in line})
+
+
+class InstalledTreeChecks:
+    """What an installed tree (make install's stage, or the .deb unpacked) must do with the
+    toolchain hidden: layoutd serves with the shipped waterfall plugin from its default
+    directory and the extra plugins given, holds one Swift runtime (the shipped one), and the
+    installed layoutctl drives it."""
+
+    def check_runs_without_toolchain(self, root, extra_plugin_dir=None, expect_extra=()):
+        work = tempfile.mkdtemp(prefix="layoutd-hidden-")
+        self.addCleanup(shutil.rmtree, work, True)
+        socket_path = os.path.join(work, "ipc.sock")
+        layoutd = os.path.join(root, "usr/bin/layoutd")
+        layoutctl = os.path.join(root, "usr/bin/layoutctl")
+        runtime = os.path.join(root, "usr/lib/layoutd/runtime")
+
+        # The namespace really hides the toolchain: no swift, no libswiftCore anywhere the
+        # loader looks, and the build's own binary (toolchain RUNPATH) cannot start there.
+        probe = run(hidden_toolchain(["sh", "-c", "command -v swift; ls -A %s; ldconfig -p | grep -c libswiftCore || true"
+                                      % toolchain_directory()]))
+        self.assertEqual(probe.stdout.split(), ["0"], probe.stdout + probe.stderr)
+        unbundled = run(hidden_toolchain([os.path.join(RELEASE, "layoutd"), "--version"]))
+        self.assertEqual(unbundled.returncode, 127, unbundled.stdout + unbundled.stderr)
+        self.assertIn("libswiftCore.so", unbundled.stderr)
+
+        for binary in (layoutd, layoutctl):
+            version = run(hidden_toolchain([binary, "--version"]))
+            self.assertEqual(version.returncode, 0, version.stderr)
+            self.assertTrue(version.stdout.startswith("%s %s" % (os.path.basename(binary), release_version())), version.stdout)
+
+        extra = ["--plugin-dir", extra_plugin_dir] if extra_plugin_dir else []
+        process = start_hidden(layoutd, socket_path, os.path.join(work, "layoutd.log"), extra)
+        try:
+            def layoutctl_json(*arguments):
+                result = run(hidden_toolchain([layoutctl, "--socket", socket_path, "--json"] + list(arguments)), timeout=60)
+                self.assertEqual(result.returncode, 0, "layoutctl %s: %s%s" % (" ".join(arguments), result.stdout, result.stderr))
+                return json.loads(result.stdout) if result.stdout.strip() else None
+
+            strategies = {entry["name"]: entry for entry in layoutctl_json("strategies")["strategies"]}
+            self.assertEqual(strategies["waterfall"]["origin"], os.path.join(root, "usr/lib/layoutd/plugins/waterfall.so"))
+            for name in expect_extra:
+                self.assertIn(name, strategies, sorted(strategies))
+            created = layoutctl_json("create", "wall", "--strategy", "waterfall", "--width", "320", "--height", "480",
+                                     "--param", "columnCount=3", "--items", "200")
+            self.assertGreater(created["contentSize"]["height"], 480)
+            scrolled = layoutctl_json("scroll", "wall", "--y", "600")
+            self.assertEqual(scrolled["contentOffset"], {"x": 0, "y": 600})
+            queried = layoutctl_json("query", "wall", "--rect", "0,600,320,480")
+            self.assertTrue(queried["elements"], queried)
+            for element in queried["elements"]:
+                frame = element["frame"]
+                self.assertLess(frame["y"], 1080)
+                self.assertGreater(frame["y"] + frame["height"], 600)
+            for name in expect_extra:
+                view = "x-" + name
+                layoutctl_json("create", view, "--strategy", name, "--width", "320", "--height", "480", "--items", "12")
+                self.assertEqual(len(layoutctl_json("query", view, "--rect", "0,0,320,480")["elements"]), 12)
+
+            # One Swift runtime in the process, the shipped one: the plugins built with the
+            # SDK bound to the libraries layoutd had loaded.
+            libraries = mapped_libraries(daemon_pid(process.pid))
+            swift = [path for path in libraries if re.search(r"/lib(swift|dispatch|BlocksRuntime)[^/]*\.so", path)]
+            self.assertTrue(swift, libraries)
+            for path in swift:
+                self.assertEqual(os.path.dirname(path), runtime, libraries)
+            self.assertEqual([path for path in libraries if path.endswith("/libswiftCore.so")], [os.path.join(runtime, "libswiftCore.so")])
+        finally:
+            process.terminate()
+            process.wait(15)
+
+
+class MakeInstallTests(InstalledTreeChecks, unittest.TestCase):
+    """`make install DESTDIR=... PREFIX=/usr`, run from the stage with the toolchain hidden,
+    with the C example built against the staged header and the Swift example (built with the
+    SDK, as a third-party plugin is) loaded beside the shipped waterfall."""
+
+    @classmethod
+    def setUpClass(cls):
+        # Trusted (no writable ancestor): the default plugin directory under it is loaded.
+        cls.stage = trusted_directory("layoutd-stage-")
+        installed = run(["make", "-C", ROOT, "install", "DESTDIR=" + cls.stage, "PREFIX=/usr"])
+        assert installed.returncode == 0, installed.stdout[-4000:] + installed.stderr[-4000:]
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.stage, ignore_errors=True)
+
+    def test_installed_binaries_name_the_shipped_runtime_only(self):
+        runtime = os.path.join(self.stage, "usr/lib/layoutd/runtime")
+        self.assertTrue(os.path.isfile(os.path.join(runtime, "libswiftCore.so")))
+        for relative, expected in [("usr/bin/layoutd", "$ORIGIN/../lib/layoutd/runtime"),
+                                   ("usr/bin/layoutctl", "$ORIGIN/../lib/layoutd/runtime"),
+                                   ("usr/lib/layoutd/plugins/waterfall.so", "$ORIGIN/../runtime")]:
+            self.assertEqual(runpath(os.path.join(self.stage, relative)), [expected], relative)
+        for name in os.listdir(runtime):
+            if name.endswith(".so"):
+                self.assertEqual(runpath(os.path.join(runtime, name)), ["$ORIGIN"], name)
+        with open(os.path.join(runtime, "swift-version")) as handle:
+            self.assertTrue(handle.read().startswith("Swift version "))
+
+    def test_runs_with_the_toolchain_hidden_and_loads_c_and_swift_plugins(self):
+        plugins = os.path.join(self.stage, "extra-plugins")
+        os.makedirs(plugins, mode=0o755, exist_ok=True)
+        self.addCleanup(shutil.rmtree, plugins, True)
+        # The C example against the installed header, found through the installed .pc file.
+        environment = dict(os.environ, PKG_CONFIG_SYSROOT_DIR=self.stage,
+                           PKG_CONFIG_LIBDIR=os.path.join(self.stage, "usr/lib/pkgconfig"))
+        flags = run(["pkg-config", "--cflags", "layoutd-plugin"], env=environment)
+        self.assertEqual(flags.stdout.split(), ["-I" + os.path.join(self.stage, "usr/include")], flags.stderr)
+        built = run(["cc", "-shared", "-fPIC", "-O2"] + flags.stdout.split()
+                    + [os.path.join(self.stage, "usr/share/doc/layoutd/examples/circle.c"), "-o", os.path.join(plugins, "circle-c.so"), "-lm"])
+        self.assertEqual(built.returncode, 0, built.stderr)
+        # The Swift example as a third-party author builds it (swift build, a dynamic library
+        # linked against the toolchain's runtime; its RUNPATH points into the hidden toolchain).
+        shutil.copyfile(os.path.join(ROOT, ".build/plugins/release/examples/circle.so"), os.path.join(plugins, "circle.so"))
+        self.assertTrue(any(entry.startswith("/") for entry in runpath(os.path.join(plugins, "circle.so"))))
+        for name in os.listdir(plugins):
+            os.chmod(os.path.join(plugins, name), 0o644)
+        self.check_runs_without_toolchain(self.stage, plugins, expect_extra=["circle", "circle-c"])
+
+
+def parse_control(text):
+    fields = {}
+    for line in text.splitlines():
+        if line and not line[0].isspace() and ":" in line:
+            key, value = line.split(":", 1)
+            fields[key] = value.strip()
+    return fields
+
+
+class PackageTests(InstalledTreeChecks, unittest.TestCase):
+    """`make deb`, unpacked into a throw-away root (dpkg -x) and run there with the toolchain
+    hidden; its control files, maintainer scripts and lintian's verdict."""
+
+    @classmethod
+    def setUpClass(cls):
+        built = run(["make", "-C", ROOT, "deb"])
+        assert built.returncode == 0, built.stdout[-4000:] + built.stderr[-4000:]
+        architecture = run(["dpkg", "--print-architecture"]).stdout.strip()
+        cls.deb = os.path.join(ROOT, ".build/deb", "layoutd_%s_%s.deb" % (release_version(), architecture))
+        assert cls.deb in built.stdout, "make deb did not say it wrote %s:\n%s" % (cls.deb, built.stdout[-2000:])
+        cls.root = trusted_directory("layoutd-deb-")
+        cls.control = tempfile.mkdtemp(prefix="layoutd-deb-control-")
+        for command in (["dpkg-deb", "-x", cls.deb, cls.root], ["dpkg-deb", "-e", cls.deb, cls.control]):
+            done = run(command)
+            assert done.returncode == 0, done.stderr
+        with open(os.path.join(cls.control, "control")) as handle:
+            cls.fields = parse_control(handle.read())
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.root, ignore_errors=True)
+        shutil.rmtree(cls.control, ignore_errors=True)
+
+    def test_control_fields_and_depends(self):
+        architecture = run(["dpkg", "--print-architecture"]).stdout.strip()
+        self.assertEqual(os.path.basename(self.deb), "layoutd_%s_%s.deb" % (release_version(), architecture))
+        self.assertEqual(self.fields["Package"], "layoutd")
+        self.assertEqual(self.fields["Version"], release_version())
+        self.assertEqual(self.fields["Architecture"], architecture)
+        depends = [entry.split()[0] for entry in self.fields["Depends"].split(",")]
+        # Computed from the binaries: the libraries outside the shipped runtime, and nothing
+        # the toolchain would have provided.
+        for package in ("libc6", "libstdc++6", "libgcc-s1", "libsystemd0"):
+            self.assertIn(package, depends)
+        for package in depends:
+            self.assertEqual(run(["dpkg-query", "-W", "-f=${Status}", package]).stdout, "install ok installed", package)
+        installed_kib = sum(os.lstat(os.path.join(folder, name)).st_size for folder, _, names in os.walk(self.root) for name in names) / 1024
+        self.assertAlmostEqual(int(self.fields["Installed-Size"]), installed_kib, delta=installed_kib * 0.05 + 64)
+        size = os.path.getsize(self.deb)
+        print("\n  %s: %.1f MiB, Installed-Size %s KiB, Depends: %s" % (os.path.basename(self.deb), size / 2**20,
+                                                                       self.fields["Installed-Size"], self.fields["Depends"]))
+
+    def test_files_and_conffile(self):
+        with open(os.path.join(self.control, "conffiles")) as handle:
+            self.assertEqual(handle.read().split(), ["/etc/layoutd/layoutd.conf"])
+        with open(os.path.join(self.root, "etc/layoutd/layoutd.conf")) as handle, open(os.path.join(ROOT, "systemd/layoutd.conf")) as source:
+            self.assertEqual(handle.read(), source.read())
+        for relative in ["usr/bin/layoutd", "usr/bin/layoutctl", "usr/lib/layoutd/runtime/libswiftCore.so",
+                         "usr/lib/layoutd/runtime/swift-version", "usr/lib/layoutd/plugins/waterfall.so",
+                         "lib/systemd/system/layoutd.socket", "lib/systemd/system/layoutd.service",
+                         "usr/lib/systemd/user/layoutd.socket", "usr/lib/systemd/user/layoutd.service",
+                         "usr/share/man/man1/layoutctl.1.gz", "usr/share/bash-completion/completions/layoutctl",
+                         "usr/share/zsh/site-functions/_layoutctl", "usr/include/layoutd/plugin.h",
+                         "usr/share/pkgconfig/layoutd-plugin.pc", "usr/share/doc/layoutd/copyright",
+                         "usr/share/doc/layoutd/changelog.gz", "usr/share/doc/layoutd/CHANGELOG.md",
+                         "usr/share/doc/layoutd/README.md", "usr/share/doc/layoutd/protocol/README.md",
+                         "usr/share/doc/layoutd/examples/circle.c"]:
+            self.assertTrue(os.path.isfile(os.path.join(self.root, relative)), relative)
+        self.assertFalse(os.path.exists(os.path.join(self.root, "usr/share/doc/layoutd/LICENSE")), "the license belongs in copyright")
+        with open(os.path.join(self.root, "usr/share/doc/layoutd/copyright")) as handle:
+            copyright = handle.read()
+        self.assertIn("License: Apache-2.0", copyright)
+        self.assertIn("Files: usr/lib/layoutd/runtime/*", copyright)
+        with gzip.open(os.path.join(self.root, "usr/share/doc/layoutd/changelog.gz"), "rt") as handle:
+            self.assertTrue(handle.readline().startswith("layoutd (%s) " % release_version()))
+        with gzip.open(os.path.join(self.root, "usr/share/man/man1/layoutctl.1.gz"), "rt") as handle:
+            self.assertTrue(handle.read().startswith(".TH LAYOUTCTL 1"))
+        with open(os.path.join(self.root, "lib/systemd/system/layoutd.service")) as handle:
+            service = handle.read()
+        self.assertIn("ExecStart=/usr/bin/layoutd --config /etc/layoutd/layoutd.conf", service)
+        # Every ELF file finds its libraries relative to itself, never in a build machine's path.
+        for folder, _, names in os.walk(self.root):
+            for name in names:
+                path = os.path.join(folder, name)
+                with open(path, "rb") as handle:
+                    if handle.read(4) != b"\x7fELF":
+                        continue
+                for entry in runpath(path):
+                    self.assertTrue(entry.startswith("$ORIGIN"), "%s: RUNPATH %s" % (path, entry))
+
+    def test_unpacked_package_runs_with_the_toolchain_hidden(self):
+        self.check_runs_without_toolchain(self.root)
+
+    def test_lintian_has_no_errors_and_only_the_warnings_the_readme_accepts(self):
+        if not shutil.which("lintian"):
+            self.skipTest("lintian is not installed (Debian: lintian; make deps installs it)")
+        checked = run(["lintian", "--fail-on", "error", self.deb], timeout=600)
+        tags = re.findall(r"^([EWIPX]): layoutd(?: \w+)?: (\S+)", checked.stdout, re.M)
+        self.assertEqual(checked.returncode, 0, checked.stdout + checked.stderr)
+        self.assertEqual([tag for level, tag in tags if level == "E"], [])
+        with open(os.path.join(ROOT, "README.md")) as handle:
+            readme = handle.read()
+        accepted = set(re.findall(r"^- lintian warning `([\w-]+)`", readme, re.M))
+        warnings = sorted({tag for level, tag in tags if level == "W"})
+        self.assertEqual([tag for tag in warnings if tag not in accepted], [], "warnings the README does not accept")
+        counts = {level: sum(1 for found, _ in tags if found == level) for level in "EWI"}
+        print("\n  lintian: %d errors, %d warnings (%s), %d info tags" % (counts["E"], counts["W"], ", ".join(warnings) or "none", counts["I"]))
+
+    def run_script(self, name, arguments, systemd_running):
+        """A maintainer script with deb-systemd-helper, deb-systemd-invoke and systemctl
+        replaced by recorders, in a namespace where /run/systemd/system exists or not."""
+        fakes = tempfile.mkdtemp(prefix="layoutd-maint-")
+        self.addCleanup(shutil.rmtree, fakes, True)
+        log = os.path.join(fakes, "calls")
+        for tool in ("deb-systemd-helper", "deb-systemd-invoke", "systemctl"):
+            with open(os.path.join(fakes, tool), "w") as handle:
+                handle.write('#!/bin/sh\necho "%s $*" >> %s\n' % (tool, log))
+            os.chmod(os.path.join(fakes, tool), 0o755)
+        sandbox = ["bwrap", "--dev-bind", "/", "/", "--tmpfs", "/run"] + (["--dir", "/run/systemd/system"] if systemd_running else [])
+        result = run(sandbox + ["--", "sh", os.path.join(self.control, name)] + arguments,
+                     env=dict(os.environ, PATH=fakes + ":/usr/sbin:/usr/bin:/sbin:/bin"))
+        self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+        if not os.path.exists(log):
+            return []
+        with open(log) as handle:
+            return handle.read().splitlines()
+
+    def test_maintainer_scripts_touch_systemd_only_when_it_runs(self):
+        for name in ("postinst", "prerm", "postrm"):
+            self.assertEqual(run(["sh", "-n", os.path.join(self.control, name)]).returncode, 0, name)
+        enable = ["deb-systemd-helper unmask layoutd.socket", "deb-systemd-helper --quiet was-enabled layoutd.socket",
+                  "deb-systemd-helper enable layoutd.socket"]
+        # A first install in a chroot or image build: the enablement is recorded, nothing runs.
+        self.assertEqual(self.run_script("postinst", ["configure", ""], systemd_running=False), enable)
+        # On a running system: units reloaded and the socket started, no daemon restart.
+        self.assertEqual(self.run_script("postinst", ["configure", ""], systemd_running=True),
+                         enable + ["systemctl --system daemon-reload", "deb-systemd-invoke start layoutd.socket"])
+        # An upgrade restarts a running daemon into the new binary.
+        self.assertEqual(self.run_script("postinst", ["configure", "0.7.0"], systemd_running=True),
+                         enable + ["systemctl --system daemon-reload", "deb-systemd-invoke try-restart layoutd.service",
+                                   "deb-systemd-invoke start layoutd.socket"])
+        self.assertEqual(self.run_script("prerm", ["remove"], systemd_running=True),
+                         ["deb-systemd-invoke stop layoutd.socket layoutd.service"])
+        self.assertEqual(self.run_script("prerm", ["remove"], systemd_running=False), [])
+        self.assertEqual(self.run_script("prerm", ["upgrade", "0.8.1"], systemd_running=True), [])
+        self.assertEqual(self.run_script("postrm", ["remove"], systemd_running=False), ["deb-systemd-helper mask layoutd.socket"])
+        self.assertEqual(self.run_script("postrm", ["purge"], systemd_running=True),
+                         ["systemctl --system daemon-reload", "deb-systemd-helper purge layoutd.socket",
+                          "deb-systemd-helper unmask layoutd.socket"])
+
+    def test_one_version_everywhere(self):
+        version = release_version()
+        with open(os.path.join(ROOT, "CHANGELOG.md")) as handle:
+            first = next(line for line in handle if line.startswith("## "))
+        self.assertTrue(first.startswith("## %s — " % version), first)
+        self.assertEqual(self.fields["Version"], version)
+        with open(os.path.join(ROOT, "README.md")) as handle:
+            named = set(re.findall(r"layoutd_([^_\s]+)_\w+\.deb", handle.read()))
+        self.assertEqual(named, {version}, "the package names in README.md")
+        with open(os.path.join(self.root, "usr/share/pkgconfig/layoutd-plugin.pc")) as handle:
+            self.assertIn("\nVersion: %s\n" % version, handle.read())
+        for binary in ("layoutd", "layoutctl"):
+            printed = run(hidden_toolchain([os.path.join(self.root, "usr/bin", binary), "--version"])).stdout
+            self.assertEqual(printed.split()[:2], [binary, version])
+        work = tempfile.mkdtemp(prefix="layoutd-version-")
+        self.addCleanup(shutil.rmtree, work, True)
+        socket_path = os.path.join(work, "ipc.sock")
+        process = start_hidden(os.path.join(self.root, "usr/bin/layoutd"), socket_path, os.path.join(work, "log"))
+        try:
+            with Client(socket_path) as client:
+                self.assertEqual(client.call("daemon.hello")["result"]["version"], version)
+        finally:
+            process.terminate()
+            process.wait(15)
+
+
+if __name__ == "__main__":
+    unittest.main()
