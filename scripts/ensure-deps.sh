@@ -24,6 +24,13 @@ if ((${#missing[@]})); then
 fi
 
 if ! command -v swift >/dev/null 2>&1; then
-  echo "ensure-deps: no 'swift' on PATH (expected the Swift 6 toolchain, e.g. /opt/swift/usr/bin)" >&2
+  echo "ensure-deps: no 'swift' on PATH (expected the Swift 6.3 toolchain or later, e.g. /opt/swift/usr/bin)" >&2
+  exit 1
+fi
+# The floor: the plugins export their entry point with @c (SE-0495), first in Swift 6.3.
+version=$(swift --version 2>/dev/null | sed -n 's/.*Swift version \([0-9]*\)\.\([0-9]*\).*/\1 \2/p' | head -1)
+read -r major minor <<<"${version:-0 0}"
+if ((major < 6 || (major == 6 && minor < 3))); then
+  echo "ensure-deps: Swift ${major}.${minor} is too old; layoutd needs Swift 6.3 or later" >&2
   exit 1
 fi
