@@ -155,6 +155,9 @@ install: deps
 	test -e $(DESTDIR)$(SYSCONFDIR)/layoutd/layoutd.conf || install -m 0644 systemd/layoutd.conf $(DESTDIR)$(SYSCONFDIR)/layoutd/layoutd.conf
 	install -d -m 0755 $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR)
 	.build/release/layoutctl man > $(DESTDIR)$(MANDIR)/man1/layoutctl.1
+	install -d -m 0755 $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(MANDIR)/man5
+	.build/release/layoutd --man 8 > $(DESTDIR)$(MANDIR)/man8/layoutd.8
+	.build/release/layoutd --man 5 > $(DESTDIR)$(MANDIR)/man5/layoutd.conf.5
 	.build/release/layoutctl completion bash > $(DESTDIR)$(BASHCOMPDIR)/layoutctl
 	.build/release/layoutctl completion zsh > $(DESTDIR)$(ZSHCOMPDIR)/_layoutctl
 	install -D -m 0644 README.md $(DESTDIR)$(DOCDIR)/README.md
@@ -181,6 +184,7 @@ uninstall:
 	rm -rf $(DESTDIR)$(RUNTIMEDIR)
 	-rmdir $(DESTDIR)$(INCLUDEDIR)/layoutd $(DESTDIR)$(PLUGINDIR) $(DESTDIR)$(PREFIX)/lib/layoutd 2>/dev/null
 	rm -f $(DESTDIR)$(MANDIR)/man1/layoutctl.1 $(DESTDIR)$(BASHCOMPDIR)/layoutctl $(DESTDIR)$(ZSHCOMPDIR)/_layoutctl
+	rm -f $(DESTDIR)$(MANDIR)/man8/layoutd.8 $(DESTDIR)$(MANDIR)/man5/layoutd.conf.5
 	for unit in $(UNITS); do rm -f $(DESTDIR)$(UNITDIR)/$$unit $(DESTDIR)$(USERUNITDIR)/$$unit; done
 	if cmp -s systemd/layoutd.conf $(DESTDIR)$(SYSCONFDIR)/layoutd/layoutd.conf; then rm -f $(DESTDIR)$(SYSCONFDIR)/layoutd/layoutd.conf; fi
 	-rmdir $(DESTDIR)$(SYSCONFDIR)/layoutd 2>/dev/null

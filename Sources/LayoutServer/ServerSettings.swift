@@ -60,30 +60,78 @@ public struct ServerSettings: Hashable, Sendable {
     /// The batch limit in effect: `max-batch`, lowered to what one line can carry.
     public var effectiveBatchSize: Int { min(maximumBatchSize, max(1, maximumLineLength / Self.bytesPerBatchEntry)) }
 
-    /// Settings that are lists or paths rather than numbers.
-    static let pathKeys = ["plugin-dir", "default-plugin-dir"]
+    /// The settings that name directories rather than numbers, read by `set` and listed with
+    /// the numeric ones in layoutd.conf(5) and the README.
+    public static let pathKeys: [PathSettingKey] = [
+        PathSettingKey(
+            "plugin-dir", default: "none",
+            "a directory of strategy plugins (repeatable; `--plugin-dir` adds more), scanned at start and on every reload"),
+        PathSettingKey(
+            "default-plugin-dir", default: "`<prefix>/lib/layoutd/plugins`",
+            "scanned after the others; found from the executable's path, skipped when any directory above it is group- or world-writable; `none` turns it off"),
+    ]
+
+    /// Every setting a configuration file and `--set` may name, in the documented order.
+    public static var names: [String] { keys.map(\.name) + pathKeys.map(\.name) }
 
     /// The numeric settings a configuration file and flags may name, with how to read and
-    /// write them and the values they may take.
+    /// write them, the values they may take and what they mean (the wording layoutd.conf(5)
+    /// and the README's table show).
     public static let keys: [SettingKey] = [
-        SettingKey("max-line-length", \.maximumLineLength, 256...(1 << 30)),
-        SettingKey("max-connections", \.maximumConnections, 1...1 << 20),
-        SettingKey("max-connections-per-uid", \.maximumConnectionsPerUID, 1...1 << 20),
-        SettingKey("output-cap", \.outputCap, 4096...(1 << 32)),
-        SettingKey("output-limit", \.outputLimit, 65536...(1 << 40)),
-        SettingKey("partial-line-timeout", seconds: \.partialLineTimeout, 0.01...86400),
-        SettingKey("partial-line-deadline", seconds: \.partialLineDeadline, 0.01...86400),
-        SettingKey("write-stall-timeout", seconds: \.writeStallTimeout, 0.01...86400),
-        SettingKey("shutdown-deadline", seconds: \.shutdownDeadline, 0.01...3600),
-        SettingKey("max-queued-requests", \.maximumQueuedRequests, 1...1 << 24),
-        SettingKey("max-queued-bytes", \.maximumQueuedBytes, 1024...(1 << 34)),
-        SettingKey("max-subscriptions", \.maximumSubscriptions, 1...1 << 24, restart: true),
-        SettingKey("watchdog-view-timeout", seconds: \.watchdogViewTimeout, 1...86400),
-        SettingKey("max-views", \.maximumViews, 1...1 << 24, restart: true),
-        SettingKey("max-items", \.maximumItemsPerView, 1...1 << 30, restart: true),
-        SettingKey("max-total-items", \.maximumTotalItems, 1...1 << 34, restart: true),
-        SettingKey("max-batch", \.maximumBatchSize, 1...1 << 26, restart: true),
-        SettingKey("max-window-elements", \.maximumWindowElements, 1...1 << 24, restart: true),
+        SettingKey(
+            "max-line-length", \.maximumLineLength, 256...(1 << 30),
+            "bytes per request line; a longer one gets `LineTooLong` and the connection closes"),
+        SettingKey(
+            "max-connections", \.maximumConnections, 1...1 << 20,
+            "connections at once; more are refused with `LimitExceeded`; the total stays 64 below the fd limit"),
+        SettingKey(
+            "max-connections-per-uid", \.maximumConnectionsPerUID, 1...1 << 20,
+            "connections one uid may hold at once; more are refused with `LimitExceeded`"),
+        SettingKey(
+            "output-cap", \.outputCap, 4096...(1 << 32),
+            "unsent bytes per connection at which its queued requests wait, its input pauses and its subscriptions coalesce into `view.resync`"),
+        SettingKey(
+            "output-limit", \.outputLimit, 65536...(1 << 40),
+            "unsent bytes past which the connection gets `OutputOverflow` and is closed; at least `output-cap`"),
+        SettingKey(
+            "partial-line-timeout", seconds: \.partialLineTimeout, 0.01...86400,
+            "seconds a partial line may make no progress (`IdleTimeout`)"),
+        SettingKey(
+            "partial-line-deadline", seconds: \.partialLineDeadline, 0.01...86400,
+            "seconds one line may take from its first byte, however it trickles in (`IdleTimeout`)"),
+        SettingKey(
+            "write-stall-timeout", seconds: \.writeStallTimeout, 0.01...86400,
+            "seconds a connection with unsent output may make no write progress before it is dropped"),
+        SettingKey(
+            "shutdown-deadline", seconds: \.shutdownDeadline, 0.01...3600,
+            "seconds SIGTERM/SIGINT wait for replies to drain"),
+        SettingKey(
+            "max-queued-requests", \.maximumQueuedRequests, 1...1 << 24,
+            "pipelined requests queued per connection before its input pauses"),
+        SettingKey(
+            "max-queued-bytes", \.maximumQueuedBytes, 1024...(1 << 34),
+            "bytes of queued request lines per connection before its input pauses"),
+        SettingKey(
+            "max-subscriptions", \.maximumSubscriptions, 1...1 << 24, restart: true,
+            "subscriptions one connection may hold"),
+        SettingKey(
+            "watchdog-view-timeout", seconds: \.watchdogViewTimeout, 1...86400,
+            "a view that has not answered the watchdog's probe for this long withholds the systemd watchdog ping"),
+        SettingKey(
+            "max-views", \.maximumViews, 1...1 << 24, restart: true,
+            "views at once; `view.create` beyond it is refused with `LimitExceeded`"),
+        SettingKey(
+            "max-items", \.maximumItemsPerView, 1...1 << 30, restart: true,
+            "items in one view; a request that would hold more is refused with `LimitExceeded`"),
+        SettingKey(
+            "max-total-items", \.maximumTotalItems, 1...1 << 34, restart: true,
+            "items in all views together, the bound on memory (about 200 bytes an item); a request that would hold more is refused with `LimitExceeded`"),
+        SettingKey(
+            "max-batch", \.maximumBatchSize, 1...1 << 26, restart: true,
+            "items and sections one request may name; in effect at most `max-line-length / 16`, so a batch always fits in a line"),
+        SettingKey(
+            "max-window-elements", \.maximumWindowElements, 1...1 << 24, restart: true,
+            "elements one window holds: the bound on a snapshot, a delta and a `view.query` page (a larger window is cut to the elements nearest the viewport, `windowTruncated`)"),
     ]
 
     /// Sets one named setting from text.
@@ -140,12 +188,12 @@ public struct ServerSettings: Hashable, Sendable {
 
     /// Names of the settings whose values differ.
     public func changes(from other: ServerSettings) -> [String] {
-        (Self.keys.map(\.name) + Self.pathKeys).filter { value(of: $0) != other.value(of: $0) }
+        Self.names.filter { value(of: $0) != other.value(of: $0) }
     }
 }
 
-/// One numeric setting: its name in files and flags, where it lives, its range, and whether a
-/// reload applies it (service limits wait for a restart).
+/// One numeric setting: its name in files and flags, where it lives, its range, whether a
+/// reload applies it (service limits wait for a restart), and what it means.
 public struct SettingKey: Sendable {
     public enum Storage: Sendable {
         /// A count or a size in bytes.
@@ -157,19 +205,30 @@ public struct SettingKey: Sendable {
     public let storage: Storage
     public let range: ClosedRange<Double>
     public let restart: Bool
+    /// What the value bounds and what happens at the bound; `code spans` name protocol errors
+    /// and other settings.
+    public let summary: String
 
-    init(_ name: String, _ path: WritableKeyPath<ServerSettings, Int> & Sendable, _ range: ClosedRange<Int>, restart: Bool = false) {
+    init(
+        _ name: String, _ path: WritableKeyPath<ServerSettings, Int> & Sendable, _ range: ClosedRange<Int>, restart: Bool = false,
+        _ summary: String
+    ) {
         self.name = name
         storage = .integer(path)
         self.range = Double(range.lowerBound)...Double(range.upperBound)
         self.restart = restart
+        self.summary = summary
     }
 
-    init(_ name: String, seconds path: WritableKeyPath<ServerSettings, Double> & Sendable, _ range: ClosedRange<Double>, restart: Bool = false) {
+    init(
+        _ name: String, seconds path: WritableKeyPath<ServerSettings, Double> & Sendable, _ range: ClosedRange<Double>,
+        restart: Bool = false, _ summary: String
+    ) {
         self.name = name
         storage = .seconds(path)
         self.range = range
         self.restart = restart
+        self.summary = summary
     }
 
     func set(_ text: String, in settings: inout ServerSettings) throws(SettingsError) {
@@ -204,6 +263,21 @@ public struct SettingKey: Sendable {
         case .integer(let path): target[keyPath: path] = source[keyPath: path]
         case .seconds(let path): target[keyPath: path] = source[keyPath: path]
         }
+    }
+}
+
+/// A setting that names a directory: no range, and always applied by a reload.
+public struct PathSettingKey: Sendable {
+    public let name: String
+    /// The default as documentation shows it (the real default plugin directory depends on
+    /// where the executable is).
+    public let defaultText: String
+    public let summary: String
+
+    init(_ name: String, default defaultText: String, _ summary: String) {
+        self.name = name
+        self.defaultText = defaultText
+        self.summary = summary
     }
 }
 

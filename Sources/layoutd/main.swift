@@ -9,6 +9,9 @@ import Systemd
 
 // layoutd: the layout daemon. Options, then settings (defaults < --config file < flags), then
 // the socket, then serve until SIGTERM/SIGINT; SIGHUP re-reads the configuration.
+// The options, --help and the man pages come from tables in LayoutServer (`DaemonOption`,
+// `ServerSettings.keys`, `ExitStatus`, `ManualPage`), so none of them can say what the code
+// does not do.
 
 /// `<prefix>/lib/layoutd/plugins` for a layoutd installed as `<prefix>/bin/layoutd`: found from
 /// the executable, so a relocated install finds its own plugins. The loader skips it whole
@@ -25,83 +28,38 @@ let defaultPluginDirectory: String? = {
     return String(binDirectory[..<parentSlash]) + "/lib/layoutd/plugins"
 }()
 
-let usage = """
-    usage: layoutd [options]
-
-      -s, --socket PATH          listen here (else $LAYOUTD_SOCKET, $XDG_RUNTIME_DIR/layoutd/ipc.sock,
-                                 /run/layoutd/ipc.sock)
-      -c, --config FILE          settings file: 'name = value' lines; re-read on SIGHUP and daemon.reload
-      --plugin-dir DIR           load strategy plugins (*.so) from DIR (repeatable; also
-                                 'plugin-dir = DIR' lines in the file), before the default
-                                 \(defaultPluginDirectory ?? "(none)")
-                                 ('default-plugin-dir = none' turns the default off)
-      --set NAME=VALUE           one setting (repeatable), over the file; names:
-                                 \((ServerSettings.keys.map(\.name) + ["plugin-dir", "default-plugin-dir"]).joined(separator: ", "))
-      --log-level LEVEL          error, warning, notice, info (default) or debug
-      --print-socket-path        print the socket path this would use and exit
-      --version, -h/--help
-
-    """
-
-struct Options {
-    var socket: String?
-    var config: String?
-    var overrides: [(String, String)] = []
-    var logLevel = LogPriority.info
-    var printSocketPath = false
-}
+/// `layoutd --help`, from the same table as the parser and layoutd(8).
+let usage = DaemonOption.usage(DaemonOption.Context(defaultPluginDirectory: defaultPluginDirectory ?? "(none)"))
 
 func printError(_ text: String) {
     let bytes = Array(text.utf8)
     _ = bytes.withUnsafeBytes { write(STDERR_FILENO, $0.baseAddress, $0.count) }
 }
 
-func fail(_ message: String, status: Int32 = 64) -> Never {
+func fail(_ message: String, status: ExitStatus) -> Never {
     printError("layoutd: \(message)\n")
-    exit(status)
+    exit(status.rawValue)
 }
 
-func parseOptions(_ arguments: [String]) -> Options {
-    var options = Options()
-    var index = 0
-    func value(for flag: String) -> String {
-        index += 1
-        guard index < arguments.count else { fail("\(flag) needs a value\n\(usage)") }
-        return arguments[index]
+/// The options, or the answer to `--help`, `--version` or `--man` and an exit.
+func parseOptions(_ arguments: [String]) -> DaemonOptions {
+    let options: DaemonOptions
+    do {
+        options = try DaemonOption.parse(arguments)
+    } catch {
+        fail(error.showsUsage ? "\(error.message)\n\(usage)" : error.message, status: .usage)
     }
-    while index < arguments.count {
-        let argument = arguments[index]
-        switch argument {
-        case "-s", "--socket": options.socket = value(for: argument)
-        case "-c", "--config": options.config = value(for: argument)
-        case "--set":
-            let pair = value(for: argument).split(separator: "=", maxSplits: 1).map(String.init)
-            guard pair.count == 2 else { fail("--set takes NAME=VALUE") }
-            options.overrides.append((pair[0], pair[1]))
-        case "--plugin-dir": options.overrides.append(("plugin-dir", value(for: argument)))
-        case "--log-level":
-            let levels: [String: LogPriority] = ["error": .error, "warning": .warning, "notice": .notice, "info": .info, "debug": .debug]
-            let name = value(for: argument)
-            guard let level = levels[name] else { fail("unknown log level '\(name)'") }
-            options.logLevel = level
-        case "--print-socket-path": options.printSocketPath = true
-        case "--version":
-            print("layoutd \(LayoutDaemon.version) (protocol 1)")
-            exit(0)
-        case "-h", "--help":
-            print(usage, terminator: "")
-            exit(0)
-        default:
-            if argument.hasPrefix("--socket=") { options.socket = String(argument.dropFirst(9)); break }
-            fail("unknown option '\(argument)'\n\(usage)")
-        }
-        index += 1
+    switch options.request {
+    case nil: return options
+    case .help: print(usage, terminator: "")
+    case .version: print("layoutd \(LayoutDaemon.version) (protocol 1)")
+    case .manual(let page): print(page.roff(version: LayoutDaemon.version), terminator: "")
     }
-    return options
+    exit(ExitStatus.success.rawValue)
 }
 
 /// Defaults, then the configuration file, then `--set` flags.
-func loadSettings(_ options: Options) throws(SettingsError) -> ServerSettings {
+func loadSettings(_ options: DaemonOptions) throws(SettingsError) -> ServerSettings {
     var settings = ServerSettings()
     settings.defaultPluginDirectory = defaultPluginDirectory
     if let path = options.config {
@@ -160,14 +118,14 @@ let options = parseOptions(Array(CommandLine.arguments.dropFirst()))
 let socketPath = SocketPath.resolve(option: options.socket)
 if options.printSocketPath {
     print(socketPath.path)
-    exit(0)
+    exit(ExitStatus.success.rawValue)
 }
 
 let settings: ServerSettings
 do {
     settings = try loadSettings(options)
 } catch {
-    fail(error.message, status: 78)
+    fail(error.message, status: .configuration)
 }
 
 // Writes to a closed socket return EPIPE instead of killing the daemon.
@@ -210,9 +168,9 @@ do {
         activated = false
     }
 } catch let error as ListenSockets.Failure {
-    fail("cannot use the sockets systemd passed: \(error)", status: 1)
+    fail("cannot use the sockets systemd passed: \(error)", status: .cannotListen)
 } catch {
-    fail("cannot listen: \(error)", status: 1)
+    fail("cannot listen: \(error)", status: .cannotListen)
 }
 let servedPath = activated ? (UnixSocket.boundPath(of: listener) ?? socketPath.path) : socketPath.path
 
@@ -262,7 +220,7 @@ for (number, name) in [(SIGTERM, "SIGTERM"), (SIGINT, "SIGINT")] {
             let summary = "stopped (\(name)): \(totals.read) requests read, \(totals.answered) answered"
             logger.log(.notice, drained ? summary : summary + "; \(totals.open) connections still open at the deadline")
             notifier.flush(timeout: 1)
-            exit(0)
+            exit(ExitStatus.success.rawValue)
         }
     }
     source.resume()

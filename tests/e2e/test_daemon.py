@@ -2,10 +2,13 @@
 other uids. Run by `make test` (python3 -m unittest discover -s tests/e2e)."""
 import json
 import os
+import re
+import shutil
 import signal
 import socket
 import stat
 import subprocess
+import tempfile
 import threading
 import time
 import unittest
@@ -666,6 +669,137 @@ class ConfigurationFileTests(unittest.TestCase):
             with open(path, "w") as handle:
                 handle.write(("#" * 1023 + "\n") * 2048)
         self.refused_at_start(make, "is larger than 1 MiB")
+
+
+class ManPageTests(unittest.TestCase):
+    """layoutd(8) and layoutd.conf(5), printed by `layoutd --man 8|5` from the tables behind the
+    parser and the settings: they render without a groff warning and name every option, setting
+    and exit status the daemon has."""
+
+    PAGES = {"8": ".TH LAYOUTD 8 ", "5": ".TH LAYOUTD.CONF 5 "}
+
+    def page(self, section):
+        result = subprocess.run([daemon_binary(), "--man", section], capture_output=True, text=True, timeout=10)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertEqual(result.stderr, "")
+        return result.stdout
+
+    def rendered(self, section):
+        """The page as man(1) would show it, with hyphenation and justification off so names
+        stay whole, and every groff warning enabled."""
+        result = subprocess.run(["groff", "-man", "-ww", "-Tutf8", "-P-cbou", "-rLL=200n", "-dAD=l", "-rHY=0"],
+                                input=self.page(section), capture_output=True, text=True, timeout=30)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertEqual(result.stderr, "", "groff warned about layoutd(%s)" % section)
+        return result.stdout
+
+    @staticmethod
+    def help_text():
+        return subprocess.run([daemon_binary(), "--help"], capture_output=True, text=True, timeout=10, check=True).stdout
+
+    def options(self):
+        """Every option --help lists, short and long: the same table the parser reads."""
+        names = []
+        for line in self.help_text().splitlines():
+            match = re.match(r"^  (-\w, )?(--[\w-]+)", line)
+            if match:
+                names += [match.group(2)] + ([match.group(1)[:-2]] if match.group(1) else [])
+        return names
+
+    def settings(self):
+        lines = self.help_text().splitlines()
+        index = next(number for number, line in enumerate(lines) if line.rstrip().endswith("names:"))
+        return [name.strip() for name in lines[index + 1].split(",")]
+
+    def test_pages_start_with_their_title_line_and_carry_no_build_date(self):
+        for section, title in self.PAGES.items():
+            page = self.page(section)
+            self.assertTrue(page.startswith(title), page[:80])
+            self.assertIn(title + '"" "layoutd ', page.splitlines()[0])
+            self.assertEqual(page, self.page(section), "the page must be the same on every run")
+
+    def test_pages_render_without_warnings(self):
+        for section in self.PAGES:
+            self.assertTrue(self.rendered(section).strip())
+            # -z: the whole formatting pass, output discarded: what `make install` users' man runs.
+            result = subprocess.run(["groff", "-man", "-ww", "-z"], input=self.page(section), capture_output=True, text=True, timeout=30)
+            self.assertEqual((result.returncode, result.stderr), (0, ""))
+
+    def test_man_reads_the_installed_form_without_warnings(self):
+        if not shutil.which("man"):
+            self.skipTest("man-db is not installed")
+        directory = tempfile.mkdtemp(prefix="layoutd-man-")
+        self.addCleanup(shutil.rmtree, directory, True)
+        for section, name in [("8", "layoutd.8"), ("5", "layoutd.conf.5")]:
+            path = os.path.join(directory, name)
+            with open(path, "w") as handle:
+                handle.write(self.page(section))
+            result = subprocess.run(["man", "--warnings", "-l", path], capture_output=True, text=True, timeout=30,
+                                    env=dict(os.environ, MANPAGER="cat", PAGER="cat", MANWIDTH="100"))
+            self.assertEqual(result.returncode, 0, result.stderr)
+            self.assertEqual(result.stderr, "", "man warned about " + name)
+            self.assertIn("layoutd", result.stdout)
+
+    def test_layoutd_8_names_every_option_and_section(self):
+        text = self.rendered("8")
+        options = self.options()
+        self.assertIn("--man", options)
+        self.assertGreaterEqual(len(options), 11)
+        for option in options:
+            self.assertIn(option, text)
+        for heading in ["SYNOPSIS", "DESCRIPTION", "OPTIONS", "SETTINGS", "SOCKET", "SIGNALS", "ENVIRONMENT", "FILES",
+                        "EXIT STATUS", "SEE ALSO"]:
+            self.assertRegex(text, r"(?m)^" + heading + "$")
+        for needle in ["$LAYOUTD_SOCKET", "$XDG_RUNTIME_DIR/layoutd/ipc.sock", "/run/layoutd/ipc.sock", "SIGHUP", "SIGTERM",
+                       "NOTIFY_SOCKET", "WATCHDOG_USEC", "LISTEN_FDS", "MALLOC_ARENA_MAX", "/etc/layoutd/layoutd.conf",
+                       "<prefix>/lib/layoutd/plugins", "layoutctl(1)", "layoutd.conf(5)", "systemd.socket(5)"]:
+            self.assertIn(needle, text)
+        statuses = re.search(r"(?ms)^EXIT STATUS$(.*?)^SEE ALSO$", text).group(1)
+        self.assertEqual(re.findall(r"(?m)^ {7}(\d+)\s", statuses), ["0", "1", "64", "78"])
+
+    def test_layoutd_conf_5_lists_every_setting_with_its_default(self):
+        text = self.rendered("5")
+        settings = self.settings()
+        self.assertIn("max-window-elements", settings)
+        self.assertIn("default-plugin-dir", settings)
+        for name in settings:
+            entry = re.search(r"(?ms)^ {7}" + re.escape(name) + r"$\n(.*?)Default: ([^ .]+)", text)
+            self.assertIsNotNone(entry, name)
+        # The defaults the page states are the daemon's: a file of exactly those changes nothing.
+        defaults = dict(re.findall(r"(?ms)^ {7}([a-z-]+)$\n.*?Default: ([0-9.]+)\.", text))
+        self.assertEqual(defaults["max-line-length"], "1048576")
+        self.assertEqual(defaults["shutdown-deadline"], "5")
+        for name in settings[:-2]:
+            self.assertIn(name, defaults)
+        daemon = Daemon()
+        config = os.path.join(daemon.dir, "layoutd.conf")
+        open(config, "w").close()
+        daemon.args = ["--config", config]
+        daemon.start()
+        self.addCleanup(daemon.stop)
+        with open(config, "w") as handle:
+            handle.write("".join("%s = %s\n" % item for item in defaults.items()))
+        with Client(daemon.path) as client:
+            reply = client.call("daemon.reload")
+        self.assertEqual(reply["result"]["changed"], [], reply)
+
+    def test_readme_lists_the_same_settings_and_defaults(self):
+        with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "README.md")) as handle:
+            readme = handle.read()
+        table = readme.split("<!-- settings table: generated, do not edit -->\n")[1].split("<!-- end of settings table -->")[0]
+        rows = re.findall(r"(?m)^\| `([a-z-]+)` \| ([^|]*) \|", table)
+        self.assertEqual([name for name, _ in rows], self.settings())
+        defaults = dict(re.findall(r"(?ms)^ {7}([a-z-]+)$\n.*?Default: (\S+?)\.\s", self.rendered("5")))
+        for name, default in rows:
+            self.assertEqual(default.strip("`"), defaults[name], name)
+
+    def test_any_other_section_is_a_usage_error(self):
+        for arguments in [["--man", "7"], ["--man", "1"], ["--man", ""], ["--man"], ["--man=8x"]]:
+            result = subprocess.run([daemon_binary()] + arguments, capture_output=True, text=True, timeout=10)
+            self.assertEqual(result.returncode, 64, arguments)
+            self.assertEqual(result.stdout, "", arguments)
+            self.assertIn("--man", result.stderr)
+            self.assertIn("usage: layoutd", result.stderr)
 
 
 def daemon_binary():

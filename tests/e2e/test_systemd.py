@@ -50,7 +50,8 @@ class UnitTests(unittest.TestCase):
                      "usr/lib/systemd/user/layoutd.socket", "usr/lib/systemd/user/layoutd.service",
                      "etc/layoutd/layoutd.conf", "usr/share/doc/layoutd/README.md",
                      "usr/share/doc/layoutd/protocol/README.md", "usr/share/doc/layoutd/protocol/schemas/common.json",
-                     "usr/share/man/man1/layoutctl.1", "usr/share/bash-completion/completions/layoutctl",
+                     "usr/share/man/man1/layoutctl.1", "usr/share/man/man8/layoutd.8", "usr/share/man/man5/layoutd.conf.5",
+                     "usr/share/bash-completion/completions/layoutctl",
                      "usr/share/zsh/site-functions/_layoutctl", "usr/include/layoutd/plugin.h",
                      "usr/lib/layoutd/plugins/waterfall.so", "usr/lib/pkgconfig/layoutd-plugin.pc",
                      "usr/share/doc/layoutd/examples/circle.c", "usr/share/doc/layoutd/examples/Circle.swift",
@@ -60,6 +61,8 @@ class UnitTests(unittest.TestCase):
         self.assertIn("ExecStart=/usr/bin/layoutd --config /etc/layoutd/layoutd.conf", service)
         self.assertNotIn("@", service.replace("@system-service", "").replace("@privileged", "").replace("@resources", ""))
         self.assertTrue(open(os.path.join(self.stage, "usr/share/man/man1/layoutctl.1")).read().startswith(".TH LAYOUTCTL 1"))
+        self.assertTrue(open(os.path.join(self.stage, "usr/share/man/man8/layoutd.8")).read().startswith(".TH LAYOUTD 8 "))
+        self.assertTrue(open(os.path.join(self.stage, "usr/share/man/man5/layoutd.conf.5")).read().startswith(".TH LAYOUTD.CONF 5 "))
         # The installed default configuration is valid: the daemon starts with it.
         check = run([DAEMON, "--config", os.path.join(self.stage, "etc/layoutd/layoutd.conf"), "--print-socket-path"])
         self.assertEqual(check.returncode, 0, check.stderr)
