@@ -268,7 +268,8 @@ class PackageTests(InstalledTreeChecks, unittest.TestCase):
                          "usr/lib/layoutd/runtime/swift-version", "usr/lib/layoutd/plugins/waterfall.so",
                          "lib/systemd/system/layoutd.socket", "lib/systemd/system/layoutd.service",
                          "usr/lib/systemd/user/layoutd.socket", "usr/lib/systemd/user/layoutd.service",
-                         "usr/share/man/man1/layoutctl.1.gz", "usr/share/bash-completion/completions/layoutctl",
+                         "usr/share/man/man1/layoutctl.1.gz", "usr/share/man/man8/layoutd.8.gz",
+                         "usr/share/man/man5/layoutd.conf.5.gz", "usr/share/bash-completion/completions/layoutctl",
                          "usr/share/zsh/site-functions/_layoutctl", "usr/include/layoutd/plugin.h",
                          "usr/share/pkgconfig/layoutd-plugin.pc", "usr/share/doc/layoutd/copyright",
                          "usr/share/doc/layoutd/changelog.gz", "usr/share/doc/layoutd/CHANGELOG.md",
@@ -282,8 +283,10 @@ class PackageTests(InstalledTreeChecks, unittest.TestCase):
         self.assertIn("Files: usr/lib/layoutd/runtime/*", copyright)
         with gzip.open(os.path.join(self.root, "usr/share/doc/layoutd/changelog.gz"), "rt") as handle:
             self.assertTrue(handle.readline().startswith("layoutd (%s) " % release_version()))
-        with gzip.open(os.path.join(self.root, "usr/share/man/man1/layoutctl.1.gz"), "rt") as handle:
-            self.assertTrue(handle.read().startswith(".TH LAYOUTCTL 1"))
+        for page, heading in [("man1/layoutctl.1.gz", ".TH LAYOUTCTL 1"), ("man8/layoutd.8.gz", ".TH LAYOUTD 8"),
+                              ("man5/layoutd.conf.5.gz", ".TH LAYOUTD.CONF 5")]:
+            with gzip.open(os.path.join(self.root, "usr/share/man", page), "rt") as handle:
+                self.assertTrue(handle.read().startswith(heading), page)
         with open(os.path.join(self.root, "lib/systemd/system/layoutd.service")) as handle:
             service = handle.read()
         self.assertIn("ExecStart=/usr/bin/layoutd --config /etc/layoutd/layoutd.conf", service)
