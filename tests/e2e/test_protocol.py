@@ -236,7 +236,9 @@ class DocumentLinkTests(unittest.TestCase):
             elif not os.path.exists(resolved):
                 problems.append("links to a missing file: %s" % target)
         for quoted in self.CODE.findall(text):
-            for path in re.findall(r"(?:\.\./)+[^\s`'\"),]*", quoted):
+            # A path that starts with ../, not one inside another (`$ORIGIN/../lib` is a
+            # RUNPATH, relative to a binary, not to the document).
+            for path in re.findall(r"(?:^|(?<=[\s(=]))(?:\.\./)+[^\s`'\"),]*", quoted):
                 if not self.inside(os.path.normpath(os.path.join(folder, path))):
                     problems.append("quotes a path outside the repository: %s" % path)
         return problems
@@ -256,6 +258,7 @@ class DocumentLinkTests(unittest.TestCase):
         # The README once sent readers to ../shared/design/layout-semantics.md.
         text = ("[rules](../../shared/design/layout-semantics.md), [gone](missing.md),\n"
                 "[ok](flow-layout.md#lines), see `../../shared/design/x.md`, ![img](/etc/passwd)\n"
+                "a RUNPATH `$ORIGIN/../lib/layoutd/runtime` is no document path\n"
                 "```\n[in a fence](../../elsewhere.md)\n```\n")
         self.assertEqual(self.problems(text, os.path.join(ROOT, "docs")), [
             "links outside the repository: ../../shared/design/layout-semantics.md",
