@@ -3,7 +3,7 @@ import LayoutGeometry
 /// The result of switching a layout to another strategy or configuration.
 public struct LayoutSwitch: Hashable, Sendable {
     /// The content offset after the switch: the first visible item stays where it was on screen,
-    /// clamped to the valid range.
+    /// clamped to the new layout's valid range on both axes.
     public var contentOffset: Point
     /// The item that was kept in place, if any cell was visible.
     public var anchor: String?
@@ -39,6 +39,9 @@ extension Layout {
         } else {
             newViewport.offset = Self.clamped(oldViewport.offset, in: newStrategy)
         }
+        // The old layout's offset may lie outside the new content across its scroll axis too
+        // (an inline row scrolled to x 1500, shown as a list): a switch rests on both axes.
+        newViewport.offset = Self.clampedAcross(newViewport.offset, in: newStrategy)
         if newViewport.offset != oldViewport.offset {
             _ = newStrategy.updateViewport(newViewport, model: model)
         }
@@ -93,6 +96,19 @@ extension Layout {
             lowest, axis.main(of: strategy.contentSize) + insets.mainTrailing - axis.main(of: strategy.viewport.size))
         let main = min(max(axis.main(of: offset), lowest), highest)
         return axis == .vertical ? Point(x: offset.x, y: main) : Point(x: main, y: offset.y)
+    }
+
+    /// `offset` with its cross-axis component inside
+    /// `[−inset, max(−inset, content + inset − viewport)]` across the scroll axis: where a switch
+    /// comes to rest, since the old layout's offset says nothing about the new content's width.
+    static func clampedAcross(_ offset: Point, in strategy: any LayoutStrategy) -> Point {
+        let axis = strategy.scrollAxis
+        let insets = axis.logical(strategy.viewport.contentInsets)
+        let lowest = -insets.crossLeading
+        let highest = max(
+            lowest, axis.cross(of: strategy.contentSize) + insets.crossTrailing - axis.cross(of: strategy.viewport.size))
+        let cross = min(max(axis.cross(of: offset), lowest), highest)
+        return axis == .vertical ? Point(x: cross, y: offset.y) : Point(x: offset.x, y: cross)
     }
 
     /// One segment per element in either window whose attributes differ between the two
