@@ -96,8 +96,10 @@ public enum CommandCatalog {
             details: """
                 FILE holds JSON lines, one item each: {"id": "p1"} with optional "size", "estimatedSize", \
                 "selectedSize" ({"width", "height"}) and "section" (default "s"; sections appear in the order \
-                they are first named). A FILE that is one JSON object with "sections" is sent as it is. Large \
-                files go in batches under the daemon's line and batch limits; a progress bar shows on a terminal.
+                they are first named). A FILE that is one JSON object with "sections" is sent as it is. The load \
+                is one change whatever the size: data diffed by id, one epoch step, one event for watchers. Files \
+                over the daemon's line or batch limit go as a staged upload (view.stage.*) in parts, with a \
+                progress bar on a terminal, committed only if the view did not change meanwhile (StaleEpoch).
                 """),
         Command(
             "insert", "VIEW ITEM...", "insert items (ITEM is ID or ID:WxH)", method: "view.update",

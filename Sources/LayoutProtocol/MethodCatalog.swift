@@ -73,6 +73,31 @@ public enum MethodCatalog {
             result: "invalidation"),
         Method(name: "view.setWindowMargin", summary: "change the window margin", parameters: mutation + [p("margin", "number", "points")], result: "invalidation"),
         Method(
+            name: "view.stage.begin", summary: "open a staged upload: data for one setData too large for one line or batch",
+            parameters: [
+                p("view", "string", "the view's name"),
+                p("ifEpoch", "integer", "refuse with StaleEpoch unless the view is at this epoch", required: false),
+            ],
+            result: "{upload, view, epoch}"),
+        Method(
+            name: "view.stage.append", summary: "add sections and items to an open upload of this connection",
+            parameters: [
+                p("upload", "string", "from view.stage.begin on this connection"),
+                p("sections", "[section]", "items to append; a section id seen before continues that section"),
+            ],
+            result: "{upload, items, sections}"),
+        Method(
+            name: "view.stage.commit", summary: "apply an upload as one view.setData and end it",
+            parameters: [
+                p("upload", "string", "from view.stage.begin on this connection"),
+                p("animated", "bool", "include a transition (default false)", required: false),
+                p("ifEpoch", "integer", "refuse with StaleEpoch unless the view is at this epoch", required: false),
+            ],
+            result: "invalidation"),
+        Method(
+            name: "view.stage.abort", summary: "end an upload unapplied", parameters: [p("upload", "string", "from view.stage.begin on this connection")],
+            result: "{}"),
+        Method(
             name: "view.query", summary: "elements intersecting a rect, a page at a time in key order",
             parameters: [
                 p("view", "string", "the view's name"), p("rect", "{x, y, width, height}", "the rect"),

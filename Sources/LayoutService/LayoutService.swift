@@ -14,16 +14,20 @@ public struct ServiceLimits: Hashable, Sendable {
     public var maximumLineLength: Int
     /// Subscriptions one connection may hold: each costs every mutation of its view an event.
     public var maximumSubscriptions: Int
+    /// Staged uploads one connection may hold open (`view.stage.begin`): each holds items the
+    /// daemon's budget counts until it ends, and a client needs one per view it loads.
+    public var maximumUploads: Int
 
     public init(
         maximumViews: Int = 256, view: ViewLimits = ViewLimits(), maximumTotalItems: Int = 5_000_000, maximumLineLength: Int = 1 << 20,
-        maximumSubscriptions: Int = 256
+        maximumSubscriptions: Int = 256, maximumUploads: Int = 4
     ) {
         self.maximumViews = maximumViews
         self.view = view
         self.maximumTotalItems = maximumTotalItems
         self.maximumLineLength = maximumLineLength
         self.maximumSubscriptions = maximumSubscriptions
+        self.maximumUploads = maximumUploads
     }
 }
 
@@ -98,7 +102,9 @@ public final class LayoutService: Sendable {
     }
 
     private let directory = Mutex(Directory())
-    private let itemBudget: ItemBudget
+    let itemBudget: ItemBudget
+    /// Open staged uploads (`view.stage.*`).
+    let staging: StagingArea
     private let requestCount = Atomic<Int>(0)
     private let errorCount = Atomic<Int>(0)
 
@@ -111,6 +117,7 @@ public final class LayoutService: Sendable {
         self.serverName = serverName
         self.hooks = hooks
         itemBudget = ItemBudget(maximum: limits.maximumTotalItems)
+        staging = StagingArea(itemBudget: itemBudget, limits: limits)
     }
 
     /// Views created from now on, and strategy switches, use `registry` (a reload loaded
@@ -192,6 +199,8 @@ public final class LayoutService: Sendable {
                     directory.withLock { $0.removeSubscription(id) }
                     finish(.success(JSONWriter.encode(.object([:]))), [])
                 }
+            case _ where StagingArea.methods.contains(request.method):
+                try stage(request.method, &params, connection: connection, finish: finish)
             case _ where ViewHost.mutations.contains(request.method) || ViewHost.reads.contains(request.method):
                 let name = try params.string("view")
                 guard let host = directory.withLock({ $0.views[name] }) else { throw Self.viewNotFound(name) }
@@ -241,9 +250,10 @@ public final class LayoutService: Sendable {
         return deliveries
     }
 
-    /// Forgets a closed connection's subscriptions. Call it once no request of the connection
-    /// is still running.
+    /// Forgets a closed connection's subscriptions and discards its staged uploads. Call it
+    /// once no request of the connection is still running.
     public func disconnect(_ connection: ConnectionID) {
+        staging.discard(connection: connection)
         // Each view once, however many of its subscriptions the connection held.
         let hosts = directory.withLock { directory in
             var hosts = [ObjectIdentifier: ViewHost]()
@@ -308,6 +318,12 @@ public final class LayoutService: Sendable {
         }
     }
 
+    /// The view named `name`, or `ViewNotFound`.
+    func host(named name: String) throws(WireError) -> ViewHost {
+        guard let host = directory.withLock({ $0.views[name] }) else { throw Self.viewNotFound(name) }
+        return host
+    }
+
     static func viewNotFound(_ name: String) -> WireError {
         WireError(name: "ViewNotFound", message: "no view named '\(name)'", data: ["view": .string(name)])
     }
@@ -352,6 +368,7 @@ public final class LayoutService: Sendable {
             "maximumTotalItems": .number(Double(limits.maximumTotalItems)),
             "maximumBatchSize": .number(Double(limits.view.maximumBatchSize)),
             "maximumWindowElements": .number(Double(limits.view.maximumWindowElements)),
+            "maximumUploads": .number(Double(limits.maximumUploads)),
         ]
         for (key, value) in hooks.limits().pairs { reported[key] = value }
         return .object([
@@ -406,9 +423,11 @@ public final class LayoutService: Sendable {
         let (summaries, subscriptions) = directory.withLock { directory in
             (directory.views.values.map { $0.summary.withLock { $0 } }, directory.subscriptions.count)
         }
+        let staged = staging.counts
         var object: JSONObject = [
             "views": .number(Double(summaries.count)), "items": .number(Double(summaries.reduce(0) { $0 + $1.itemCount })),
             "subscriptions": .number(Double(subscriptions)),
+            "uploads": .object(["open": .number(Double(staged.open)), "items": .number(Double(staged.items))]),
             "requests": .number(Double(requestsServed)), "errors": .number(Double(errorsReturned)),
         ]
         for (key, value) in hooks.status().pairs { object[key] = value }

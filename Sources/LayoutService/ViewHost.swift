@@ -18,7 +18,8 @@ struct ViewSummary: Sendable {
 final class ViewHost: @unchecked Sendable {
     let name: String
     let queue: DispatchQueue
-    private let view: View
+    /// Internal rather than private only for the staged commit (`ViewHost+Staging.swift`).
+    let view: View
     /// Subscription ids and their connections, in subscription order.
     private(set) var subscribers: [(subscription: Int, connection: ConnectionID)] = []
     /// Set by `view.delete`; requests already queued then find no view.

@@ -2,10 +2,15 @@ import Glibc
 import LayoutClient
 import LayoutProtocol
 
-/// `layoutctl load`: items from JSON lines (or one `{"sections": ...}` object) into a view.
-/// Small data goes as one `view.setData`; large data as a `setData` of the sections, then
-/// `view.update` batches sized under the daemon's line and batch limits, with a progress bar
-/// on a terminal. A batched load is not one atomic change: watchers see it arrive in parts.
+/// `layoutctl load`: items from JSON lines (or one `{"sections": ...}` object) into a view, as
+/// one atomic change whatever the size: subscribers see one `view.invalidated`, one epoch step,
+/// and the data diffed by id (selection of items that stay is kept), never a half-loaded view.
+///
+/// Data that fits one line and one batch goes as one `view.setData`. Larger data goes as a
+/// staged upload (`view.stage.begin`, `.append` in parts sized under the daemon's line and
+/// batch limits, with a progress bar on a terminal, then `.commit`). The commit carries the
+/// epoch the view had at `begin` as `ifEpoch` (or the user's `--if-epoch`), so a change made
+/// meanwhile by someone else refuses the load with StaleEpoch instead of being overwritten.
 enum Loader {
     static func load(view: String, bytes: [UInt8], params base: JSONObject) {
         let sections = parse(bytes)
@@ -23,36 +28,70 @@ enum Loader {
             emit(result) { _ in "loaded \(total) items into \(view) (epoch \(formatNumber(result["epoch"])))\n" }
             return
         }
-        var empty = base
-        empty["sections"] = .array(sections.map { .object(["id": .string($0.id), "items": .array([])]) })
-        _ = call(client, "view.setData", empty)
+        var begin: JSONObject = ["view": .string(view)]
+        begin["ifEpoch"] = base["ifEpoch"]
+        let upload = call(client, "view.stage.begin", begin)
+        let uploadID = upload["upload"] ?? .null
         let progress = Progress(total: total, label: "loading \(view)")
+        var parts = 0
         var sent = 0
-        var last = JSONValue.null
-        for section in sections {
-            var start = 0
-            while start < section.items.count {
-                // Fill a batch up to half the line limit (JSON overhead is small) and the batch limit.
-                var end = start
-                var size = 256
-                while end < section.items.count, end - start < batchLimit, size < lineLimit / 2 {
-                    size += JSONWriter.encode(section.items[end]).count + 1
-                    end += 1
-                }
-                var params = base
-                params["ifEpoch"] = nil
-                params["updates"] = .array([.object([
-                    "op": .string("insertItems"), "section": .string(section.id), "at": .number(Double(start)),
-                    "items": .array(Array(section.items[start..<end])),
-                ])])
-                last = call(client, "view.update", params)
-                sent += end - start
-                start = end
-                progress.update(sent)
-            }
+        for chunk in chunks(sections, lineLimit: lineLimit, batchLimit: batchLimit) {
+            let sectionsValue = JSONValue.array(chunk.map { .object(["id": .string($0.id), "items": .array(Array($0.items))]) })
+            _ = call(client, "view.stage.append", ["upload": uploadID, "sections": sectionsValue])
+            parts += 1
+            sent += chunk.reduce(0) { $0 + $1.items.count }
+            progress.update(sent)
         }
         progress.finish()
-        emit(last) { result in "loaded \(total) items into \(view) in batches (epoch \(formatNumber(result["epoch"])))\n" }
+        var commit: JSONObject = ["upload": uploadID, "ifEpoch": upload["epoch"] ?? .null]
+        commit["animated"] = base["animated"]
+        let result = call(client, "view.stage.commit", commit)
+        emit(result) { _ in "loaded \(total) items into \(view) in \(parts) parts, one change (epoch \(formatNumber(result["epoch"])))\n" }
+    }
+
+    /// One `view.stage.append`: consecutive items of one or more sections.
+    typealias Chunk = [(id: String, items: ArraySlice<JSONValue>)]
+
+    /// The sections cut into appends that each fit one line (with room for the envelope) and
+    /// name at most `batchLimit` items and sections. Every section appears at least once, so
+    /// empty ones are created too; order is kept.
+    static func chunks(_ sections: [SectionItems], lineLimit: Int, batchLimit: Int) -> [Chunk] {
+        // The envelope around the sections: {"id":N,"method":"view.stage.append","params":{"upload":"u…","sections":[…]}}.
+        let envelope = 256
+        var result = [Chunk]()
+        var chunk = Chunk()
+        var size = envelope
+        var names = 0
+        for section in sections {
+            let sectionCost = JSONWriter.encode(.string(section.id)).count + 24
+            var start = 0
+            repeat {
+                if !chunk.isEmpty, size + sectionCost >= lineLimit || names + 1 >= batchLimit {
+                    result.append(chunk)
+                    (chunk, size, names) = ([], envelope, 0)
+                }
+                size += sectionCost
+                names += 1
+                var end = start
+                while end < section.items.count {
+                    let cost = JSONWriter.encode(section.items[end]).count + 1
+                    // At least one item per append, so a part always makes progress (an item
+                    // too large for any line is the daemon's to refuse).
+                    guard end == start && chunk.isEmpty || size + cost < lineLimit && names < batchLimit else { break }
+                    size += cost
+                    names += 1
+                    end += 1
+                }
+                chunk.append((section.id, section.items[start..<end]))
+                start = end
+                if start < section.items.count {
+                    result.append(chunk)
+                    (chunk, size, names) = ([], envelope, 0)
+                }
+            } while start < section.items.count
+        }
+        if !chunk.isEmpty { result.append(chunk) }
+        return result
     }
 
     struct SectionItems {

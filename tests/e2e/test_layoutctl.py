@@ -255,7 +255,7 @@ class OutputTests(GoldenCase):
                                 capture_output=True, text=True, timeout=120)
         self.assertIn("loading big [", result.stdout)
         self.assertIn("100% 60000/60000", result.stdout)
-        self.assertIn("loaded 60000 items into big in batches", result.stdout)
+        self.assertRegex(result.stdout, r"loaded 60000 items into big in \d+ parts, one change \(epoch 1\)")
         self.assertEqual(json.loads(self.run_ctl("get", "big"))["itemCount"], 60000)
         # Piped: no progress bar, a JSON result.
         small = os.path.join(directory, "small.jsonl")
@@ -264,6 +264,184 @@ class OutputTests(GoldenCase):
         result = ctl("load", "big", small, socket_path=self.daemon.path)
         self.assertEqual(result.stderr, "")
         self.assertEqual(json.loads(result.stdout)["changes"]["insertedItems"], ["a", "c", "b"])
+
+
+def write_items(directory, name, count, section=None):
+    path = os.path.join(directory, name)
+    with open(path, "w") as handle:
+        for index in range(count):
+            extra = ',"section":"%s"' % section(index) if section else ""
+            handle.write('{"id":"p%d","size":{"width":%d,"height":40}%s}\n' % (index, 50 + index % 100, extra))
+    return path
+
+
+class AtomicLoadTests(unittest.TestCase):
+    """layoutctl load of any size is one atomic change as subscribers see it (issue 18): one
+    setData, or a staged upload (view.stage.*) committed by one request; and the staged
+    upload's rules: owned by its connection, discarded when it closes, counted against the
+    item budget, refused whole on a stale epoch."""
+
+    def setUp(self):
+        self.directory = tempfile.mkdtemp(prefix="layoutctl-atomic-")
+
+    def tearDown(self):
+        shutil.rmtree(self.directory, ignore_errors=True)
+
+    def load(self, daemon, view, path, *options):
+        result = ctl("load", view, path, *options, socket_path=daemon.path, timeout=300)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        return result
+
+    def events_until_synced(self, watcher):
+        """The events the watcher received so far: daemon.sync answers after all of them."""
+        events = []
+        watcher.call("daemon.sync", events=events)
+        return [event for event in events if event["event"] == "view.invalidated"]
+
+    def test_a_100k_item_load_is_one_change_and_the_view_never_empties(self):
+        with Daemon() as daemon, Client(daemon.path, timeout=120) as watcher:
+            with Client(daemon.path) as creator:
+                creator.call("view.create", {"view": "big", "strategy": "flow", "viewport": {"width": 390, "height": 844}})
+            self.load(daemon, "big", write_items(self.directory, "few.jsonl", 10))
+            subscribed = watcher.call("view.subscribe", {"view": "big"})["result"]
+            result = self.load(daemon, "big", write_items(self.directory, "items.jsonl", 100000), "--table")
+            self.assertRegex(result.stdout[:500], r"^loaded 100000 items into big in \d+ parts, one change \(epoch 2\)$")
+            events = self.events_until_synced(watcher)
+            self.assertEqual(len(events), 1, "one view.invalidated for the whole load")
+            self.assertEqual(events[0]["params"]["epoch"], subscribed["snapshot"]["epoch"] + 1)
+            # Never empty: the ten items already there stayed (no delete, no re-insert).
+            self.assertEqual(events[0]["params"]["changes"]["deletedItems"], [])
+            self.assertEqual(len(events[0]["params"]["changes"]["insertedItems"]), 99990)
+            self.assertEqual(json.loads(ctl("get", "big", socket_path=daemon.path).stdout)["itemCount"], 100000)
+
+    def test_reloading_the_same_file_keeps_the_selection(self):
+        with Daemon() as daemon:
+            ctl("create", "big", "--width", "390", "--height", "844", "-q", socket_path=daemon.path)
+            path = write_items(self.directory, "items.jsonl", 100000)
+            self.load(daemon, "big", path)
+            ctl("select", "big", "p1", "p3", "-q", socket_path=daemon.path)
+            with Client(daemon.path, timeout=120) as watcher:
+                epoch = watcher.call("view.subscribe", {"view": "big"})["result"]["snapshot"]["epoch"]
+                self.load(daemon, "big", path)
+                events = self.events_until_synced(watcher)
+            self.assertEqual([event["params"]["epoch"] for event in events], [epoch + 1])
+            self.assertEqual(events[0]["params"]["changes"]["insertedItems"], [])
+            self.assertEqual(events[0]["params"]["changes"]["deletedItems"], [])
+            query = json.loads(ctl("query", "big", "--rect", "0,0,390,100", socket_path=daemon.path).stdout)
+            self.assertEqual(sorted(query["selected"]), ["p1", "p3"])
+
+    def test_a_small_load_keeps_the_selection(self):
+        """A load that fits one line is one view.setData: diffed by id, the selection stays."""
+        with Daemon() as daemon:
+            ctl("create", "small", "--width", "390", "--height", "844", "-q", socket_path=daemon.path)
+            path = write_items(self.directory, "items.jsonl", 10)
+            self.load(daemon, "small", path)
+            ctl("select", "small", "p2", "-q", socket_path=daemon.path)
+            reloaded = json.loads(self.load(daemon, "small", path).stdout)
+            self.assertEqual(reloaded["changes"]["insertedItems"] + reloaded["changes"]["deletedItems"], [])
+            query = json.loads(ctl("query", "small", "--rect", "0,0,390,844", socket_path=daemon.path).stdout)
+            self.assertEqual(query["selected"], ["p2"])
+
+    @unittest.expectedFailure
+    def test_reloading_keeps_a_measured_size(self):
+        """Wanted by issue 18, not what view.setData does: its diff counts a measured size as
+        the item's size, so an item the file describes otherwise is reloaded with the file's
+        size (mutations.md, view.setData, reloadedItems). Needs a decision on setData's
+        contract; the same holds for one setData and for a staged commit."""
+        with Daemon() as daemon:
+            ctl("create", "small", "--width", "390", "--height", "844", "-q", socket_path=daemon.path)
+            path = write_items(self.directory, "items.jsonl", 10)
+            self.load(daemon, "small", path)
+            ctl("measure", "small", "p0=50x99", "-q", socket_path=daemon.path)
+            self.load(daemon, "small", path)
+            item = json.loads(ctl("item", "small", "p0", socket_path=daemon.path).stdout)
+            self.assertEqual(item["attributes"]["frame"]["height"], 99)
+
+    def test_a_file_over_one_line_is_staged_and_still_one_change(self):
+        with Daemon("--set", "max-line-length=65536", "--set", "max-batch=1000") as daemon, Client(daemon.path, timeout=60) as watcher:
+            ctl("create", "v", "--width", "390", "--height", "844", "-q", socket_path=daemon.path)
+            watcher.call("view.subscribe", {"view": "v"})
+            path = write_items(self.directory, "items.jsonl", 20000, section=lambda index: "s%d" % (index % 3))
+            result = self.load(daemon, "v", path, "--table")
+            self.assertRegex(result.stdout[:500], r"^loaded 20000 items into v in \d+ parts, one change \(epoch 1\)$")
+            parts = int(result.stdout.split(" in ")[1].split()[0])
+            self.assertGreaterEqual(parts, 20, "1000 items and sections per append at most")
+            events = self.events_until_synced(watcher)
+            self.assertEqual([event["params"]["epoch"] for event in events], [1])
+            self.assertEqual(events[0]["params"]["changes"]["insertedSections"], ["s0", "s1", "s2"])
+            state = json.loads(ctl("get", "v", socket_path=daemon.path).stdout)
+            self.assertEqual((state["itemCount"], state["sectionCount"]), (20000, 3))
+            # In file order within each section.
+            first = json.loads(ctl("item", "v", "p3", socket_path=daemon.path).stdout)["attributes"]
+            self.assertEqual((first["section"], first["item"]), (0, 1))
+            # On a terminal the progress bar still shows, a step per part.
+            result = subprocess.run(["script", "-qec", "%s -s %s load v %s" % (LAYOUTCTL, daemon.path, path), "/dev/null"],
+                                    capture_output=True, text=True, timeout=120)
+            self.assertIn("loading v [", result.stdout)
+            self.assertIn("100% 20000/20000", result.stdout)
+
+    def status(self, client):
+        return client.call("daemon.status")["result"]
+
+    def test_an_upload_is_discarded_when_its_connection_closes(self):
+        with Daemon("--set", "max-total-items=3000") as daemon, Client(daemon.path) as other:
+            other.call("view.create", {"view": "v", "strategy": "flow", "viewport": {"width": 100, "height": 100},
+                                       "sections": [{"id": "s", "items": [{"id": "a"}]}]})
+            with Client(daemon.path) as uploader:
+                upload = uploader.call("view.stage.begin", {"view": "v"})["result"]["upload"]
+                for part in range(2):
+                    items = [{"id": "b%d" % index} for index in range(part * 1000, part * 1000 + 1000)]
+                    self.assertEqual(uploader.call("view.stage.append", {"upload": upload, "sections": [{"id": "s", "items": items}]})["result"]["items"], (part + 1) * 1000)
+                self.assertEqual(self.status(other)["uploads"], {"open": 1, "items": 2000})
+                # The upload is its connection's alone, and so is committing it.
+                refused = other.call("view.stage.commit", {"upload": upload})["error"]
+                self.assertEqual((refused["name"], refused["data"]["path"]), ("InvalidParams", "params.upload"))
+            deadline = time.monotonic() + 10
+            while self.status(other)["uploads"]["open"] and time.monotonic() < deadline:
+                other.call("daemon.sync")
+            self.assertEqual(self.status(other)["uploads"], {"open": 0, "items": 0})
+            state = other.call("view.get", {"view": "v"})["result"]
+            self.assertEqual((state["epoch"], state["itemCount"]), (0, 1))
+            # The budget came back: 2999 more items fit again.
+            items = [{"id": "c%d" % index} for index in range(2999)]
+            self.assertIn("result", other.call("view.setData", {"view": "v", "sections": [{"id": "s", "items": items + [{"id": "a"}]}]}))
+
+    def test_a_stale_commit_is_refused_and_changes_nothing(self):
+        with Daemon() as daemon, Client(daemon.path) as uploader, Client(daemon.path) as other:
+            other.call("view.create", {"view": "v", "strategy": "flow", "viewport": {"width": 100, "height": 100},
+                                       "sections": [{"id": "s", "items": [{"id": "a"}]}]})
+            begun = uploader.call("view.stage.begin", {"view": "v"})["result"]
+            uploader.call("view.stage.append", {"upload": begun["upload"], "sections": [{"id": "s", "items": [{"id": "b"}]}]})
+            other.call("view.scroll", {"view": "v", "offset": {"x": 0, "y": 5}})
+            refused = uploader.call("view.stage.commit", {"upload": begun["upload"], "ifEpoch": begun["epoch"]})["error"]
+            self.assertEqual((refused["name"], refused["data"]), ("StaleEpoch", {"actual": 1, "expected": 0}))
+            state = other.call("view.get", {"view": "v"})["result"]
+            self.assertEqual((state["epoch"], state["itemCount"]), (1, 1))
+            # A commit ends the upload whatever its outcome; its items went back.
+            self.assertEqual(self.status(other)["uploads"], {"open": 0, "items": 0})
+            self.assertEqual(uploader.call("view.stage.commit", {"upload": begun["upload"]})["error"]["name"], "InvalidParams")
+
+    def test_limits_of_uploads(self):
+        with Daemon("--set", "max-batch=10", "--set", "max-items=25") as daemon, Client(daemon.path) as client:
+            self.assertEqual(client.call("daemon.hello")["result"]["limits"]["maximumUploads"], 4)
+            client.call("view.create", {"view": "v", "strategy": "flow", "viewport": {"width": 100, "height": 100}})
+            uploads = [client.call("view.stage.begin", {"view": "v"})["result"]["upload"] for _ in range(4)]
+            self.assertEqual(len(set(uploads)), 4)
+            refused = client.call("view.stage.begin", {"view": "v"})["error"]
+            self.assertEqual((refused["name"], refused["data"]["limit"]), ("LimitExceeded", "uploads"))
+            append = lambda items: client.call("view.stage.append", {"upload": uploads[0], "sections": [{"id": "s", "items": items}]})
+            # Items and sections of one append count against max-batch, as an insertSections does.
+            self.assertEqual(append([{"id": "x%d" % index} for index in range(10)])["error"]["data"]["limit"], "batch size")
+            for part in range(2):
+                self.assertIn("result", append([{"id": "a%d_%d" % (part, index)} for index in range(9)]))
+            self.assertEqual(append([{"id": "z%d" % index} for index in range(8)])["error"]["data"]["limit"], "items")
+            self.assertEqual(client.call("view.stage.commit", {"upload": uploads[0]})["result"]["epoch"], 1)
+            self.assertEqual(client.call("view.get", {"view": "v"})["result"]["itemCount"], 18)
+            # Deleting the view leaves the upload open; its commit then finds no view.
+            client.call("view.delete", {"view": "v"})
+            self.assertEqual(client.call("view.stage.commit", {"upload": uploads[1]})["error"]["name"], "ViewNotFound")
+            self.assertEqual(client.call("view.stage.abort", {"upload": uploads[2]})["result"], {})
+            self.assertEqual(self.status(client)["uploads"], {"open": 1, "items": 0})
 
 
 class RenderTests(unittest.TestCase):
