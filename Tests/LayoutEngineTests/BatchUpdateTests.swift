@@ -11,6 +11,11 @@ struct BatchUpdateTests {
 
     static func ids(_ model: CollectionModel) -> [[String]] { model.sections.map { Array($0.itemIDs) } }
 
+    /// The first section's size sources, item by item (a section of defaults stores none).
+    static func sources(_ model: CollectionModel) -> [SizeSource] {
+        model.sections[0].sizeSources ?? Array(repeating: .strategyDefault, count: model.sections[0].count)
+    }
+
     @Test("deletes and moves leave first, then inserts land at final positions in ascending order")
     func uikitOrdering() throws {
         let model = try Self.model([("s", ["a", "b", "c", "d"])])
@@ -32,6 +37,44 @@ struct BatchUpdateTests {
         #expect(Self.ids(result) == [["b"], ["c", "a"]])
         #expect(result.sections[1].sizeSources == [.strategyDefault, .measured])
         #expect(result.sections[1].baseSize(ofItem: 1, default: .zero) == Size(width: 70, height: 30))
+    }
+
+    @Test("new data keeps a measured size while it describes the item as it was when measured")
+    func measuredSizesAcrossNewData() throws {
+        let defaultSize = Size(width: 50, height: 50)
+        let absolute = Size(width: 60, height: 40)
+        let measured = Size(width: 70, height: 90)
+        let described = [
+            ItemSpec(id: "default"), ItemSpec(id: "estimated", estimatedSize: Size(width: 50, height: 30)),
+            ItemSpec(id: "absolute", size: absolute), ItemSpec(id: "changed", size: absolute), ItemSpec(id: "reloaded"),
+        ]
+        var old = try CollectionModel(sections: [SectionSpec(id: "s", items: described)])
+        try old.applyMeasurements(described.map { ($0.id, measured) }, defaultSize: defaultSize)
+        // A second measurement keeps the description from before the first.
+        try old.applyMeasurements([("absolute", Size(width: 71, height: 91))], defaultSize: defaultSize)
+        try old.apply([.reloadItems([ItemSpec(id: "reloaded")])])
+
+        var new = try CollectionModel(sections: [SectionSpec(id: "s", items: [
+            ItemSpec(id: "reloaded"), ItemSpec(id: "absolute", size: absolute), ItemSpec(id: "estimated", estimatedSize: Size(width: 50, height: 30)),
+            ItemSpec(id: "changed", size: Size(width: 61, height: 40)), ItemSpec(id: "default"), ItemSpec(id: "fresh"),
+        ])])
+        new.keepMeasuredSizes(from: old)
+        #expect(Self.sources(new) == [.strategyDefault, .measured, .measured, .absolute, .measured, .strategyDefault])
+        #expect(new.sections[0].baseSize(ofItem: 1, default: defaultSize) == Size(width: 71, height: 91))
+        #expect(new.sections[0].baseSize(ofItem: 4, default: defaultSize) == measured)
+        let changes = old.changes(to: new)
+        // "reloaded" lost its measurement to reloadItems already: old and new both describe it by nothing.
+        #expect(changes.reloadedItems == ["changed"])
+        // What was kept stays comparable: the same data again keeps it a second time.
+        var again = try CollectionModel(sections: [SectionSpec(id: "s", items: [ItemSpec(id: "absolute", size: absolute)])])
+        again.keepMeasuredSizes(from: new)
+        #expect(Self.sources(again) == [.measured])
+        // An item deleted and inserted again starts afresh.
+        try new.apply([.deleteItems(["default"])])
+        try new.apply([.insertItems([ItemSpec(id: "default")], section: "s", at: 0)])
+        var later = try CollectionModel(sections: [SectionSpec(id: "s", items: [ItemSpec(id: "default")])])
+        later.keepMeasuredSizes(from: new)
+        #expect(Self.sources(later) == [.strategyDefault])
     }
 
     @Test("sections insert, move, delete and reload at final positions")

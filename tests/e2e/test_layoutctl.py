@@ -342,20 +342,20 @@ class AtomicLoadTests(unittest.TestCase):
             query = json.loads(ctl("query", "small", "--rect", "0,0,390,844", socket_path=daemon.path).stdout)
             self.assertEqual(query["selected"], ["p2"])
 
-    @unittest.expectedFailure
     def test_reloading_keeps_a_measured_size(self):
-        """Wanted by issue 18, not what view.setData does: its diff counts a measured size as
-        the item's size, so an item the file describes otherwise is reloaded with the file's
-        size (mutations.md, view.setData, reloadedItems). Needs a decision on setData's
-        contract; the same holds for one setData and for a staged commit."""
-        with Daemon() as daemon:
-            ctl("create", "small", "--width", "390", "--height", "844", "-q", socket_path=daemon.path)
-            path = write_items(self.directory, "items.jsonl", 10)
-            self.load(daemon, "small", path)
-            ctl("measure", "small", "p0=50x99", "-q", socket_path=daemon.path)
-            self.load(daemon, "small", path)
-            item = json.loads(ctl("item", "small", "p0", socket_path=daemon.path).stdout)
-            self.assertEqual(item["attributes"]["frame"]["height"], 99)
+        """view.setData keeps the measurement of an item the data describes as it did when the
+        item was measured (mutations.md, view.setData), for one setData and a staged commit."""
+        for count, limits in [(10, ()), (3000, ("--set", "max-line-length=65536", "--set", "max-batch=1000"))]:
+            with self.subTest(items=count), Daemon(*limits) as daemon:
+                ctl("create", "small", "--width", "390", "--height", "844", "-q", socket_path=daemon.path)
+                path = write_items(self.directory, "items.jsonl", count)
+                self.load(daemon, "small", path)
+                ctl("measure", "small", "p0=50x99", "-q", socket_path=daemon.path)
+                result = self.load(daemon, "small", path, "--table")
+                if count > 10:
+                    self.assertIn(" parts, one change", result.stdout)
+                item = json.loads(ctl("item", "small", "p0", socket_path=daemon.path).stdout)
+                self.assertEqual(item["attributes"]["frame"]["height"], 99)
 
     def test_a_file_over_one_line_is_staged_and_still_one_change(self):
         with Daemon("--set", "max-line-length=65536", "--set", "max-batch=1000") as daemon, Client(daemon.path, timeout=60) as watcher:

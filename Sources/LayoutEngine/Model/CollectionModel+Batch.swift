@@ -19,6 +19,9 @@ extension CollectionModel {
         }
         var changes = plan.changes
         changes.edits = plan.apply(to: &self)
+        if !descriptionsBeforeMeasurement.isEmpty {
+            for id in changes.deletedItems { descriptionsBeforeMeasurement[id] = nil }
+        }
         return changes
     }
 

@@ -17,6 +17,22 @@ public struct CollectionModel: Sendable {
     private(set) var sectionIndices: [String: Int]
     /// Section ordinal by section serial, -1 for sections that no longer exist.
     private(set) var sectionOrdinals: [Int]
+    /// The size description a measured item had when a measurement first replaced it: what
+    /// `keepMeasuredSizes(from:)` compares new data with. An entry counts only while the item's
+    /// size is `.measured` (a reload leaves a stale one, which the next measurement replaces);
+    /// deleting the item removes it.
+    var descriptionsBeforeMeasurement: [String: SizeDescription] = [:]
+
+    /// An item's own size description, without its `selectedSize`.
+    struct SizeDescription: Hashable, Sendable {
+        var size: Size?
+        var estimatedSize: Size?
+
+        init(_ spec: ItemSpec) {
+            size = spec.size
+            estimatedSize = spec.estimatedSize
+        }
+    }
 
     /// Where an item lives: its section's serial and its chunk's serial.
     struct ItemKey: Hashable, Sendable {
@@ -173,13 +189,34 @@ public struct CollectionModel: Sendable {
             paths.append(path)
         }
         var changed = Set<ItemIndexPath>()
-        for (path, (_, size)) in zip(paths, measurements) {
+        for (path, (id, size)) in zip(paths, measurements) {
             let current = sections[path.section].baseSize(ofItem: path.item, default: defaultSize)
             guard !current.isClose(to: size, tolerance: tolerance) else { continue }
+            if sections[path.section].sizeSource(ofItem: path.item) != .measured {
+                descriptionsBeforeMeasurement[id] = SizeDescription(sections[path.section].itemSpec(at: path.item))
+            }
             sections[path.section].setMeasuredSize(size, ofItem: path.item)
             changed.insert(path)
         }
         return changed.sorted()
+    }
+
+    /// Carries `old`'s measured sizes over to the items that stay and whose size description
+    /// (`size`, `estimatedSize`) is the one they had when they were measured: the same data sent
+    /// again keeps what the client measured; a changed description replaces the measurement
+    /// (the item is then reloaded). `reloadItems` is how a client asks for a new measurement.
+    ///
+    /// - Complexity: O(m log n) for m measured items of `old`.
+    public mutating func keepMeasuredSizes(from old: CollectionModel) {
+        for (id, description) in old.descriptionsBeforeMeasurement {
+            guard let oldPath = old.indexPath(ofItem: id),
+                let measured = old.sections[oldPath.section].measuredSize(ofItem: oldPath.item),
+                let path = indexPath(ofItem: id),
+                SizeDescription(sections[path.section].itemSpec(at: path.item)) == description
+            else { continue }
+            sections[path.section].setMeasuredSize(measured, ofItem: path.item)
+            descriptionsBeforeMeasurement[id] = description
+        }
     }
 
     // MARK: Index maintenance

@@ -102,6 +102,20 @@ public struct Section: Sendable {
         return spec
     }
 
+    /// Where the item's stored size came from.
+    public func sizeSource(ofItem index: Int) -> SizeSource {
+        let (ordinal, offset) = items.locate(index)
+        return items.chunks[ordinal].sources?[offset] ?? .strategyDefault
+    }
+
+    /// The size the item was measured at, if its size came from `view.measure`.
+    public func measuredSize(ofItem index: Int) -> Size? {
+        let (ordinal, offset) = items.locate(index)
+        let chunk = items.chunks[ordinal]
+        guard let sources = chunk.sources, sources[offset] == .measured else { return nil }
+        return chunk.sizes?[offset]
+    }
+
     /// Records a measured size.
     mutating func setMeasuredSize(_ size: Size, ofItem index: Int) {
         items.setSize(size, source: .measured, at: index)

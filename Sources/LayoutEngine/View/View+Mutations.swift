@@ -14,6 +14,7 @@ extension View {
             guard newModel.numberOfItems <= limits.maximumItems else {
                 throw .limitExceeded(limit: "items", maximum: limits.maximumItems)
             }
+            newModel.keepMeasuredSizes(from: layout.model)
             try newModel.select(layout.model.selection.filter { newModel.contains(item: $0) }, mode: .set)
             let changes = layout.model.changes(to: newModel)
             var outcome = Outcome(changes: changes)
