@@ -3,7 +3,7 @@
 public struct CommandOption: Sendable, Hashable {
     public var name: String
     public var short: String?
-    /// The value's placeholder; nil for a flag.
+    /// The value's placeholder; nil for a flag (which takes no value: `--json=yes` is refused).
     public var argument: String?
     public var summary: String
     public var repeatable = false
@@ -51,7 +51,7 @@ public enum CommandCatalog {
         CommandOption("--quiet", short: "-q", "print nothing on success"),
         CommandOption("--print-socket-path", "print the socket path layoutctl would use and exit"),
         CommandOption("--help", short: "-h", "help for layoutctl or a command"),
-        CommandOption("--version", "print the version"),
+        CommandOption("--version", short: "-v", "print the version"),
     ]
 
     static let mutation = [
@@ -78,7 +78,9 @@ public enum CommandCatalog {
                 CommandOption("--strategy", argument: "NAME", "a registered strategy (default flow)"),
                 CommandOption("--width", argument: "W", "viewport width"),
                 CommandOption("--height", argument: "H", "viewport height"),
-                CommandOption("--param", argument: "NAME=VALUE", "a strategy parameter (WxH sizes, t,l,b,r insets, numbers, true/false)", repeatable: true),
+                CommandOption(
+                    "--param", argument: "NAME=VALUE", "a strategy parameter, read by its type (WxH size, t,l,b,r insets, number, true/false)",
+                    repeatable: true),
                 CommandOption("--offset", argument: "X,Y", "initial content offset"),
                 CommandOption("--margin", argument: "POINTS", "window margin along the scroll axis"),
                 CommandOption("--items", argument: "N", "start with N items i0...i(N-1) (default 0) in the one section s"),
@@ -116,8 +118,12 @@ public enum CommandCatalog {
         Command("measure", "VIEW ID=WxH...", "measured sizes (self-sizing items)", method: "view.measure", options: mutation, examples: ["layoutctl measure feed a=300x80 b=300x120"]),
         Command(
             "select", "VIEW [ID...]", "change the selection", method: "view.select",
-            options: [CommandOption("--mode", argument: "MODE", "set (default), add, remove or toggle")] + mutation,
-            examples: ["layoutctl select photos p1 p2", "layoutctl select photos p2 --mode toggle --animated"]),
+            options: [
+                CommandOption("--mode", argument: "MODE", "set (default), add, remove or toggle"),
+                CommandOption("--clear", "select nothing (instead of IDs)"),
+            ] + mutation,
+            examples: ["layoutctl select photos p1 p2", "layoutctl select photos p2 --mode toggle --animated", "layoutctl select photos --clear"],
+            details: "At least one ID, or --clear: a select without either is refused (exit 64) rather than read as clearing the selection."),
         Command(
             "scroll", "VIEW", "a new content offset", method: "view.scroll",
             options: [CommandOption("--x", argument: "X", "offset x (default: unchanged)"), CommandOption("--y", argument: "Y", "offset y (default: unchanged)"), mutation[1]],

@@ -1,4 +1,5 @@
 import LayoutClient
+import LayoutGeometry
 import LayoutProtocol
 import Testing
 
@@ -17,6 +18,10 @@ struct FormattingTests {
             ("x=-2.5", "x", "-2.5"),
             ("raw={\"a\":[1]}", "raw", #"{"a":[1]}"#),
             ("name=inf", "name", #""inf""#),
+            ("headerReferenceSize=0x40", "headerReferenceSize", #"{"width":0,"height":40}"#),
+            ("itemSize=0x0", "itemSize", #"{"width":0,"height":0}"#),
+            ("label=0x1p3", "label", #""0x1p3""#),
+            ("n=nan", "n", #""nan""#),
         ])
     func parameters(text: String, name: String, json: String) throws {
         let parsed = try #require(ValueText.parameter(text))
@@ -32,6 +37,54 @@ struct FormattingTests {
         #expect(ValueText.rect("1,2,3,x") == nil)
         #expect(ValueText.size("10x") == nil)
         #expect(JSONWriter.string(ValueText.rect("0,540.5,390,844")!) == #"{"x":0,"y":540.5,"width":390,"height":844}"#)
+    }
+
+    @Test(
+        "a parameter reads as its descriptor's type says: WxH is a size, never a hex number",
+        arguments: [
+            ("headerReferenceSize=0x40", "size", #"{"width":0,"height":40}"#),
+            ("itemSize=0x0", "size", #"{"width":0,"height":0}"#),
+            ("estimatedItemSize=null", "size?", "null"),
+            ("estimatedItemSize=10x20", "size?", #"{"width":10,"height":20}"#),
+            ("spacing=8", "number", "8"),
+            ("columns=3", "integer", "3"),
+            ("collapsed=false", "bool", "false"),
+            ("mode=100x100", "choice", #""100x100""#),
+            ("inset=1,2,3,4", "insets", #"{"top":1,"left":2,"bottom":3,"right":4}"#),
+            ("itemSize={\"width\":1,\"height\":2}", "size", #"{"width":1,"height":2}"#),
+        ])
+    func typedParameters(text: String, type: String, json: String) throws {
+        let name = String(text.prefix { $0 != "=" })
+        let parsed = try ValueText.parameter(text, types: [name: type])
+        #expect(JSONWriter.string(parsed.value) == json)
+    }
+
+    @Test(
+        "a value that is not of its parameter's type is refused before the daemon sees it",
+        arguments: [("spacing=0x40", "number"), ("itemSize=64", "size"), ("itemSize=abc", "size"), ("collapsed=yes", "bool"), ("inset=1,2,3", "insets")])
+    func typedRefusals(text: String, type: String) {
+        let name = String(text.prefix { $0 != "=" })
+        #expect(throws: ValueTextError.self) { try ValueText.parameter(text, types: [name: type]) }
+    }
+
+    @Test("numbers are decimal: hex, inf and nan are not numbers on the command line")
+    func decimalNumbers() {
+        #expect(ValueText.number("0x40") == nil)
+        #expect(ValueText.number("-0x40") == nil)
+        #expect(ValueText.number("inf") == nil)
+        #expect(ValueText.number("-nan") == nil)
+        #expect(ValueText.number("1e") == nil)
+        #expect(ValueText.number(".") == nil)
+        #expect(ValueText.number("") == nil)
+        #expect(ValueText.number("12") == 12)
+        #expect(ValueText.number("-2.5") == -2.5)
+        #expect(ValueText.number(".5") == 0.5)
+        #expect(ValueText.number("1e3") == 1000)
+        #expect(ValueText.number("1.5E-1") == 0.15)
+        #expect(ValueText.size("0x40") == Size(width: 0, height: 40))
+        #expect(ValueText.size("0x1x2") == nil)
+        #expect(ValueText.size("infx2") == nil)
+        #expect(ValueText.rect("0x10,0,1,1") == nil)
     }
 
     @Test("tables align text left and numbers right, under a header")

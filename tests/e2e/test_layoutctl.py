@@ -154,6 +154,86 @@ class ExitCodeTests(unittest.TestCase):
         self.assertIn("not a JSON reply", bad.stderr)
         garbage.close()
 
+    def test_flags_take_no_value_and_nonsense_is_refused(self):
+        with Daemon() as daemon:
+            self.assertEqual(ctl("create", "v", "--width", "100", "--height", "100", "--items", "3", "-q", socket_path=daemon.path).returncode, 0)
+            cases = [
+                ("a global flag with a value", ["--json=garbage", "views"], "--json takes no value, not '--json=garbage'"),
+                ("a short flag's long form with a value", ["--quiet=no", "views"], "--quiet takes no value"),
+                ("a command flag with a value", ["select", "v", "i0", "--animated=yes"], "--animated takes no value"),
+                ("hex where a number is expected", ["create", "w", "--width", "0x40", "--height", "10"], "--width needs a number, not '0x40'"),
+                ("hex seconds", ["--timeout", "0x1", "views"], "--timeout needs seconds, not '0x1'"),
+                ("inf is no number", ["scroll", "v", "--y", "inf"], "--y needs a number, not 'inf'"),
+                ("select with no ids", ["select", "v"], "select needs at least one ID, or --clear"),
+                ("select --clear with ids", ["select", "v", "i0", "--clear"], "select --clear takes no IDs"),
+                ("a size parameter that is no size", ["configure", "v", "itemSize=64"], "parameter 'itemSize' is a size"),
+                ("an unknown option before the command", ["--colour", "views"], "unknown option --colour"),
+            ]
+            for name, arguments, message in cases:
+                with self.subTest(case=name):
+                    result = ctl(*arguments, socket_path=daemon.path)
+                    self.assertEqual(result.returncode, 64, result.stderr)
+                    self.assertIn(message, result.stderr)
+                    self.assertEqual(result.stdout, "")
+            # None of them changed the view: the selection is still empty, the epoch 0.
+            state = json.loads(ctl("get", "v", socket_path=daemon.path).stdout)
+            self.assertEqual(state["epoch"], 0)
+
+    def test_v_prints_the_version_only(self):
+        for arguments in (["-v"], ["--version"], ["views", "-v"]):
+            with self.subTest(arguments=arguments):
+                result = ctl(*arguments)
+                self.assertEqual(result.returncode, 0, result.stderr)
+                self.assertRegex(result.stdout, r"^layoutctl \d+\.\d+\.\d+\S*\n$")
+                self.assertEqual(result.stderr, "")
+
+    def test_double_dash_ends_the_options(self):
+        with Daemon() as daemon:
+            def run(*arguments):
+                result = ctl(*arguments, socket_path=daemon.path)
+                self.assertEqual(result.returncode, 0, result.stderr)
+                return result.stdout
+            run("create", "v", "--width", "100", "--height", "100", "-q")
+            run("insert", "v", "-q", "--", "-x", "--y:10x10")
+            self.assertEqual(json.loads(run("item", "v", "--", "-x"))["attributes"]["id"], "-x")
+            self.assertEqual(json.loads(run("item", "v", "--", "--y"))["attributes"]["frame"]["height"], 10)
+            self.assertEqual(json.loads(run("select", "v", "--animated", "--", "-x"))["epoch"], 2)
+            self.assertEqual(sorted(element["id"] for element in json.loads(run("call", "view.get", '{"view":"v"}'))["elements"]), ["--y", "-x"])
+
+    def test_sizes_read_as_sizes_never_as_hex(self):
+        with Daemon() as daemon:
+            def run(*arguments):
+                result = ctl(*arguments, socket_path=daemon.path)
+                self.assertEqual(result.returncode, 0, result.stderr)
+                return json.loads(result.stdout) if result.stdout else None
+            created = run("create", "v", "--width", "320", "--height", "400", "--param", "headerReferenceSize=0x40", "--param", "itemSize=100x100", "--items", "2")
+            self.assertEqual(created["params"]["headerReferenceSize"], {"width": 0, "height": 40})
+            header = [element for element in created["elements"] if element["kind"] == "header"]
+            self.assertEqual(header[0]["frame"]["height"], 40)
+            configured = run("configure", "v", "headerReferenceSize=0x0")
+            self.assertEqual([element["id"] for element in configured["left"]], ["s"])
+            self.assertEqual(run("get", "v")["params"]["headerReferenceSize"], {"width": 0, "height": 0})
+            run("measure", "v", "i0=0x40", "-q")
+            self.assertEqual(run("item", "v", "i0")["attributes"]["frame"]["height"], 40)
+            # A size written for a number parameter is refused by its type, before the daemon.
+            wrong = ctl("configure", "v", "minimumLineSpacing=0x40", socket_path=daemon.path)
+            self.assertEqual(wrong.returncode, 64, wrong.stderr)
+            self.assertIn("parameter 'minimumLineSpacing' is a number", wrong.stderr)
+
+    def test_select_clears_only_with_clear(self):
+        with Daemon() as daemon:
+            def run(*arguments):
+                result = ctl(*arguments, socket_path=daemon.path)
+                self.assertEqual(result.returncode, 0, result.stderr)
+                return result.stdout
+            run("create", "v", "--width", "100", "--height", "100", "--items", "3", "-q")
+            run("select", "v", "i0", "i1", "-q")
+            refused = ctl("select", "v", socket_path=daemon.path)
+            self.assertEqual(refused.returncode, 64)
+            self.assertEqual(json.loads(run("query", "v"))["selected"], ["i0", "i1"])
+            run("select", "v", "--clear", "-q")
+            self.assertEqual(json.loads(run("query", "v"))["selected"], [])
+
 
 class PagingTests(unittest.TestCase):
     def test_query_reads_every_page(self):
