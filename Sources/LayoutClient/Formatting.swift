@@ -56,20 +56,78 @@ extension String {
     }
 }
 
-/// Compact numbers for tables: integers without a fraction, others as Swift prints them.
+/// Numbers for people: at most three decimals, trailing zeros trimmed (`33.3333333` → `33.333`,
+/// `2.50` → `2.5`, `-0.0001` → `0`), integers without a fraction. Tables only: JSON output keeps
+/// the daemon's full precision.
 public func formatNumber(_ value: JSONValue?) -> String {
     guard let value else { return "-" }
-    if case .number(let number) = value {
-        return number == number.rounded() && abs(number) < 1e15 ? String(Int64(number)) : String(number)
-    }
+    if case .number(let number) = value { return formatNumber(number) }
     if case .string(let text) = value { return text }
     return JSONWriter.string(value)
+}
+
+public func formatNumber(_ number: Double) -> String {
+    guard number.isFinite else { return String(number) }
+    // Rounded in thousandths, so the shortest decimal Swift prints has at most three places.
+    let rounded = (number * 1000).rounded() / 1000
+    if rounded == rounded.rounded(), abs(rounded) < 1e15 { return String(Int64(rounded)) }
+    return String(rounded)
 }
 
 /// `x,y,width,height` as a frame column.
 public func formatFrame(_ value: JSONValue?) -> String {
     guard let value else { return "-" }
     return ["x", "y", "width", "height"].map { formatNumber(value[$0]) }.joined(separator: ",")
+}
+
+/// Layout attributes as a table, in reading order (by section; headers, then items, then
+/// footers). `alpha` is always a column; `hidden`, `transform` and `effects` only when some
+/// element has a value other than the default (visible, identity, none), so a plain grid stays
+/// narrow and a stack or a parallax cell shows what makes it one.
+public enum ElementTable {
+    public static func render(_ elements: [JSONValue], selected: Set<String> = []) -> String {
+        func order(_ element: JSONValue) -> (Int, Int, Int) {
+            let kind = element["kind"]?.stringValue
+            return (element["section"]?.integerValue ?? 0, kind == "header" ? 0 : kind == "footer" ? 2 : 1, element["item"]?.integerValue ?? 0)
+        }
+        let showsHidden = elements.contains { $0["hidden"] == .bool(true) }
+        let showsTransform = elements.contains { $0["transform"].map { !isIdentity($0) } ?? false }
+        let showsEffects = elements.contains { element in element["effects"]?.objectValue.map { $0.count > 0 } ?? false }
+        var columns = ["id", "kind", "section", "item", "frame", "z", "alpha"]
+        if showsHidden { columns.append("hidden") }
+        if showsTransform { columns.append("transform") }
+        if showsEffects { columns.append("effects") }
+        if !selected.isEmpty { columns.append("selected") }
+        let rows = elements.sorted { order($0) < order($1) }.map { element in
+            let id = element["id"]?.stringValue ?? ""
+            var row = [
+                id, element["kind"]?.stringValue ?? "", formatNumber(element["section"]), formatNumber(element["item"]),
+                formatFrame(element["frame"]), formatNumber(element["zIndex"]), formatNumber(element["alpha"]),
+            ]
+            if showsHidden { row.append(element["hidden"] == .bool(true) ? "yes" : "") }
+            if showsTransform { row.append(element["transform"].map { isIdentity($0) ? "" : formatTransform($0) } ?? "") }
+            if showsEffects { row.append(element["effects"].map(formatEffects) ?? "") }
+            if !selected.isEmpty { row.append(selected.contains(id) ? "yes" : "") }
+            return row
+        }
+        return Table(columns: columns, rows: rows).render()
+    }
+
+    static let transformKeys = ["a", "b", "c", "d", "tx", "ty"]
+
+    static func isIdentity(_ transform: JSONValue) -> Bool {
+        zip(transformKeys, [1.0, 0, 0, 1, 0, 0]).allSatisfy { key, identity in (transform[key]?.numberValue ?? identity) == identity }
+    }
+
+    /// `a,b,c,d,tx,ty`, the affine matrix as the protocol names it.
+    public static func formatTransform(_ transform: JSONValue) -> String {
+        transformKeys.map { formatNumber(transform[$0]) }.joined(separator: ",")
+    }
+
+    /// `name=value` pairs in the daemon's order, space-separated.
+    public static func formatEffects(_ effects: JSONValue) -> String {
+        (effects.objectValue?.pairs ?? []).map { "\($0.key)=\(formatNumber($0.value))" }.joined(separator: " ")
+    }
 }
 
 /// A value on the command line that does not read as what its parameter needs.

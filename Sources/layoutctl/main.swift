@@ -245,21 +245,7 @@ func keyValueTable(_ value: JSONValue, prefix: String = "") -> [[String]] {
 }
 
 func elementsTable(_ elements: [JSONValue], selected: Set<String> = []) -> String {
-    // In reading order: by section, headers first, then items, then footers.
-    func order(_ element: JSONValue) -> (Int, Int, Int) {
-        let kind = element["kind"]?.stringValue
-        return (element["section"]?.integerValue ?? 0, kind == "header" ? 0 : kind == "footer" ? 2 : 1, element["item"]?.integerValue ?? 0)
-    }
-    return Table(
-        columns: ["id", "kind", "section", "item", "frame", "z", "alpha"] + (selected.isEmpty ? [] : ["selected"]),
-        rows: elements.sorted { order($0) < order($1) }.map { element in
-            let id = element["id"]?.stringValue ?? ""
-            return [
-                id, element["kind"]?.stringValue ?? "", formatNumber(element["section"]), formatNumber(element["item"]),
-                formatFrame(element["frame"]), formatNumber(element["zIndex"]), formatNumber(element["alpha"]),
-            ] + (selected.isEmpty ? [] : [selected.contains(id) ? "yes" : ""])
-        }
-    ).render()
+    ElementTable.render(elements, selected: selected)
 }
 
 func invalidationSummary(_ result: JSONValue) -> String {

@@ -87,6 +87,46 @@ struct FormattingTests {
         #expect(ValueText.rect("0x10,0,1,1") == nil)
     }
 
+    @Test(
+        "table numbers have at most three decimals, trailing zeros trimmed",
+        arguments: [(33.3333333, "33.333"), (2.50, "2.5"), (100, "100"), (-0.0001, "0"), (0.1 + 0.2, "0.3"), (-12.34567, "-12.346"), (1.0005, "1.001"), (59.11111, "59.111")])
+    func roundedNumbers(number: Double, text: String) {
+        #expect(formatNumber(.number(number)) == text)
+    }
+
+    @Test("a plain grid has an alpha column and no hidden, transform or effects column")
+    func plainElements() {
+        let element: JSONValue = .object([
+            "id": .string("i0"), "kind": .string("cell"), "section": .number(0), "item": .number(0),
+            "frame": .object(["x": .number(0), "y": .number(1.0 / 3), "width": .number(100), "height": .number(100)]), "zIndex": .number(0),
+            "alpha": .number(1), "hidden": .bool(false),
+        ])
+        #expect(ElementTable.render([element]) == "id  kind  section  item  frame            z  alpha\ni0  cell        0     0  0,0.333,100,100  0      1\n")
+    }
+
+    @Test("hidden, transform and effects get columns when some element has them")
+    func decoratedElements() {
+        func element(_ id: String, _ extra: JSONObject) -> JSONValue {
+            var object: JSONObject = [
+                "id": .string(id), "kind": .string("cell"), "section": .number(0), "item": .number(0),
+                "frame": .object(["x": .number(0), "y": .number(0), "width": .number(10), "height": .number(10)]), "zIndex": .number(0),
+                "alpha": .number(0.6666666), "hidden": .bool(false),
+            ]
+            for (key, value) in extra.pairs { object[key] = value }
+            return .object(object)
+        }
+        let rotated: JSONValue = .object(["a": .number(0.5), "b": .number(0.8660254), "c": .number(-0.8660254), "d": .number(0.5), "tx": .number(0), "ty": .number(0)])
+        let text = ElementTable.render([
+            element("a", ["hidden": .bool(true)]), element("b", ["transform": rotated]),
+            element("c", ["effects": .object(["coverAlpha": .number(0.41777), "titleScale": .number(1)])]),
+        ])
+        let lines = text.split(separator: "\n").map(String.init)
+        #expect(lines[0] == "id  kind  section  item  frame      z  alpha  hidden  transform                 effects")
+        #expect(lines[1].hasSuffix("0.667  yes"))
+        #expect(lines[2].hasSuffix("0.667          0.5,0.866,-0.866,0.5,0,0"))
+        #expect(lines[3] == "c   cell        0     0  0,0,10,10  0  0.667                                    coverAlpha=0.418 titleScale=1")
+    }
+
     @Test("tables align text left and numbers right, under a header")
     func table() {
         let text = Table(columns: ["id", "epoch"], rows: [["photos", "7"], ["a", "1234"]]).render()

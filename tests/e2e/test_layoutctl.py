@@ -295,6 +295,21 @@ class OutputTests(GoldenCase):
                 self.assertEqual(json.loads(pretty), json.loads(text))
         self.assertEqual(self.run_ctl("sync", "-q"), "")
 
+    def test_tables_round_numbers_and_show_effects_while_json_keeps_precision(self):
+        self.run_ctl("create", "parallax", "--strategy", "ultravisual", "--width", "320", "--height", "400", "--items", "4", "-q")
+        self.run_ctl("scroll", "parallax", "--y", "133", "-q")
+        table = self.run_ctl("get", "parallax", "--table")
+        self.golden("output/ultravisual.table.txt", table)
+        self.assertIn("effects", table.splitlines()[1].split())
+        for number in [word for line in table.splitlines()[2:] for word in line.replace(",", " ").replace("=", " ").split()]:
+            if number.replace(".", "", 1).replace("-", "", 1).isdigit() and "." in number:
+                self.assertLessEqual(len(number.split(".")[1]), 3, number)
+                self.assertFalse(number.endswith("0"), number)
+        # JSON: the daemon's numbers as they are.
+        elements = json.loads(self.run_ctl("get", "parallax"))["elements"]
+        self.assertAlmostEqual(elements[0]["frame"]["y"], 59.111111, places=5)
+        self.assertNotEqual(round(elements[1]["effects"]["detailAlpha"], 3), elements[1]["effects"]["detailAlpha"])
+
     def test_batch_mode_and_raw_call(self):
         self.run_ctl("create", "batch", "--width", "100", "--height", "100", "--items", "3", "-q")
         lines = '{"id":1,"method":"view.item","params":{"view":"batch","id":"i1"}}\n{"id":2,"method":"view.item","params":{"view":"batch","id":"zz"}}\n{"id":3,"method":"daemon.sync"}\n'
