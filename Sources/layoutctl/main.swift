@@ -359,6 +359,19 @@ case "help":
 case "man":
     _ = positional(0, "no arguments")
     writeOut(CommandCatalog.manPage(version: version, date: "2026-11-30"))
+case "__complete":
+    // For the completion scripts: names one a line, nothing at all when the daemon cannot be
+    // asked (the scripts discard stderr and the exit status).
+    let what = positional(1, "views or strategies")[0]
+    guard what == "views" || what == "strategies" else { usageError("__complete takes views or strategies", command: command) }
+    guard let client = try? LayoutClient(path: socketPath(invocation.socket), timeout: invocation.timeout) else { exit(1) }
+    let method = what == "views" ? "view.list" : "strategy.list"
+    guard let result = try? client.call(method, [:]) else { exit(1) }
+    let names = (result[what]?.arrayValue ?? []).compactMap { entry -> String? in
+        if entry["status"]?.stringValue == "refused" { return nil }
+        return entry[what == "views" ? "view" : "name"]?.stringValue
+    }
+    writeOut(names.map { $0 + "\n" }.joined())
 case "completion":
     switch positional(1, "bash or zsh")[0] {
     case "bash": writeOut(CommandCatalog.bashCompletion())

@@ -5,6 +5,7 @@ completions, and the strategy scenarios as a shell script that uses only layoutc
 Re-record the golden files with LAYOUTCTL_RECORD=1."""
 import json
 import os
+import shlex
 import shutil
 import socket
 import subprocess
@@ -17,6 +18,7 @@ import xml.etree.ElementTree as ET
 from harness import DAEMON, ROOT, Client, Daemon
 
 LAYOUTCTL = os.path.join(os.path.dirname(DAEMON), "layoutctl")
+WATERFALL = os.path.join(ROOT, ".build", "plugins", "debug", "waterfall.so")
 GOLDEN = os.path.join(ROOT, "tests", "golden")
 RECORD = os.environ.get("LAYOUTCTL_RECORD") == "1"
 
@@ -359,6 +361,116 @@ class OutputTests(GoldenCase):
         result = ctl("load", "big", small, socket_path=self.daemon.path)
         self.assertEqual(result.stderr, "")
         self.assertEqual(json.loads(result.stdout)["changes"]["insertedItems"], ["a", "c", "b"])
+
+
+class CompletionTests(unittest.TestCase):
+    """The generated completion scripts against a live daemon: commands, a command's options,
+    view and (plugin) strategy names asked from the daemon, files for load."""
+
+    @classmethod
+    def setUpClass(cls):
+        if not os.path.exists(WATERFALL):
+            raise AssertionError("%s is missing: run `make plugins CONFIG=debug`" % WATERFALL)
+        cls.dir = tempfile.mkdtemp(prefix="layoutctl-complete-")
+        plugins = os.path.join(cls.dir, "plugins")
+        os.mkdir(plugins)
+        shutil.copy(WATERFALL, os.path.join(plugins, "waterfall.so"))
+        cls.daemon = Daemon("--plugin-dir", plugins).start()
+        for view in ("alpha", "beta"):
+            result = ctl("create", view, "--width", "100", "--height", "100", "-q", socket_path=cls.daemon.path)
+            assert result.returncode == 0, result.stderr
+        cls.files = os.path.join(cls.dir, "files")
+        os.mkdir(cls.files)
+        for name in ("items.jsonl", "items-2.jsonl", "other.txt"):
+            open(os.path.join(cls.files, name), "w").close()
+        cls.bash = os.path.join(cls.dir, "layoutctl.bash")
+        with open(cls.bash, "w") as handle:
+            handle.write(ctl("completion", "bash").stdout)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.daemon.stop()
+        shutil.rmtree(cls.dir, ignore_errors=True)
+
+    def complete(self, *words, socket_path=None):
+        """COMPREPLY for the command line `words` (the last one being completed), sorted."""
+        socket_path = socket_path or self.daemon.path
+        line = " ".join(shlex.quote(word) for word in ("layoutctl",) + words)
+        probe = 'source %s; COMP_WORDS=(%s); COMP_CWORD=%d; _layoutctl; printf "%%s\\n" "${COMPREPLY[@]}"' % (
+            shlex.quote(self.bash), line, len(words))
+        environment = dict(os.environ, PATH=os.path.dirname(LAYOUTCTL) + os.pathsep + os.environ["PATH"], LAYOUTD_SOCKET=socket_path)
+        result = subprocess.run(["bash", "-c", probe], capture_output=True, text=True, cwd=self.files, env=environment, timeout=20)
+        self.assertEqual((result.returncode, result.stderr), (0, ""))
+        return sorted(line for line in result.stdout.splitlines() if line)
+
+    def test_commands_and_options(self):
+        self.assertEqual(self.complete("cre"), ["create"])
+        self.assertEqual(self.complete("--ti"), ["--timeout"])
+        self.assertEqual(self.complete("-s", "/tmp/x.sock", "swi"), ["switch"])
+        self.assertEqual(self.complete("select", "alpha", "--"), sorted(["--animated", "--clear", "--help", "--if-epoch", "--json", "--mode", "--pretty",
+                                                                         "--print-socket-path", "--quiet", "--socket", "--table", "--timeout", "--version"]))
+        self.assertEqual(self.complete("select", "alpha", "--mode", "t"), ["toggle"])
+        self.assertEqual(self.complete("completion", ""), ["bash", "zsh"])
+        self.assertEqual(self.complete("help", "delete"), ["delete", "delete-view"])
+
+    def test_view_names_from_the_daemon(self):
+        self.assertEqual(self.complete("get", ""), ["alpha", "beta"])
+        self.assertEqual(self.complete("select", "--animated", "al"), ["alpha"])
+        self.assertEqual(self.complete("watch", "--count", "3", "b"), ["beta"])
+        # The daemon the command line names with --socket, not the default one.
+        self.assertEqual(self.complete("-s", self.daemon.path, "get", "", socket_path=os.path.join(self.dir, "absent.sock")), ["alpha", "beta"])
+        # After the view, select takes ids: no view names there.
+        self.assertEqual(self.complete("select", "alpha", ""), [])
+
+    def test_strategy_names_include_plugins(self):
+        self.assertEqual(self.complete("create", "v", "--strategy", "wat"), ["waterfall"])
+        names = self.complete("switch", "alpha", "")
+        self.assertIn("waterfall", names)
+        self.assertIn("flow", names)
+        self.assertEqual(self.complete("render", "alpha", "--switch", "wa"), ["waterfall"])
+
+    def test_files_for_load(self):
+        self.assertEqual(self.complete("load", "alpha", "items"), ["items-2.jsonl", "items.jsonl"])
+        self.assertEqual(self.complete("load", "al"), ["alpha"])
+
+    def test_without_a_daemon_commands_and_options_still_complete_silently(self):
+        absent = os.path.join(self.dir, "absent.sock")
+        started = time.monotonic()
+        self.assertEqual(self.complete("get", "", socket_path=absent), [])
+        self.assertEqual(self.complete("switch", "alpha", "", socket_path=absent), [])
+        self.assertEqual(self.complete("sta", socket_path=absent), ["status"])
+        self.assertEqual(self.complete("watch", "v", "--co", socket_path=absent), ["--count"])
+        self.assertLess(time.monotonic() - started, 10)
+
+    def test_a_hung_daemon_costs_at_most_the_completion_timeout(self):
+        silent = FakeDaemon(tempfile.mkdtemp(prefix="layoutctl-fake-"), None)
+        started = time.monotonic()
+        self.assertEqual(self.complete("get", "", socket_path=silent.path), [])
+        self.assertLess(time.monotonic() - started, 3)
+        silent.close()
+
+    def test_zsh_script_parses_and_asks_the_daemon(self):
+        zsh = shutil.which("zsh")
+        if not zsh:
+            self.skipTest("zsh is not installed")
+        script = ctl("completion", "zsh").stdout
+        checked = subprocess.run([zsh, "-n"], input=script, capture_output=True, text=True)
+        self.assertEqual(checked.returncode, 0, checked.stderr)
+        path = os.path.join(self.dir, "_layoutctl")
+        with open(path, "w") as handle:
+            handle.write(script)
+        # Outside a completion: compdef registers _layoutctl; _layoutctl_ask is the daemon query.
+        probe = ("autoload -U compinit && compinit -u -D; source %s; print -r -- ${_comps[layoutctl]}; "
+                 "_layoutctl_line=(layoutctl -s %s get ''); _layoutctl_ask views; _layoutctl_ask strategies") % (
+            shlex.quote(path), shlex.quote(self.daemon.path))
+        environment = dict(os.environ, PATH=os.path.dirname(LAYOUTCTL) + os.pathsep + os.environ["PATH"])
+        environment.pop("LAYOUTD_SOCKET", None)
+        result = subprocess.run([zsh, "-f", "-c", probe], capture_output=True, text=True, env=environment, timeout=20)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        lines = result.stdout.splitlines()
+        self.assertEqual(lines[0], "_layoutctl")
+        self.assertEqual(lines[1:3], ["alpha", "beta"])
+        self.assertIn("waterfall", lines[3:])
 
 
 class RenderTests(unittest.TestCase):
