@@ -56,10 +56,12 @@ public struct Command: Sendable {
     public var options: [CommandOption]
     public var examples: [String]
     public var details: String
+    /// Exit codes of this command where they say more than layoutctl's own (`exitCodes`).
+    public var exitCodes: [(code: String, meaning: String)]
 
     public init(
         _ name: String, _ arguments: String = "", _ summary: String, method: String? = nil, options: [CommandOption] = [],
-        examples: [String] = [], details: String = ""
+        examples: [String] = [], details: String = "", exitCodes: [(code: String, meaning: String)] = []
     ) {
         self.name = name
         self.arguments = arguments
@@ -68,6 +70,7 @@ public struct Command: Sendable {
         self.options = options
         self.examples = examples
         self.details = details
+        self.exitCodes = exitCodes
     }
 
     /// What the shell completes for each positional argument, from `arguments`
@@ -203,7 +206,18 @@ public enum CommandCatalog {
             "watch", "VIEW", "stream the view's invalidation events, one line each", method: "view.subscribe",
             options: [CommandOption("--monitor", short: "-m", "also print the snapshot first"), CommandOption("--count", argument: "N", "stop after N events")],
             examples: ["layoutctl watch photos", "layoutctl watch photos --count 1 --json | jq '.params.entered | length'"],
-            details: "On a terminal each event is a one-line summary; piped, each is its JSON line as the daemon wrote it."),
+            details: """
+                On a terminal each event is a one-line summary; piped, each is its JSON line as the daemon wrote it. \
+                The event that ends the stream (daemon.shutdown, view.deleted) is printed too, and why it ended goes \
+                to stderr.
+                """,
+            exitCodes: [
+                ("0", "--count events were printed, or SIGINT/SIGTERM stopped it"),
+                ("1", "the daemon shut down (daemon.shutdown) or the connection dropped"),
+                ("2", "the view was deleted (view.deleted), or the subscription was refused"),
+                ("3", "no reply to the subscription within the timeout"),
+                ("64", "usage error"),
+            ]),
         Command(
             "render", "VIEW", "draw the layout as SVG", method: "view.query",
             options: [
@@ -274,6 +288,7 @@ public enum CommandCatalog {
         if !command.details.isEmpty { text += "\n" + wrap(command.details, width: 78) + "\n" }
         if !command.options.isEmpty { text += "\nOptions:\n" + columns(command.options.map(optionLine)) }
         if !command.examples.isEmpty { text += "\nExamples:\n" + command.examples.map { "  " + $0 }.joined(separator: "\n") + "\n" }
+        if !command.exitCodes.isEmpty { text += "\nExit codes:\n" + columns(command.exitCodes.map { ($0.code, $0.meaning) }) }
         text += "\nGlobal options (-s, --timeout, -j, --pretty, --table, -q) work with every command.\n"
         return text
     }
@@ -318,9 +333,17 @@ public enum CommandCatalog {
                 roff += ".TP\n.B \(escape(left.trimmingLeadingSpaces))\n\(escape(right))\n"
             }
             for example in command.examples { roff += ".PP\n.nf\n\(escape(example))\n.fi\n" }
+            if !command.exitCodes.isEmpty {
+                roff += ".PP\nExit status:\n"
+                for (code, meaning) in command.exitCodes { roff += ".TP\n.B \(code)\n\(escape(meaning))\n" }
+            }
         }
         roff += ".SH EXIT STATUS\n"
         for (code, meaning) in exitCodes { roff += ".TP\n.B \(code)\n\(escape(meaning))\n" }
+        for command in commands where !command.exitCodes.isEmpty {
+            roff += ".PP\n\\fBlayoutctl \(escape(command.name))\\fR has its own: "
+            roff += command.exitCodes.map { "\($0.code) \(escape($0.meaning))" }.joined(separator: "; ") + ".\n"
+        }
         roff += ".SH ENVIRONMENT\n.TP\n.B LAYOUTD_SOCKET\nthe socket path when \\-\\-socket is not given\n.TP\n.B XDG_RUNTIME_DIR\n$XDG_RUNTIME_DIR/layoutd/ipc.sock is next in line\n"
         roff += ".SH SEE ALSO\n.BR layoutd (8),\n.BR jq (1)\n"
         return roff

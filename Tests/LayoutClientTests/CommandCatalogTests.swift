@@ -24,4 +24,12 @@ struct CommandCatalogTests {
         #expect(!CommandCatalog.bashCompletion().contains("__complete)"))
         #expect(CommandCatalog.bashCompletion().contains("__complete \"$1\""))
     }
+
+    @Test("watch documents its own exit codes in help and the man page")
+    func watchExitCodes() throws {
+        let watch = try #require(CommandCatalog.command(named: "watch"))
+        #expect(watch.exitCodes.map(\.code) == ["0", "1", "2", "3", "64"])
+        #expect(CommandCatalog.help(for: watch).contains("Exit codes:\n  0   --count events were printed, or SIGINT/SIGTERM stopped it\n"))
+        #expect(CommandCatalog.manPage(version: "0", date: "d").contains("\\fBlayoutctl watch\\fR has its own: 0"))
+    }
 }

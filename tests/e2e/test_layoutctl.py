@@ -7,6 +7,7 @@ import json
 import os
 import shlex
 import shutil
+import signal
 import socket
 import subprocess
 import tempfile
@@ -361,6 +362,66 @@ class OutputTests(GoldenCase):
         result = ctl("load", "big", small, socket_path=self.daemon.path)
         self.assertEqual(result.stderr, "")
         self.assertEqual(json.loads(result.stdout)["changes"]["insertedItems"], ["a", "c", "b"])
+
+
+class WatchEndingTests(unittest.TestCase):
+    """How a watch ends decides its exit code: 0 only for --count or SIGINT/SIGTERM."""
+
+    def watch(self, daemon, *arguments):
+        """A watcher that has subscribed: --monitor prints the snapshot line first."""
+        subprocess.run([LAYOUTCTL, "-s", daemon.path, "create", "w", "--width", "100", "--height", "100", "--items", "20", "-q"], check=True)
+        watcher = subprocess.Popen([LAYOUTCTL, "-s", daemon.path, "watch", "w", "--monitor"] + list(arguments),
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.assertEqual(json.loads(watcher.stdout.readline())["view"], "w")
+        return watcher
+
+    def finish(self, watcher):
+        output, errors = watcher.communicate(timeout=20)
+        return watcher.returncode, output, errors
+
+    def test_daemon_shutdown_exits_1_with_the_reason(self):
+        daemon = Daemon().start()
+        watcher = self.watch(daemon)
+        daemon.signal(signal.SIGTERM)
+        code, output, errors = self.finish(watcher)
+        daemon.stop()
+        self.assertEqual(code, 1, errors)
+        self.assertEqual(json.loads(output.splitlines()[-1])["event"], "daemon.shutdown")
+        self.assertIn("layoutctl: watch ended: the daemon shut down", errors)
+
+    def test_connection_drop_exits_1_and_says_so(self):
+        daemon = Daemon().start()
+        watcher = self.watch(daemon)
+        daemon.process.kill()
+        code, _, errors = self.finish(watcher)
+        daemon.stop()
+        self.assertEqual(code, 1, errors)
+        self.assertIn("layoutctl: watch ended: the connection to the daemon dropped", errors)
+
+    def test_view_deleted_exits_2(self):
+        with Daemon() as daemon:
+            watcher = self.watch(daemon)
+            subprocess.run([LAYOUTCTL, "-s", daemon.path, "delete-view", "w", "-q"], check=True)
+            code, output, errors = self.finish(watcher)
+        self.assertEqual(code, 2, errors)
+        self.assertEqual(json.loads(output.splitlines()[-1])["event"], "view.deleted")
+        self.assertIn("watch ended: the view was deleted", errors)
+
+    def test_count_reached_exits_0(self):
+        with Daemon() as daemon:
+            watcher = self.watch(daemon, "--count", "1")
+            subprocess.run([LAYOUTCTL, "-s", daemon.path, "scroll", "w", "--y", "50", "-q"], check=True)
+            code, output, errors = self.finish(watcher)
+        self.assertEqual((code, errors), (0, ""))
+        self.assertEqual(json.loads(output)["event"], "view.invalidated")
+
+    def test_sigint_and_sigterm_exit_0(self):
+        for number in (signal.SIGINT, signal.SIGTERM):
+            with self.subTest(signal=number), Daemon() as daemon:
+                watcher = self.watch(daemon)
+                watcher.send_signal(number)
+                code, _, errors = self.finish(watcher)
+                self.assertEqual((code, errors), (0, ""))
 
 
 class CompletionTests(unittest.TestCase):
