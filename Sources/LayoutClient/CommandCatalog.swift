@@ -1,19 +1,49 @@
 /// Every layoutctl command with its options and examples: the one table behind argument
 /// parsing, `help`, the man page and the shell completions.
+
+/// What a shell completes for an option's value or a positional argument.
+public enum ValueCompletion: Sendable, Hashable {
+    case nothing
+    case file
+    /// View names, asked from the running daemon (`layoutctl __complete views`).
+    case view
+    /// Strategy names, plugins included, asked from the running daemon.
+    case strategy
+    /// layoutctl's own commands (for `help`).
+    case command
+    case words([String])
+
+    /// `VIEW`, `STRATEGY`, `FILE`, `COMMAND` and `a|b` in a command's argument synopsis.
+    init(placeholder: String) {
+        switch placeholder {
+        case "VIEW": self = .view
+        case "STRATEGY": self = .strategy
+        case "FILE": self = .file
+        case "COMMAND": self = .command
+        case _ where placeholder.contains("|"): self = .words(placeholder.split(separator: "|").map(String.init))
+        default: self = .nothing
+        }
+    }
+}
+
 public struct CommandOption: Sendable, Hashable {
     public var name: String
     public var short: String?
-    /// The value's placeholder; nil for a flag.
+    /// The value's placeholder; nil for a flag (which takes no value: `--json=yes` is refused).
     public var argument: String?
     public var summary: String
     public var repeatable = false
+    public var completes: ValueCompletion
 
-    public init(_ name: String, short: String? = nil, argument: String? = nil, _ summary: String, repeatable: Bool = false) {
+    public init(
+        _ name: String, short: String? = nil, argument: String? = nil, _ summary: String, repeatable: Bool = false, completes: ValueCompletion = .nothing
+    ) {
         self.name = name
         self.short = short
         self.argument = argument
         self.summary = summary
         self.repeatable = repeatable
+        self.completes = completes
     }
 }
 
@@ -26,10 +56,12 @@ public struct Command: Sendable {
     public var options: [CommandOption]
     public var examples: [String]
     public var details: String
+    /// Exit codes of this command where they say more than layoutctl's own (`exitCodes`).
+    public var exitCodes: [(code: String, meaning: String)]
 
     public init(
         _ name: String, _ arguments: String = "", _ summary: String, method: String? = nil, options: [CommandOption] = [],
-        examples: [String] = [], details: String = ""
+        examples: [String] = [], details: String = "", exitCodes: [(code: String, meaning: String)] = []
     ) {
         self.name = name
         self.arguments = arguments
@@ -38,12 +70,31 @@ public struct Command: Sendable {
         self.options = options
         self.examples = examples
         self.details = details
+        self.exitCodes = exitCodes
+    }
+
+    /// What the shell completes for each positional argument, from `arguments`
+    /// (`VIEW STRATEGY [NAME=VALUE...]`): the fixed ones in order, then the one a trailing
+    /// `...` repeats.
+    public var positionalCompletions: (fixed: [ValueCompletion], repeating: ValueCompletion?) {
+        var fixed = [ValueCompletion]()
+        var repeating: ValueCompletion?
+        for token in arguments.split(separator: " ") {
+            var word = token.filter { $0 != "[" && $0 != "]" }
+            let repeats = word.hasSuffix("...")
+            if repeats { word.removeLast(3) }
+            let completion = ValueCompletion(placeholder: word)
+            if repeats { repeating = completion } else { fixed.append(completion) }
+        }
+        return (fixed, repeating)
     }
 }
 
 public enum CommandCatalog {
     public static let globalOptions: [CommandOption] = [
-        CommandOption("--socket", short: "-s", argument: "PATH", "the daemon's socket (else $LAYOUTD_SOCKET, $XDG_RUNTIME_DIR/layoutd/ipc.sock, /run/layoutd/ipc.sock)"),
+        CommandOption(
+            "--socket", short: "-s", argument: "PATH", "the daemon's socket (else $LAYOUTD_SOCKET, $XDG_RUNTIME_DIR/layoutd/ipc.sock, /run/layoutd/ipc.sock)",
+            completes: .file),
         CommandOption("--timeout", argument: "SECONDS", "give up waiting for a reply (default 30; exit 3)"),
         CommandOption("--json", short: "-j", "print JSON even on a terminal"),
         CommandOption("--pretty", "print indented JSON"),
@@ -51,7 +102,7 @@ public enum CommandCatalog {
         CommandOption("--quiet", short: "-q", "print nothing on success"),
         CommandOption("--print-socket-path", "print the socket path layoutctl would use and exit"),
         CommandOption("--help", short: "-h", "help for layoutctl or a command"),
-        CommandOption("--version", "print the version"),
+        CommandOption("--version", short: "-v", "print the version"),
     ]
 
     static let mutation = [
@@ -75,10 +126,12 @@ public enum CommandCatalog {
         Command(
             "create", "VIEW", "create a named view", method: "view.create",
             options: [
-                CommandOption("--strategy", argument: "NAME", "a registered strategy (default flow)"),
+                CommandOption("--strategy", argument: "NAME", "a registered strategy (default flow)", completes: .strategy),
                 CommandOption("--width", argument: "W", "viewport width"),
                 CommandOption("--height", argument: "H", "viewport height"),
-                CommandOption("--param", argument: "NAME=VALUE", "a strategy parameter (WxH sizes, t,l,b,r insets, numbers, true/false)", repeatable: true),
+                CommandOption(
+                    "--param", argument: "NAME=VALUE", "a strategy parameter, read by its type (WxH size, t,l,b,r insets, number, true/false)",
+                    repeatable: true),
                 CommandOption("--offset", argument: "X,Y", "initial content offset"),
                 CommandOption("--margin", argument: "POINTS", "window margin along the scroll axis"),
                 CommandOption("--items", argument: "N", "start with N items i0...i(N-1) (default 0) in the one section s"),
@@ -118,8 +171,12 @@ public enum CommandCatalog {
         Command("measure", "VIEW ID=WxH...", "measured sizes (self-sizing items)", method: "view.measure", options: mutation, examples: ["layoutctl measure feed a=300x80 b=300x120"]),
         Command(
             "select", "VIEW [ID...]", "change the selection", method: "view.select",
-            options: [CommandOption("--mode", argument: "MODE", "set (default), add, remove or toggle")] + mutation,
-            examples: ["layoutctl select photos p1 p2", "layoutctl select photos p2 --mode toggle --animated"]),
+            options: [
+                CommandOption("--mode", argument: "MODE", "set (default), add, remove or toggle", completes: .words(["set", "add", "remove", "toggle"])),
+                CommandOption("--clear", "select nothing (instead of IDs)"),
+            ] + mutation,
+            examples: ["layoutctl select photos p1 p2", "layoutctl select photos p2 --mode toggle --animated", "layoutctl select photos --clear"],
+            details: "At least one ID, or --clear: a select without either is refused (exit 64) rather than read as clearing the selection."),
         Command(
             "scroll", "VIEW", "a new content offset", method: "view.scroll",
             options: [CommandOption("--x", argument: "X", "offset x (default: unchanged)"), CommandOption("--y", argument: "Y", "offset y (default: unchanged)"), mutation[1]],
@@ -151,15 +208,26 @@ public enum CommandCatalog {
             "watch", "VIEW", "stream the view's invalidation events, one line each", method: "view.subscribe",
             options: [CommandOption("--monitor", short: "-m", "also print the snapshot first"), CommandOption("--count", argument: "N", "stop after N events")],
             examples: ["layoutctl watch photos", "layoutctl watch photos --count 1 --json | jq '.params.entered | length'"],
-            details: "On a terminal each event is a one-line summary; piped, each is its JSON line as the daemon wrote it."),
+            details: """
+                On a terminal each event is a one-line summary; piped, each is its JSON line as the daemon wrote it. \
+                The event that ends the stream (daemon.shutdown, view.deleted) is printed too, and why it ended goes \
+                to stderr.
+                """,
+            exitCodes: [
+                ("0", "--count events were printed, or SIGINT/SIGTERM stopped it"),
+                ("1", "the daemon shut down (daemon.shutdown) or the connection dropped"),
+                ("2", "the view was deleted (view.deleted), or the subscription was refused"),
+                ("3", "no reply to the subscription within the timeout"),
+                ("64", "usage error"),
+            ]),
         Command(
             "render", "VIEW", "draw the layout as SVG", method: "view.query",
             options: [
-                CommandOption("--svg", argument: "FILE", "where to write the SVG ('-' for stdout)"),
+                CommandOption("--svg", argument: "FILE", "where to write the SVG ('-' for stdout)", completes: .file),
                 CommandOption("--rect", argument: "X,Y,W,H", "the region to draw (default: the window around the viewport)"),
                 CommandOption("--transition", "draw from/to of a transition side by side (with --configure, --switch or --select)"),
                 CommandOption("--configure", argument: "NAME=VALUE", "with --transition: the configure change to show", repeatable: true),
-                CommandOption("--switch", argument: "STRATEGY", "with --transition: the strategy switch to show"),
+                CommandOption("--switch", argument: "STRATEGY", "with --transition: the strategy switch to show", completes: .strategy),
                 CommandOption("--select", argument: "ID", "with --transition: the selection to show", repeatable: true),
                 CommandOption("--scale", argument: "FACTOR", "pixels per point (default 1)"),
             ],
@@ -174,7 +242,14 @@ public enum CommandCatalog {
         Command("man", "", "print the man page (roff)", examples: ["layoutctl man > layoutctl.1"]),
     ]
 
-    public static func command(named name: String) -> Command? { commands.first { $0.name == name } }
+    /// Commands for scripts, not people: left out of help, the man page and the completions.
+    public static let hiddenCommands: [Command] = [
+        Command(
+            "__complete", "views|strategies", "names for the shell completions, one a line, from the running daemon",
+            details: "Prints nothing and exits 1 when the daemon cannot be asked; the completion scripts discard that."),
+    ]
+
+    public static func command(named name: String) -> Command? { (commands + hiddenCommands).first { $0.name == name } }
 
     public static let exitCodes = [
         ("0", "success"), ("1", "could not talk to the daemon, or a bad reply"), ("2", "the daemon refused the request (the error name is printed)"),
@@ -215,6 +290,7 @@ public enum CommandCatalog {
         if !command.details.isEmpty { text += "\n" + wrap(command.details, width: 78) + "\n" }
         if !command.options.isEmpty { text += "\nOptions:\n" + columns(command.options.map(optionLine)) }
         if !command.examples.isEmpty { text += "\nExamples:\n" + command.examples.map { "  " + $0 }.joined(separator: "\n") + "\n" }
+        if !command.exitCodes.isEmpty { text += "\nExit codes:\n" + columns(command.exitCodes.map { ($0.code, $0.meaning) }) }
         text += "\nGlobal options (-s, --timeout, -j, --pretty, --table, -q) work with every command.\n"
         return text
     }
@@ -233,7 +309,7 @@ public enum CommandCatalog {
         return lines.joined(separator: "\n")
     }
 
-    // MARK: Man page and completions
+    // MARK: Man page
 
     /// roff for man(1), from the same table as `help`.
     public static func manPage(version: String, date: String) -> String {
@@ -259,49 +335,20 @@ public enum CommandCatalog {
                 roff += ".TP\n.B \(escape(left.trimmingLeadingSpaces))\n\(escape(right))\n"
             }
             for example in command.examples { roff += ".PP\n.nf\n\(escape(example))\n.fi\n" }
+            if !command.exitCodes.isEmpty {
+                roff += ".PP\nExit status:\n"
+                for (code, meaning) in command.exitCodes { roff += ".TP\n.B \(code)\n\(escape(meaning))\n" }
+            }
         }
         roff += ".SH EXIT STATUS\n"
         for (code, meaning) in exitCodes { roff += ".TP\n.B \(code)\n\(escape(meaning))\n" }
+        for command in commands where !command.exitCodes.isEmpty {
+            roff += ".PP\n\\fBlayoutctl \(escape(command.name))\\fR has its own: "
+            roff += command.exitCodes.map { "\($0.code) \(escape($0.meaning))" }.joined(separator: "; ") + ".\n"
+        }
         roff += ".SH ENVIRONMENT\n.TP\n.B LAYOUTD_SOCKET\nthe socket path when \\-\\-socket is not given\n.TP\n.B XDG_RUNTIME_DIR\n$XDG_RUNTIME_DIR/layoutd/ipc.sock is next in line\n"
         roff += ".SH SEE ALSO\n.BR layoutd (8),\n.BR jq (1)\n"
         return roff
-    }
-
-    public static func bashCompletion() -> String {
-        var script = "# bash completion for layoutctl (generated by 'layoutctl completion bash')\n_layoutctl() {\n"
-        script += "    local cur prev words cword\n    cur=\"${COMP_WORDS[COMP_CWORD]}\"\n    prev=\"${COMP_WORDS[COMP_CWORD-1]}\"\n"
-        script += "    local commands=\"\(commands.map(\.name).joined(separator: " "))\"\n"
-        script += "    local global=\"\(globalOptions.flatMap { [$0.name] + ($0.short.map { [$0] } ?? []) }.joined(separator: " "))\"\n"
-        script += "    local command=\"\" word\n    for word in \"${COMP_WORDS[@]:1:COMP_CWORD-1}\"; do\n"
-        script += "        case \" $commands \" in *\" $word \"*) command=$word; break;; esac\n    done\n"
-        script += "    case \"$prev\" in\n        --socket|-s|--svg) COMPREPLY=($(compgen -f -- \"$cur\")); return;;\n"
-        script += "        --strategy) COMPREPLY=($(compgen -W \"collapsible display flow ultravisual\" -- \"$cur\")); return;;\n"
-        script += "        --mode) COMPREPLY=($(compgen -W \"set add remove toggle\" -- \"$cur\")); return;;\n    esac\n"
-        script += "    if [[ -z $command ]]; then\n        COMPREPLY=($(compgen -W \"$commands $global\" -- \"$cur\"))\n        return\n    fi\n"
-        script += "    local options=\"\"\n    case \"$command\" in\n"
-        for command in commands where !command.options.isEmpty {
-            script += "        \(command.name)) options=\"\(command.options.map(\.name).joined(separator: " "))\";;\n"
-        }
-        script += "        help) options=\"$commands\";;\n"
-        script += "    esac\n    COMPREPLY=($(compgen -W \"$options $global\" -- \"$cur\"))\n}\ncomplete -F _layoutctl layoutctl\n"
-        return script
-    }
-
-    public static func zshCompletion() -> String {
-        func quote(_ text: String) -> String { text.replacingAll("'", with: "'\\''").replacingAll(":", with: "\\:").replacingAll("[", with: "\\[").replacingAll("]", with: "\\]") }
-        var script = "#compdef layoutctl\n# zsh completion for layoutctl (generated by 'layoutctl completion zsh')\n_layoutctl() {\n"
-        script += "    local -a commands\n    commands=(\n"
-        for command in commands { script += "        '\(command.name):\(quote(command.summary))'\n" }
-        script += "    )\n    local -a global\n    global=(\n"
-        for option in globalOptions { script += "        '\(option.name)[\(quote(option.summary))]\(option.argument.map { ":\($0.lowercased()):" } ?? "")'\n" }
-        script += "    )\n    if (( CURRENT == 2 )); then\n        _describe 'command' commands\n        return\n    fi\n"
-        script += "    case ${words[2]} in\n"
-        for command in commands where !command.options.isEmpty {
-            let specs = command.options.map { "'\($0.name)[\(quote($0.summary))]\($0.argument.map { ":\($0.lowercased()):" } ?? "")'" }
-            script += "        \(command.name)) _arguments \(specs.joined(separator: " ")) $global '*: :' ;;\n"
-        }
-        script += "        help) _describe 'command' commands ;;\n        *) _arguments $global '*: :' ;;\n    esac\n}\n_layoutctl \"$@\"\n"
-        return script
     }
 }
 

@@ -66,7 +66,7 @@ struct Invocation {
 
     func number(_ name: String) -> Double? {
         guard let text = value(name) else { return nil }
-        guard let number = Double(text), number.isFinite else { usageError("\(name) needs a number, not '\(text)'", command: command) }
+        guard let number = ValueText.number(text) else { usageError("\(name) needs a number, not '\(text)'", command: command) }
         return number
     }
 
@@ -80,96 +80,87 @@ struct Invocation {
     var wantsJSON: Bool { json || pretty || (!table && isatty(STDOUT_FILENO) == 0) }
 }
 
+/// Reads the command line in one pass: global options anywhere, a command's options after the
+/// command, `--` ends the options (every later word is positional, `-x` too). An option with a
+/// value takes `--name VALUE` or `--name=VALUE`; a flag takes none (`--json=yes` is refused). A
+/// word that is a decimal number (`-5`) is positional, never an option.
 func parseArguments(_ arguments: [String]) -> Invocation {
-    var global = Invocation(command: CommandCatalog.command(named: "help")!)
-    var commandName: String?
-    var rest = [String]()
-    var index = 0
+    var invocation = Invocation(command: CommandCatalog.command(named: "help")!)
+    var command: Command?
+    var printSocketPath = false
     var onlyPositional = false
-    func take(_ name: String) -> String {
-        index += 1
-        guard index < arguments.count else { usageError("\(name) needs a value") }
-        return arguments[index]
-    }
+    var index = 0
     while index < arguments.count {
-        var argument = arguments[index]
-        if onlyPositional || !argument.hasPrefix("-") || argument == "-" || Double(argument) != nil {
-            if commandName == nil { commandName = argument } else { rest.append(argument) }
-            index += 1
+        let argument = arguments[index]
+        index += 1
+        let isOption = !onlyPositional && argument.hasPrefix("-") && argument != "-" && ValueText.number(argument) == nil
+        if !isOption {
+            if command != nil {
+                invocation.positional.append(argument)
+            } else {
+                guard let named = CommandCatalog.command(named: argument) else { usageError("unknown command '\(argument)'") }
+                command = named
+            }
             continue
         }
+        if argument == "--" {
+            onlyPositional = true
+            continue
+        }
+        var name = argument
         var inline: String?
         if argument.hasPrefix("--"), let equals = argument.firstIndex(of: "=") {
+            name = String(argument[..<equals])
             inline = String(argument[argument.index(after: equals)...])
-            argument = String(argument[..<equals])
         }
-        func globalValue(_ name: String) -> String { inline ?? take(name) }
-        switch argument {
-        case "--": onlyPositional = true
-        case "-s", "--socket": global.socket = globalValue(argument)
+        func matches(_ option: CommandOption) -> Bool { option.name == name || option.short == name }
+        guard let option = command?.options.first(where: matches) ?? CommandCatalog.globalOptions.first(where: matches) else {
+            if let command { usageError("\(command.name) has no option \(name)", command: command) }
+            let isCommandOption = CommandCatalog.commands.contains { $0.options.contains(where: matches) }
+            usageError("unknown option \(name)" + (isCommandOption ? " (a command's options go after the command)" : ""))
+        }
+        var value = ""
+        if let placeholder = option.argument {
+            if let inline {
+                value = inline
+            } else {
+                guard index < arguments.count else { usageError("\(name) needs \(placeholder)", command: command) }
+                value = arguments[index]
+                index += 1
+            }
+        } else if inline != nil {
+            usageError("\(option.name) takes no value, not '\(argument)'", command: command)
+        }
+        switch option.name {
+        case "--socket": invocation.socket = value
         case "--timeout":
-            let text = globalValue(argument)
-            guard let seconds = Double(text), seconds > 0 else { usageError("--timeout needs seconds, not '\(text)'") }
-            global.timeout = seconds
-        case "-j", "--json": global.json = true
-        case "--pretty": global.pretty = true
-        case "--table": global.table = true
-        case "-q", "--quiet": global.quiet = true
-        case "--print-socket-path": commandName = commandName ?? "--print-socket-path"
+            guard let seconds = ValueText.number(value), seconds > 0 else { usageError("--timeout needs seconds, not '\(value)'") }
+            invocation.timeout = seconds
+        case "--json": invocation.json = true
+        case "--pretty": invocation.pretty = true
+        case "--table": invocation.table = true
+        case "--quiet": invocation.quiet = true
+        case "--print-socket-path": printSocketPath = true
         case "--version":
             writeOut("layoutctl \(version)\n")
             exit(0)
-        case "-h", "--help":
-            if let name = commandName, let command = CommandCatalog.command(named: name) {
-                writeOut(CommandCatalog.help(for: command))
-            } else {
-                writeOut(CommandCatalog.overview(version: version))
-            }
+        case "--help":
+            writeOut(command.map(CommandCatalog.help(for:)) ?? CommandCatalog.overview(version: version))
             exit(0)
         default:
-            // A command option: kept with its value for the command to check.
-            rest.append(argument)
-            if let inline { rest.append("=" + inline) }
+            if !option.repeatable, invocation.values[option.name] != nil { usageError("\(name) given twice", command: command) }
+            invocation.values[option.name, default: []].append(value)
         }
-        index += 1
     }
-    if commandName == "--print-socket-path" {
-        writeOut(socketPath(global.socket) + "\n")
+    if printSocketPath {
+        writeOut(socketPath(invocation.socket) + "\n")
         exit(0)
     }
-    guard let name = commandName else {
+    guard let command else {
         writeError(CommandCatalog.overview(version: version))
         exit(64)
     }
-    guard let command = CommandCatalog.command(named: name) else { usageError("unknown command '\(name)'") }
-    var invocation = global
     invocation.command = command
-    var position = 0
-    while position < rest.count {
-        let word = rest[position]
-        if word.hasPrefix("-"), Double(word) == nil, word != "-" {
-            let option = command.options.first { $0.name == word || $0.short == word }
-            guard let option else { usageError("\(command.name) has no option \(word)", command: command) }
-            if let argument = option.argument {
-                var value: String
-                if position + 1 < rest.count, rest[position + 1].hasPrefix("=") {
-                    value = String(rest[position + 1].dropFirst())
-                    position += 1
-                } else {
-                    guard position + 1 < rest.count else { usageError("\(word) needs \(argument)", command: command) }
-                    value = rest[position + 1]
-                    position += 1
-                }
-                if !option.repeatable, invocation.values[option.name] != nil { usageError("\(word) given twice", command: command) }
-                invocation.values[option.name, default: []].append(value)
-            } else {
-                invocation.values[option.name] = [""]
-            }
-        } else {
-            invocation.positional.append(word)
-        }
-        position += 1
-    }
     return invocation
 }
 
@@ -254,21 +245,7 @@ func keyValueTable(_ value: JSONValue, prefix: String = "") -> [[String]] {
 }
 
 func elementsTable(_ elements: [JSONValue], selected: Set<String> = []) -> String {
-    // In reading order: by section, headers first, then items, then footers.
-    func order(_ element: JSONValue) -> (Int, Int, Int) {
-        let kind = element["kind"]?.stringValue
-        return (element["section"]?.integerValue ?? 0, kind == "header" ? 0 : kind == "footer" ? 2 : 1, element["item"]?.integerValue ?? 0)
-    }
-    return Table(
-        columns: ["id", "kind", "section", "item", "frame", "z", "alpha"] + (selected.isEmpty ? [] : ["selected"]),
-        rows: elements.sorted { order($0) < order($1) }.map { element in
-            let id = element["id"]?.stringValue ?? ""
-            return [
-                id, element["kind"]?.stringValue ?? "", formatNumber(element["section"]), formatNumber(element["item"]),
-                formatFrame(element["frame"]), formatNumber(element["zIndex"]), formatNumber(element["alpha"]),
-            ] + (selected.isEmpty ? [] : [selected.contains(id) ? "yes" : ""])
-        }
-    ).render()
+    ElementTable.render(elements, selected: selected)
 }
 
 func invalidationSummary(_ result: JSONValue) -> String {
@@ -312,13 +289,39 @@ func mutate(_ method: String, _ params: JSONObject) {
     emit(call(client, method, params), table: invalidationTable)
 }
 
-func parameters(_ words: some Sequence<String>) -> JSONObject {
+/// `NAME=VALUE` words as strategy parameters, each read as its type in `types` (name →
+/// descriptor type, from `parameterTypes`) says; without a type, as `ValueText` guesses.
+func parameters(_ words: some Sequence<String>, types: [String: String] = [:]) -> JSONObject {
     var object = JSONObject()
     for word in words {
-        guard let (name, value) = ValueText.parameter(word) else { usageError("expected NAME=VALUE, not '\(word)'", command: command) }
-        object[name] = value
+        do {
+            let (name, value) = try ValueText.parameter(word, types: types)
+            object[name] = value
+        } catch {
+            usageError(error.message, command: command)
+        }
     }
     return object
+}
+
+/// The parameter types of `strategy` as the daemon describes it (`strategy.list`, plugins
+/// included): name → `size`, `number`, …. Empty when the daemon does not know the strategy
+/// (it then refuses the request itself) or has no descriptor for it.
+func parameterTypes(_ client: LayoutClient, strategy: String) -> [String: String] {
+    guard let list = try? client.call("strategy.list", [:]),
+        let descriptor = list["strategies"]?.arrayValue?.first(where: { $0["name"]?.stringValue == strategy })
+    else { return [:] }
+    var types = [String: String]()
+    for parameter in descriptor["parameters"]?.arrayValue ?? [] {
+        if let name = parameter["name"]?.stringValue, let type = parameter["type"]?.stringValue { types[name] = type }
+    }
+    return types
+}
+
+/// The strategy `view` uses now (`view.list`), for reading `configure`'s values.
+func strategy(of view: String, _ client: LayoutClient) -> String? {
+    guard let list = try? client.call("view.list", [:]) else { return nil }
+    return list["views"]?.arrayValue?.first { $0["view"]?.stringValue == view }?["strategy"]?.stringValue
 }
 
 func item(_ text: String) -> JSONValue {
@@ -356,6 +359,19 @@ case "help":
 case "man":
     _ = positional(0, "no arguments")
     writeOut(CommandCatalog.manPage(version: version, date: "2026-11-30"))
+case "__complete":
+    // For the completion scripts: names one a line, nothing at all when the daemon cannot be
+    // asked (the scripts discard stderr and the exit status).
+    let what = positional(1, "views or strategies")[0]
+    guard what == "views" || what == "strategies" else { usageError("__complete takes views or strategies", command: command) }
+    guard let client = try? LayoutClient(path: socketPath(invocation.socket), timeout: invocation.timeout) else { exit(1) }
+    let method = what == "views" ? "view.list" : "strategy.list"
+    guard let result = try? client.call(method, [:]) else { exit(1) }
+    let names = (result[what]?.arrayValue ?? []).compactMap { entry -> String? in
+        if entry["status"]?.stringValue == "refused" { return nil }
+        return entry[what == "views" ? "view" : "name"]?.stringValue
+    }
+    writeOut(names.map { $0 + "\n" }.joined())
 case "completion":
     switch positional(1, "bash or zsh")[0] {
     case "bash": writeOut(CommandCatalog.bashCompletion())
@@ -408,19 +424,21 @@ case "create":
     }
     var viewport: JSONObject = ["width": .number(width), "height": .number(height)]
     if let offset = invocation.value("--offset") {
-        let parts = offset.split(separator: ",").compactMap { Double($0) }
-        guard parts.count == 2 else { usageError("--offset takes X,Y", command: command) }
-        viewport["offset"] = .object(["x": .number(parts[0]), "y": .number(parts[1])])
+        guard let (x, y) = ValueText.point(offset) else { usageError("--offset takes X,Y", command: command) }
+        viewport["offset"] = .object(["x": .number(x), "y": .number(y)])
     }
+    let strategy = invocation.value("--strategy") ?? "flow"
+    let words = invocation.values["--param"] ?? []
+    _ = parameters(words)  // NAME=VALUE before asking the daemon for the types
+    let client = connect()
     var params: JSONObject = [
-        "view": .string(view), "strategy": .string(invocation.value("--strategy") ?? "flow"),
-        "params": .object(parameters(invocation.values["--param"] ?? [])), "viewport": .object(viewport),
+        "view": .string(view), "strategy": .string(strategy),
+        "params": .object(parameters(words, types: words.isEmpty ? [:] : parameterTypes(client, strategy: strategy))), "viewport": .object(viewport),
     ]
     if let margin = invocation.number("--margin") { params["windowMargin"] = .number(margin) }
     // One section "s" (what insert, move and load use by default), empty unless --items.
     let count = max(0, invocation.integer("--items") ?? 0)
     params["sections"] = .array([.object(["id": .string("s"), "items": .array((0..<count).map { .object(["id": .string("i\($0)")]) })])])
-    let client = connect()
     emit(call(client, "view.create", params), table: snapshotTable)
 case "delete-view":
     let view = positional(1, "VIEW")[0]
@@ -463,13 +481,23 @@ case "update":
 case "measure":
     let words = atLeast(2, "VIEW ID=WxH...")
     var params = mutationParams(words[0])
+    // The last '=' splits: an id may hold one, a WxH size never does.
     params["sizes"] = .array(words.dropFirst().map { word in
-        guard let (id, value) = ValueText.parameter(word), case .object = value, value["width"] != nil else { usageError("expected ID=WxH, not '\(word)'", command: command) }
-        return .object(["id": .string(id), "size": value])
+        guard let equals = word.lastIndex(of: "="), equals != word.startIndex, let size = ValueText.size(String(word[word.index(after: equals)...])) else {
+            usageError("expected ID=WxH, not '\(word)'", command: command)
+        }
+        return .object(["id": .string(String(word[..<equals])), "size": .size(size)])
     })
     mutate("view.measure", params)
 case "select":
+    // An empty id list would clear the selection: only on purpose, with --clear.
     let words = atLeast(1, "VIEW [ID...]")
+    if invocation.has("--clear") {
+        guard words.count == 1 else { usageError("select --clear takes no IDs", command: command) }
+        guard !invocation.has("--mode") else { usageError("select --clear takes no --mode", command: command) }
+    } else if words.count == 1 {
+        usageError("select needs at least one ID, or --clear to clear the selection", command: command)
+    }
     var params = mutationParams(words[0])
     params["ids"] = .array(words.dropFirst().map { .string($0) })
     if let mode = invocation.value("--mode") { params["mode"] = .string(mode) }
@@ -492,9 +520,8 @@ case "scroll", "scroll-end":
     } else {
         params["proposed"] = point
         if let velocity = invocation.value("--velocity") {
-            let parts = velocity.split(separator: ",").compactMap { Double($0) }
-            guard parts.count == 2 else { usageError("--velocity takes VX,VY", command: command) }
-            params["velocity"] = .object(["x": .number(parts[0]), "y": .number(parts[1])])
+            guard let (x, y) = ValueText.point(velocity) else { usageError("--velocity takes VX,VY", command: command) }
+            params["velocity"] = .object(["x": .number(x), "y": .number(y)])
         }
     }
     emit(call(client, command.method!, params), table: invalidationTable)
@@ -506,18 +533,23 @@ case "resize":
     mutate("view.resize", params)
 case "configure":
     let words = atLeast(2, "VIEW NAME=VALUE...")
+    _ = parameters(words.dropFirst())
+    let client = connect()
     var params = mutationParams(words[0])
-    params["params"] = .object(parameters(words.dropFirst()))
-    mutate("view.configure", params)
+    let types = strategy(of: words[0], client).map { parameterTypes(client, strategy: $0) } ?? [:]
+    params["params"] = .object(parameters(words.dropFirst(), types: types))
+    emit(call(client, "view.configure", params), table: invalidationTable)
 case "switch":
     let words = atLeast(2, "VIEW STRATEGY [NAME=VALUE...]")
+    _ = parameters(words.dropFirst(2))
+    let client = connect()
     var params = mutationParams(words[0])
     params["strategy"] = .string(words[1])
-    params["params"] = .object(parameters(words.dropFirst(2)))
-    mutate("view.setStrategy", params)
+    params["params"] = .object(parameters(words.dropFirst(2), types: words.count > 2 ? parameterTypes(client, strategy: words[1]) : [:]))
+    emit(call(client, "view.setStrategy", params), table: invalidationTable)
 case "margin":
     let words = positional(2, "VIEW POINTS")
-    guard let margin = Double(words[1]) else { usageError("POINTS must be a number", command: command) }
+    guard let margin = ValueText.number(words[1]) else { usageError("POINTS must be a number", command: command) }
     var params = mutationParams(words[0])
     params["margin"] = .number(margin)
     mutate("view.setWindowMargin", params)

@@ -5,7 +5,9 @@ completions, and the strategy scenarios as a shell script that uses only layoutc
 Re-record the golden files with LAYOUTCTL_RECORD=1."""
 import json
 import os
+import shlex
 import shutil
+import signal
 import socket
 import subprocess
 import tempfile
@@ -17,6 +19,7 @@ import xml.etree.ElementTree as ET
 from harness import DAEMON, ROOT, Client, Daemon
 
 LAYOUTCTL = os.path.join(os.path.dirname(DAEMON), "layoutctl")
+WATERFALL = os.path.join(ROOT, ".build", "plugins", "debug", "waterfall.so")
 GOLDEN = os.path.join(ROOT, "tests", "golden")
 RECORD = os.environ.get("LAYOUTCTL_RECORD") == "1"
 
@@ -154,6 +157,86 @@ class ExitCodeTests(unittest.TestCase):
         self.assertIn("not a JSON reply", bad.stderr)
         garbage.close()
 
+    def test_flags_take_no_value_and_nonsense_is_refused(self):
+        with Daemon() as daemon:
+            self.assertEqual(ctl("create", "v", "--width", "100", "--height", "100", "--items", "3", "-q", socket_path=daemon.path).returncode, 0)
+            cases = [
+                ("a global flag with a value", ["--json=garbage", "views"], "--json takes no value, not '--json=garbage'"),
+                ("a short flag's long form with a value", ["--quiet=no", "views"], "--quiet takes no value"),
+                ("a command flag with a value", ["select", "v", "i0", "--animated=yes"], "--animated takes no value"),
+                ("hex where a number is expected", ["create", "w", "--width", "0x40", "--height", "10"], "--width needs a number, not '0x40'"),
+                ("hex seconds", ["--timeout", "0x1", "views"], "--timeout needs seconds, not '0x1'"),
+                ("inf is no number", ["scroll", "v", "--y", "inf"], "--y needs a number, not 'inf'"),
+                ("select with no ids", ["select", "v"], "select needs at least one ID, or --clear"),
+                ("select --clear with ids", ["select", "v", "i0", "--clear"], "select --clear takes no IDs"),
+                ("a size parameter that is no size", ["configure", "v", "itemSize=64"], "parameter 'itemSize' is a size"),
+                ("an unknown option before the command", ["--colour", "views"], "unknown option --colour"),
+            ]
+            for name, arguments, message in cases:
+                with self.subTest(case=name):
+                    result = ctl(*arguments, socket_path=daemon.path)
+                    self.assertEqual(result.returncode, 64, result.stderr)
+                    self.assertIn(message, result.stderr)
+                    self.assertEqual(result.stdout, "")
+            # None of them changed the view: the selection is still empty, the epoch 0.
+            state = json.loads(ctl("get", "v", socket_path=daemon.path).stdout)
+            self.assertEqual(state["epoch"], 0)
+
+    def test_v_prints_the_version_only(self):
+        for arguments in (["-v"], ["--version"], ["views", "-v"]):
+            with self.subTest(arguments=arguments):
+                result = ctl(*arguments)
+                self.assertEqual(result.returncode, 0, result.stderr)
+                self.assertRegex(result.stdout, r"^layoutctl \d+\.\d+\.\d+\S*\n$")
+                self.assertEqual(result.stderr, "")
+
+    def test_double_dash_ends_the_options(self):
+        with Daemon() as daemon:
+            def run(*arguments):
+                result = ctl(*arguments, socket_path=daemon.path)
+                self.assertEqual(result.returncode, 0, result.stderr)
+                return result.stdout
+            run("create", "v", "--width", "100", "--height", "100", "-q")
+            run("insert", "v", "-q", "--", "-x", "--y:10x10")
+            self.assertEqual(json.loads(run("item", "v", "--", "-x"))["attributes"]["id"], "-x")
+            self.assertEqual(json.loads(run("item", "v", "--", "--y"))["attributes"]["frame"]["height"], 10)
+            self.assertEqual(json.loads(run("select", "v", "--animated", "--", "-x"))["epoch"], 2)
+            self.assertEqual(sorted(element["id"] for element in json.loads(run("call", "view.get", '{"view":"v"}'))["elements"]), ["--y", "-x"])
+
+    def test_sizes_read_as_sizes_never_as_hex(self):
+        with Daemon() as daemon:
+            def run(*arguments):
+                result = ctl(*arguments, socket_path=daemon.path)
+                self.assertEqual(result.returncode, 0, result.stderr)
+                return json.loads(result.stdout) if result.stdout else None
+            created = run("create", "v", "--width", "320", "--height", "400", "--param", "headerReferenceSize=0x40", "--param", "itemSize=100x100", "--items", "2")
+            self.assertEqual(created["params"]["headerReferenceSize"], {"width": 0, "height": 40})
+            header = [element for element in created["elements"] if element["kind"] == "header"]
+            self.assertEqual(header[0]["frame"]["height"], 40)
+            configured = run("configure", "v", "headerReferenceSize=0x0")
+            self.assertEqual([element["id"] for element in configured["left"]], ["s"])
+            self.assertEqual(run("get", "v")["params"]["headerReferenceSize"], {"width": 0, "height": 0})
+            run("measure", "v", "i0=0x40", "-q")
+            self.assertEqual(run("item", "v", "i0")["attributes"]["frame"]["height"], 40)
+            # A size written for a number parameter is refused by its type, before the daemon.
+            wrong = ctl("configure", "v", "minimumLineSpacing=0x40", socket_path=daemon.path)
+            self.assertEqual(wrong.returncode, 64, wrong.stderr)
+            self.assertIn("parameter 'minimumLineSpacing' is a number", wrong.stderr)
+
+    def test_select_clears_only_with_clear(self):
+        with Daemon() as daemon:
+            def run(*arguments):
+                result = ctl(*arguments, socket_path=daemon.path)
+                self.assertEqual(result.returncode, 0, result.stderr)
+                return result.stdout
+            run("create", "v", "--width", "100", "--height", "100", "--items", "3", "-q")
+            run("select", "v", "i0", "i1", "-q")
+            refused = ctl("select", "v", socket_path=daemon.path)
+            self.assertEqual(refused.returncode, 64)
+            self.assertEqual(json.loads(run("query", "v"))["selected"], ["i0", "i1"])
+            run("select", "v", "--clear", "-q")
+            self.assertEqual(json.loads(run("query", "v"))["selected"], [])
+
 
 class PagingTests(unittest.TestCase):
     def test_query_reads_every_page(self):
@@ -214,6 +297,21 @@ class OutputTests(GoldenCase):
                 pretty = self.run_ctl(*(arguments + ["--pretty"]))
                 self.assertEqual(json.loads(pretty), json.loads(text))
         self.assertEqual(self.run_ctl("sync", "-q"), "")
+
+    def test_tables_round_numbers_and_show_effects_while_json_keeps_precision(self):
+        self.run_ctl("create", "parallax", "--strategy", "ultravisual", "--width", "320", "--height", "400", "--items", "4", "-q")
+        self.run_ctl("scroll", "parallax", "--y", "133", "-q")
+        table = self.run_ctl("get", "parallax", "--table")
+        self.golden("output/ultravisual.table.txt", table)
+        self.assertIn("effects", table.splitlines()[1].split())
+        for number in [word for line in table.splitlines()[2:] for word in line.replace(",", " ").replace("=", " ").split()]:
+            if number.replace(".", "", 1).replace("-", "", 1).isdigit() and "." in number:
+                self.assertLessEqual(len(number.split(".")[1]), 3, number)
+                self.assertFalse(number.endswith("0"), number)
+        # JSON: the daemon's numbers as they are.
+        elements = json.loads(self.run_ctl("get", "parallax"))["elements"]
+        self.assertAlmostEqual(elements[0]["frame"]["y"], 59.111111, places=5)
+        self.assertNotEqual(round(elements[1]["effects"]["detailAlpha"], 3), elements[1]["effects"]["detailAlpha"])
 
     def test_batch_mode_and_raw_call(self):
         self.run_ctl("create", "batch", "--width", "100", "--height", "100", "--items", "3", "-q")
@@ -442,6 +540,176 @@ class AtomicLoadTests(unittest.TestCase):
             self.assertEqual(client.call("view.stage.commit", {"upload": uploads[1]})["error"]["name"], "ViewNotFound")
             self.assertEqual(client.call("view.stage.abort", {"upload": uploads[2]})["result"], {})
             self.assertEqual(self.status(client)["uploads"], {"open": 1, "items": 0})
+
+
+class WatchEndingTests(unittest.TestCase):
+    """How a watch ends decides its exit code: 0 only for --count or SIGINT/SIGTERM."""
+
+    def watch(self, daemon, *arguments):
+        """A watcher that has subscribed: --monitor prints the snapshot line first."""
+        subprocess.run([LAYOUTCTL, "-s", daemon.path, "create", "w", "--width", "100", "--height", "100", "--items", "20", "-q"], check=True)
+        watcher = subprocess.Popen([LAYOUTCTL, "-s", daemon.path, "watch", "w", "--monitor"] + list(arguments),
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.assertEqual(json.loads(watcher.stdout.readline())["view"], "w")
+        return watcher
+
+    def finish(self, watcher):
+        output, errors = watcher.communicate(timeout=20)
+        return watcher.returncode, output, errors
+
+    def test_daemon_shutdown_exits_1_with_the_reason(self):
+        daemon = Daemon().start()
+        watcher = self.watch(daemon)
+        daemon.signal(signal.SIGTERM)
+        code, output, errors = self.finish(watcher)
+        daemon.stop()
+        self.assertEqual(code, 1, errors)
+        self.assertEqual(json.loads(output.splitlines()[-1])["event"], "daemon.shutdown")
+        self.assertIn("layoutctl: watch ended: the daemon shut down", errors)
+
+    def test_connection_drop_exits_1_and_says_so(self):
+        daemon = Daemon().start()
+        watcher = self.watch(daemon)
+        daemon.process.kill()
+        code, _, errors = self.finish(watcher)
+        daemon.stop()
+        self.assertEqual(code, 1, errors)
+        self.assertIn("layoutctl: watch ended: the connection to the daemon dropped", errors)
+
+    def test_view_deleted_exits_2(self):
+        with Daemon() as daemon:
+            watcher = self.watch(daemon)
+            subprocess.run([LAYOUTCTL, "-s", daemon.path, "delete-view", "w", "-q"], check=True)
+            code, output, errors = self.finish(watcher)
+        self.assertEqual(code, 2, errors)
+        self.assertEqual(json.loads(output.splitlines()[-1])["event"], "view.deleted")
+        self.assertIn("watch ended: the view was deleted", errors)
+
+    def test_count_reached_exits_0(self):
+        with Daemon() as daemon:
+            watcher = self.watch(daemon, "--count", "1")
+            subprocess.run([LAYOUTCTL, "-s", daemon.path, "scroll", "w", "--y", "50", "-q"], check=True)
+            code, output, errors = self.finish(watcher)
+        self.assertEqual((code, errors), (0, ""))
+        self.assertEqual(json.loads(output)["event"], "view.invalidated")
+
+    def test_sigint_and_sigterm_exit_0(self):
+        for number in (signal.SIGINT, signal.SIGTERM):
+            with self.subTest(signal=number), Daemon() as daemon:
+                watcher = self.watch(daemon)
+                watcher.send_signal(number)
+                code, _, errors = self.finish(watcher)
+                self.assertEqual((code, errors), (0, ""))
+
+
+class CompletionTests(unittest.TestCase):
+    """The generated completion scripts against a live daemon: commands, a command's options,
+    view and (plugin) strategy names asked from the daemon, files for load."""
+
+    @classmethod
+    def setUpClass(cls):
+        if not os.path.exists(WATERFALL):
+            raise AssertionError("%s is missing: run `make plugins CONFIG=debug`" % WATERFALL)
+        cls.dir = tempfile.mkdtemp(prefix="layoutctl-complete-")
+        plugins = os.path.join(cls.dir, "plugins")
+        os.mkdir(plugins)
+        shutil.copy(WATERFALL, os.path.join(plugins, "waterfall.so"))
+        cls.daemon = Daemon("--plugin-dir", plugins).start()
+        for view in ("alpha", "beta"):
+            result = ctl("create", view, "--width", "100", "--height", "100", "-q", socket_path=cls.daemon.path)
+            assert result.returncode == 0, result.stderr
+        cls.files = os.path.join(cls.dir, "files")
+        os.mkdir(cls.files)
+        for name in ("items.jsonl", "items-2.jsonl", "other.txt"):
+            open(os.path.join(cls.files, name), "w").close()
+        cls.bash = os.path.join(cls.dir, "layoutctl.bash")
+        with open(cls.bash, "w") as handle:
+            handle.write(ctl("completion", "bash").stdout)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.daemon.stop()
+        shutil.rmtree(cls.dir, ignore_errors=True)
+
+    def complete(self, *words, socket_path=None):
+        """COMPREPLY for the command line `words` (the last one being completed), sorted."""
+        socket_path = socket_path or self.daemon.path
+        line = " ".join(shlex.quote(word) for word in ("layoutctl",) + words)
+        probe = 'source %s; COMP_WORDS=(%s); COMP_CWORD=%d; _layoutctl; printf "%%s\\n" "${COMPREPLY[@]}"' % (
+            shlex.quote(self.bash), line, len(words))
+        environment = dict(os.environ, PATH=os.path.dirname(LAYOUTCTL) + os.pathsep + os.environ["PATH"], LAYOUTD_SOCKET=socket_path)
+        result = subprocess.run(["bash", "-c", probe], capture_output=True, text=True, cwd=self.files, env=environment, timeout=20)
+        self.assertEqual((result.returncode, result.stderr), (0, ""))
+        return sorted(line for line in result.stdout.splitlines() if line)
+
+    def test_commands_and_options(self):
+        self.assertEqual(self.complete("cre"), ["create"])
+        self.assertEqual(self.complete("--ti"), ["--timeout"])
+        self.assertEqual(self.complete("-s", "/tmp/x.sock", "swi"), ["switch"])
+        self.assertEqual(self.complete("select", "alpha", "--"), sorted(["--animated", "--clear", "--help", "--if-epoch", "--json", "--mode", "--pretty",
+                                                                         "--print-socket-path", "--quiet", "--socket", "--table", "--timeout", "--version"]))
+        self.assertEqual(self.complete("select", "alpha", "--mode", "t"), ["toggle"])
+        self.assertEqual(self.complete("completion", ""), ["bash", "zsh"])
+        self.assertEqual(self.complete("help", "delete"), ["delete", "delete-view"])
+
+    def test_view_names_from_the_daemon(self):
+        self.assertEqual(self.complete("get", ""), ["alpha", "beta"])
+        self.assertEqual(self.complete("select", "--animated", "al"), ["alpha"])
+        self.assertEqual(self.complete("watch", "--count", "3", "b"), ["beta"])
+        # The daemon the command line names with --socket, not the default one.
+        self.assertEqual(self.complete("-s", self.daemon.path, "get", "", socket_path=os.path.join(self.dir, "absent.sock")), ["alpha", "beta"])
+        # After the view, select takes ids: no view names there.
+        self.assertEqual(self.complete("select", "alpha", ""), [])
+
+    def test_strategy_names_include_plugins(self):
+        self.assertEqual(self.complete("create", "v", "--strategy", "wat"), ["waterfall"])
+        names = self.complete("switch", "alpha", "")
+        self.assertIn("waterfall", names)
+        self.assertIn("flow", names)
+        self.assertEqual(self.complete("render", "alpha", "--switch", "wa"), ["waterfall"])
+
+    def test_files_for_load(self):
+        self.assertEqual(self.complete("load", "alpha", "items"), ["items-2.jsonl", "items.jsonl"])
+        self.assertEqual(self.complete("load", "al"), ["alpha"])
+
+    def test_without_a_daemon_commands_and_options_still_complete_silently(self):
+        absent = os.path.join(self.dir, "absent.sock")
+        started = time.monotonic()
+        self.assertEqual(self.complete("get", "", socket_path=absent), [])
+        self.assertEqual(self.complete("switch", "alpha", "", socket_path=absent), [])
+        self.assertEqual(self.complete("sta", socket_path=absent), ["status"])
+        self.assertEqual(self.complete("watch", "v", "--co", socket_path=absent), ["--count"])
+        self.assertLess(time.monotonic() - started, 10)
+
+    def test_a_hung_daemon_costs_at_most_the_completion_timeout(self):
+        silent = FakeDaemon(tempfile.mkdtemp(prefix="layoutctl-fake-"), None)
+        started = time.monotonic()
+        self.assertEqual(self.complete("get", "", socket_path=silent.path), [])
+        self.assertLess(time.monotonic() - started, 3)
+        silent.close()
+
+    def test_zsh_script_parses_and_asks_the_daemon(self):
+        zsh = shutil.which("zsh")
+        if not zsh:
+            self.skipTest("zsh is not installed")
+        script = ctl("completion", "zsh").stdout
+        checked = subprocess.run([zsh, "-n"], input=script, capture_output=True, text=True)
+        self.assertEqual(checked.returncode, 0, checked.stderr)
+        path = os.path.join(self.dir, "_layoutctl")
+        with open(path, "w") as handle:
+            handle.write(script)
+        # Outside a completion: compdef registers _layoutctl; _layoutctl_ask is the daemon query.
+        probe = ("autoload -U compinit && compinit -u -D; source %s; print -r -- ${_comps[layoutctl]}; "
+                 "_layoutctl_line=(layoutctl -s %s get ''); _layoutctl_ask views; _layoutctl_ask strategies") % (
+            shlex.quote(path), shlex.quote(self.daemon.path))
+        environment = dict(os.environ, PATH=os.path.dirname(LAYOUTCTL) + os.pathsep + os.environ["PATH"])
+        environment.pop("LAYOUTD_SOCKET", None)
+        result = subprocess.run([zsh, "-f", "-c", probe], capture_output=True, text=True, env=environment, timeout=20)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        lines = result.stdout.splitlines()
+        self.assertEqual(lines[0], "_layoutctl")
+        self.assertEqual(lines[1:3], ["alpha", "beta"])
+        self.assertIn("waterfall", lines[3:])
 
 
 class RenderTests(unittest.TestCase):
