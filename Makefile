@@ -16,9 +16,10 @@ LAYOUTD_ARGS ?=
 # jq checks layoutctl's output in the scenario script; librsvg2-bin renders its SVGs to PNG.
 # patchelf and binutils (readelf) point installed binaries at the runtime they ship with;
 # dpkg-dev (dpkg-shlibdeps computes Depends) and lintian build and check the Debian package;
-# groff-base and man-db check that the man pages render without warnings.
+# groff-base and man-db check that the man pages render without warnings; zsh runs
+# layoutctl's zsh completion.
 DEB_PACKAGES := libsystemd-dev pkg-config socat python3 python3-jsonschema systemd bubblewrap libseccomp-dev gcc jq librsvg2-bin \
-  patchelf binutils dpkg-dev lintian groff-base man-db
+  patchelf binutils dpkg-dev lintian groff-base man-db zsh
 # The one version (Sources/LayoutProtocol/Release.swift), for the package and pkg-config files.
 VERSION := $(shell sed -n 's/^ *public static let version = "\(.*\)"$$/\1/p' Sources/LayoutProtocol/Release.swift)
 # Debian's interpreter, where python3-jsonschema lives (not a pyenv shim).
