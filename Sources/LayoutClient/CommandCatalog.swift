@@ -221,9 +221,10 @@ public enum CommandCatalog {
                 ("64", "usage error"),
             ]),
         Command(
-            "render", "VIEW", "draw the layout as SVG", method: "view.query",
+            "render", "VIEW", "draw the layout as SVG or PNG", method: "view.query",
             options: [
                 CommandOption("--svg", argument: "FILE", "where to write the SVG ('-' for stdout)", completes: .file),
+                CommandOption("--png", argument: "FILE", "also or instead: write a PNG (librsvg and cairo at run time)", completes: .file),
                 CommandOption("--rect", argument: "X,Y,W,H", "the region to draw (default: the window around the viewport)"),
                 CommandOption("--transition", "draw from/to of a transition side by side (with --configure, --switch or --select)"),
                 CommandOption("--configure", argument: "NAME=VALUE", "with --transition: the configure change to show", repeatable: true),
@@ -231,8 +232,8 @@ public enum CommandCatalog {
                 CommandOption("--select", argument: "ID", "with --transition: the selection to show", repeatable: true),
                 CommandOption("--scale", argument: "FACTOR", "pixels per point (default 1)"),
             ],
-            examples: ["layoutctl render photos --svg photos.svg", "layoutctl render stack --svg stack.svg --transition --configure collapsed=true"],
-            details: "Cells, headers and footers with their ids; selected items highlighted; stacks shown as stacked cards with a count; the viewport outlined; the content size in the caption. --transition applies the change (animated) and draws where every element was and where it goes."),
+            examples: ["layoutctl render photos --svg photos.svg", "layoutctl render stack --png stack.png --transition --configure collapsed=true"],
+            details: "Cells, headers and footers with their ids; selected items highlighted; stacks shown as stacked cards with a count; alpha as opacity and transforms (about each element's center) as drawn; coverAlpha as a dark shade, titleScale as the label's size, every effect in the element's tooltip; the viewport outlined; the content size and offset and a legend in the caption. --transition previews the change (animated, as a dry run: the view does not change) and draws the region before and the window after."),
         Command(
             "call", "METHOD [JSON]", "call any method with JSON params; --batch: JSON request lines on stdin, one reply line each",
             options: [CommandOption("--batch", "read request lines from stdin, print each reply line")],

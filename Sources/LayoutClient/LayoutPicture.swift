@@ -12,8 +12,16 @@ public struct LayoutPicture: Sendable {
         public var alpha: Double
         public var hidden: Bool
         public var selected: Bool
+        /// The element's affine transform in content points, applied about the frame's center
+        /// (as UIKit applies a cell's `transform`: about its center, the default anchor point).
+        public var transform: Transform2D
+        /// The strategy's named effects (`coverAlpha`, `titleScale`…).
+        public var effects: [String: Double]
 
-        public init(id: String, kind: String, frame: Rect, zIndex: Int = 0, alpha: Double = 1, hidden: Bool = false, selected: Bool = false) {
+        public init(
+            id: String, kind: String, frame: Rect, zIndex: Int = 0, alpha: Double = 1, hidden: Bool = false, selected: Bool = false,
+            transform: Transform2D = .identity, effects: [String: Double] = [:]
+        ) {
             self.id = id
             self.kind = kind
             self.frame = frame
@@ -21,6 +29,8 @@ public struct LayoutPicture: Sendable {
             self.alpha = alpha
             self.hidden = hidden
             self.selected = selected
+            self.transform = transform
+            self.effects = effects
         }
     }
 

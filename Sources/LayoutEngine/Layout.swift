@@ -22,6 +22,20 @@ public final class Layout {
         strategy.prepare(model: model, viewport: viewport)
     }
 
+    /// A layout in the same state whose changes never reach this one (see
+    /// `LayoutStrategy.copy(model:)`); the model is a value, shared until either side changes it.
+    ///
+    /// - Complexity: O(1) for the built-in strategies until the copy changes; what the
+    ///   strategy's copy costs otherwise (a full prepare for plugins).
+    public func copy() throws(LayoutError) -> Layout {
+        Layout(model: model, prepared: try strategy.copy(model: model))
+    }
+
+    private init(model: CollectionModel, prepared strategy: any LayoutStrategy) {
+        self.model = model
+        self.strategy = strategy
+    }
+
     // MARK: Queries
 
     public var viewport: Viewport { strategy.viewport }

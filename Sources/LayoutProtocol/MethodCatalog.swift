@@ -26,6 +26,7 @@ public enum MethodCatalog {
         p("view", "string", "the view's name"),
         p("animated", "bool", "include a transition (default false)", required: false),
         p("ifEpoch", "integer", "refuse with StaleEpoch unless the view is at this epoch", required: false),
+        p("dryRun", "bool", "return the result as if applied, with dryRun: true, and change nothing (default false)", required: false),
     ]
 
     public static let methods: [Method] = [

@@ -84,7 +84,9 @@ final class ViewHost: @unchecked Sendable {
             subscribers.append((id, connection))
             return (JSONWriter.encode(.object(["subscription": .number(Double(id)), "snapshot": snapshot()])), [])
         default:
-            let result = try mutate(method, &params, registry: registry)
+            let (result, applied) = try mutate(method, &params, registry: registry)
+            // A dry run changed nothing, so there is nothing to tell subscribers.
+            guard applied else { return (result, []) }
             let events = subscribers.map { Event(connection: $0.connection, name: "view.invalidated", subscription: $0.subscription, params: result) }
             return (result, events)
         }
@@ -168,79 +170,98 @@ final class ViewHost: @unchecked Sendable {
     }
 
     /// Every mutating `view.*` method: decode, apply through the view (which validates first).
-    private func mutate(_ method: String, _ params: inout ParamsReader, registry: () -> StrategyRegistry) throws(WireError) -> [UInt8] {
+    ///
+    /// With `dryRun`, the same action runs against a copy of the view (`View.copy()`): the
+    /// result is byte for byte the one the real call would return, plus `"dryRun":true`,
+    /// while the view, its epoch, the item budget and the summary stay as they were and no
+    /// event is sent. The items the request could add are still reserved for the duration
+    /// (and then all released), so a dry run refused for the budget is refused the same way.
+    ///
+    /// - Returns: the encoded result, and whether the view changed (false for a dry run).
+    /// - Complexity: a dry run costs the real call plus the copy: O(1) for built-in
+    ///   strategies, then whatever storage the mutation writes is copied once (O(n) at worst).
+    private func mutate(
+        _ method: String, _ params: inout ParamsReader, registry: () -> StrategyRegistry
+    ) throws(WireError) -> (result: [UInt8], applied: Bool) {
         let animated = try params.optionalBool("animated") ?? false
         let ifEpoch = try params.optionalInteger("ifEpoch")
-        let view = self.view
+        let dryRun = try params.optionalBool("dryRun") ?? false
+        let model = view.model
         // Decode everything first: a request with a bad or unknown field must change nothing.
-        let action: () throws(LayoutError) -> Invalidation
+        let action: (View) throws(LayoutError) -> Invalidation
         // The most items the request could add, taken from the daemon's budget up front.
         var growth = 0
         switch method {
         case "view.setData":
             let sections = try WireModel.sections(&params, "sections").map(WireMapping.section)
-            growth = sections.reduce(0) { $0 + $1.items.count } - view.model.numberOfItems
-            action = { () throws(LayoutError) in try view.replaceData(sections, animated: animated, ifEpoch: ifEpoch) }
+            growth = sections.reduce(0) { $0 + $1.items.count } - model.numberOfItems
+            action = { view throws(LayoutError) in try view.replaceData(sections, animated: animated, ifEpoch: ifEpoch) }
         case "view.update":
             let updates = try WireModel.updates(&params, "updates").map(WireMapping.update)
-            growth = Self.growth(of: updates, in: view.model)
-            action = { () throws(LayoutError) in try view.performBatch(updates, animated: animated, ifEpoch: ifEpoch) }
+            growth = Self.growth(of: updates, in: model)
+            action = { view throws(LayoutError) in try view.performBatch(updates, animated: animated, ifEpoch: ifEpoch) }
         case "view.measure":
             var sizes = [(id: String, size: Size)]()
             for var entry in try params.objects("sizes") {
                 sizes.append((try entry.string("id"), try entry.size("size")))
                 try entry.finish()
             }
-            action = { () throws(LayoutError) in try view.measure(sizes, animated: animated, ifEpoch: ifEpoch) }
+            action = { view throws(LayoutError) in try view.measure(sizes, animated: animated, ifEpoch: ifEpoch) }
         case "view.select":
             let ids = try params.stringArray("ids")
             let modeName = try params.optionalString("mode") ?? "set"
             guard let mode = SelectionMode(rawValue: modeName) else {
                 throw .invalidParams("params.mode", "must be set, add, remove or toggle")
             }
-            action = { () throws(LayoutError) in try view.select(ids, mode: mode, animated: animated, ifEpoch: ifEpoch) }
+            action = { view throws(LayoutError) in try view.select(ids, mode: mode, animated: animated, ifEpoch: ifEpoch) }
         case "view.scroll":
             let offset = try params.point("offset")
-            action = { () throws(LayoutError) in try view.scroll(to: offset, ifEpoch: ifEpoch) }
+            action = { view throws(LayoutError) in try view.scroll(to: offset, ifEpoch: ifEpoch) }
         case "view.scrollEnd":
             let proposed = try params.point("proposed")
             let velocity = try params.optionalPoint("velocity") ?? .zero
-            action = { () throws(LayoutError) in try view.scrollEnd(proposed: proposed, velocity: velocity, ifEpoch: ifEpoch) }
+            action = { view throws(LayoutError) in try view.scrollEnd(proposed: proposed, velocity: velocity, ifEpoch: ifEpoch) }
         case "view.resize":
             let size = try params.size("size")
-            action = { () throws(LayoutError) in try view.resize(to: size, animated: animated, ifEpoch: ifEpoch) }
+            action = { view throws(LayoutError) in try view.resize(to: size, animated: animated, ifEpoch: ifEpoch) }
         case "view.configure":
             let changes = try WireMapping.parameters(try params.object("params"))
-            action = { () throws(LayoutError) in try view.configure(changes, animated: animated, ifEpoch: ifEpoch) }
+            action = { view throws(LayoutError) in try view.configure(changes, animated: animated, ifEpoch: ifEpoch) }
         case "view.setStrategy":
             let strategy = try params.string("strategy")
             let parameters = try WireMapping.parameters(try params.optionalObject("params"))
             let strategies = registry()
-            action = { () throws(LayoutError) in
+            action = { view throws(LayoutError) in
                 try view.switchStrategy(to: strategy, parameters: parameters, animated: animated, ifEpoch: ifEpoch, registry: strategies)
             }
         case "view.setWindowMargin":
             let margin = try params.number("margin")
-            action = { () throws(LayoutError) in try view.setWindowMargin(margin, ifEpoch: ifEpoch) }
+            action = { view throws(LayoutError) in try view.setWindowMargin(margin, ifEpoch: ifEpoch) }
         default:
             throw .methodNotFound(method)
         }
         try params.finish()
-        let countBefore = view.model.numberOfItems
-        let invalidation: Invalidation
+        let countBefore = model.numberOfItems
         do {
             try itemBudget.reserve(growth)
         } catch {
             throw error.wire
         }
+        let target: View
+        let invalidation: Invalidation
         do {
-            invalidation = try action()
+            target = dryRun ? try view.copy() : view
+            invalidation = try action(target)
         } catch {
             itemBudget.release(max(growth, 0))
             throw error.wire
         }
+        guard !dryRun else {
+            itemBudget.release(max(growth, 0))
+            return (WireMapping.encodedInvalidation(invalidation, view: name, dryRun: true), false)
+        }
         itemBudget.release(max(growth, 0) - (view.model.numberOfItems - countBefore))
         summary.withLock { $0 = ViewSummary(strategy: view.strategyName, epoch: view.epoch, itemCount: view.model.numberOfItems) }
-        return WireMapping.encodedInvalidation(invalidation, view: name)
+        return (WireMapping.encodedInvalidation(invalidation, view: name), true)
     }
 }

@@ -147,7 +147,10 @@ enum WireMapping {
 
     /// The bytes `JSONWriter.encode(invalidation(...))` produces, written without building the
     /// tree for the elements and transition segments (the bulk of a reply).
-    static func encodedInvalidation(_ invalidation: Invalidation, view: String) -> [UInt8] {
+    ///
+    /// - Parameter dryRun: appends `"dryRun":true` as the last key: the result of a dry run
+    ///   is the real one's bytes with only that marker added.
+    static func encodedInvalidation(_ invalidation: Invalidation, view: String, dryRun: Bool = false) -> [UInt8] {
         var writer = JSONWriter(capacity: 1024 + 160 * (invalidation.entered.count + invalidation.changed.count))
         let context = invalidation.context
         writer.append(UInt8(ascii: "{"))
@@ -216,6 +219,10 @@ enum WireMapping {
             }
             writer.append(UInt8(ascii: "]"))
             writer.append(UInt8(ascii: "}"))
+        }
+        if dryRun {
+            writer.writeKey("dryRun", first: false)
+            writer.write(.bool(true))
         }
         writer.append(UInt8(ascii: "}"))
         return writer.bytes

@@ -199,6 +199,23 @@ for count in options.counts {
                 sink &+= try! view.performBatch([.insertItems([ItemSpec(id: "new-\(inserted)")], section: "main", at: 0)]).changed.count
             }
         }
+        // Dry runs (`"dryRun": true`): the same mutations on a copy of the view, which shares
+        // the view's storage until the mutation writes to it; the view itself never changes.
+        measure("\(strategy): dry run: scroll tick", group: "view", strategy: strategy, n: count, unit: "µs/op", scale: 1e6, per: toggles) {
+            for tick in 0..<toggles {
+                sink &+= try! view.copy().scroll(to: Point(x: 0, y: viewExtent * Double(tick) / Double(toggles))).entered.count
+            }
+        }
+        measure("\(strategy): dry run: selection toggle", group: "view", strategy: strategy, n: count, unit: "µs/op", scale: 1e6, per: slow, repetitions: 3) {
+            for index in 0..<slow {
+                sink &+= try! view.copy().select(["item-\(index * (count / slow))"], mode: .toggle).changed.count
+            }
+        }
+        measure("\(strategy): dry run: insert at front", group: "view", strategy: strategy, n: count, unit: "µs/op", scale: 1e6, per: slow, repetitions: 3) {
+            for index in 0..<slow {
+                sink &+= try! view.copy().performBatch([.insertItems([ItemSpec(id: "dry-\(index)")], section: "main", at: 0)]).changed.count
+            }
+        }
         var deleted = 0
         measure("\(strategy): delete one item", group: "view", strategy: strategy, n: count, unit: "µs/op", scale: 1e6, per: slow, repetitions: 3) {
             for _ in 0..<slow {

@@ -3,10 +3,14 @@ import LayoutClient
 import LayoutGeometry
 import LayoutProtocol
 
-/// `layoutctl render`: a picture of a view's region, or of a transition's from and to.
+/// `layoutctl render`: a picture of a view's region, or of a transition's from and to, as SVG
+/// (`--svg`) or PNG (`--png`, through librsvg at run time: `PNGWriter`). Never changes the view:
+/// a transition is previewed with `"dryRun": true`.
 enum Renderer {
     static func render(view: String) {
-        guard let output = invocation.value("--svg") else { usageError("render needs --svg FILE", command: command) }
+        let svgPath = invocation.value("--svg"), pngPath = invocation.value("--png")
+        guard svgPath != nil || pngPath != nil else { usageError("render needs --svg FILE or --png FILE", command: command) }
+        if pngPath == "-" { usageError("--png needs a file name", command: command) }
         let scale = invocation.number("--scale") ?? 1
         let client = connect()
         let before = call(client, "view.get", ["view": .string(view)])
@@ -19,7 +23,8 @@ enum Renderer {
         }
         let svg: String
         if invocation.has("--transition") {
-            var params: JSONObject = ["view": .string(view), "animated": .bool(true)]
+            // A dry run: the result the change would have, the view left as it is.
+            var params: JSONObject = ["view": .string(view), "animated": .bool(true), "dryRun": .bool(true)]
             let method: String
             if let strategy = invocation.value("--switch") {
                 method = "view.setStrategy"
@@ -34,20 +39,31 @@ enum Renderer {
             } else {
                 usageError("--transition needs --configure, --switch or --select", command: command)
             }
-            // The region before and after, each drawn whole; the transition's segments say
-            // what moved between them.
+            // Before: the region as it is. After: the window's elements with the dry run's delta
+            // applied (left removed, entered and changed put in), which is exactly the window
+            // after the change; the transition's segments say what moves between them.
+            params["ifEpoch"] = before["epoch"]
             let queryBefore = queryAll(client, view: view, rect: .rect(region))
             let result = call(client, method, params)
             let moved = result["transition"]?["segments"]?.arrayValue?.count ?? 0
-            let after = call(client, "view.get", ["view": .string(view)])
-            let queryAfter = queryAll(client, view: view, rect: .rect(region))
             func selected(_ query: JSONValue) -> Set<String> { Set((query["selected"]?.arrayValue ?? []).compactMap(\.stringValue)) }
+            let selectedBefore = selected(queryBefore)
+            var after = before
+            if case .object(var object) = before {
+                object["contentSize"] = result["contentSize"]
+                if case .object(var viewport) = before["viewport"] {
+                    viewport["offset"] = result["contentOffset"]
+                    object["viewport"] = .object(viewport)
+                }
+                after = .object(object)
+            }
+            let selectedAfter = method == "view.select" ? Set((params["ids"]?.arrayValue ?? []).compactMap(\.stringValue)) : selectedBefore
             let from = picture(
-                before, elements: queryBefore["elements"]?.arrayValue ?? [], region: region, selected: selected(queryBefore),
+                before, elements: queryBefore["elements"]?.arrayValue ?? [], region: region, selected: selectedBefore,
                 title: "\(view) before: epoch \(formatNumber(before["epoch"]))")
             let to = picture(
-                after, elements: queryAfter["elements"]?.arrayValue ?? [], region: region, selected: selected(queryAfter),
-                title: "\(view) after \(method): epoch \(formatNumber(after["epoch"])), \(moved) moving")
+                after, elements: windowAfter(before["elements"]?.arrayValue ?? [], result), region: region, selected: selectedAfter,
+                title: "\(view) after \(method) (preview): epoch \(formatNumber(result["epoch"])), \(moved) moving")
             svg = SVGRenderer.renderSideBySide(from, to, fromLabel: "from", toLabel: "to", scale: scale)
         } else {
             let query = queryAll(client, view: view, rect: .rect(region))
@@ -57,19 +73,41 @@ enum Renderer {
                         title: "\(view) (\(before["strategy"]?.stringValue ?? "")) epoch \(formatNumber(before["epoch"]))"),
                 scale: scale)
         }
-        if output == "-" {
-            writeOut(svg)
-        } else {
-            let fd = open(output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-            guard fd >= 0 else {
-                writeError("layoutctl: cannot write \(output): \(String(cString: strerror(errno)))\n")
+        if let svgPath {
+            if svgPath == "-" {
+                writeOut(svg)
+            } else {
+                let fd = open(svgPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+                guard fd >= 0 else {
+                    writeError("layoutctl: cannot write \(svgPath): \(String(cString: strerror(errno)))\n")
+                    exit(1)
+                }
+                let bytes = Array(svg.utf8)
+                _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+                close(fd)
+                if !invocation.quiet { writeError("wrote \(svgPath)\n") }
+            }
+        }
+        if let pngPath {
+            do {
+                let (width, height) = try PNGWriter.write(svg: svg, to: pngPath)
+                if !invocation.quiet { writeError("wrote \(pngPath) (\(width) × \(height))\n") }
+            } catch {
+                writeError("layoutctl: cannot write \(pngPath): \(error.message)\n")
                 exit(1)
             }
-            let bytes = Array(svg.utf8)
-            _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-            close(fd)
-            if !invocation.quiet { writeError("wrote \(output)\n") }
         }
+    }
+
+    /// The window's elements after a change: `elements` (the window before) with the
+    /// invalidation's delta applied, in key order.
+    static func windowAfter(_ elements: [JSONValue], _ invalidation: JSONValue) -> [JSONValue] {
+        func key(_ element: JSONValue) -> String { "\(element["kind"]?.stringValue ?? "")/\(element["id"]?.stringValue ?? "")" }
+        var held = [String: JSONValue]()
+        for element in elements { held[key(element)] = element }
+        for gone in invalidation["left"]?.arrayValue ?? [] { held[key(gone)] = nil }
+        for element in (invalidation["entered"]?.arrayValue ?? []) + (invalidation["changed"]?.arrayValue ?? []) { held[key(element)] = element }
+        return held.keys.sorted().map { held[$0]! }
     }
 
     static func picture(_ snapshot: JSONValue, elements: [JSONValue], region: Rect, selected: Set<String>, title: String) -> LayoutPicture {
@@ -85,7 +123,17 @@ enum Renderer {
                 guard let id = element["id"]?.stringValue, let frame = element["frame"]?.rectValue else { return nil }
                 return LayoutPicture.Element(
                     id: id, kind: element["kind"]?.stringValue ?? "cell", frame: frame, zIndex: element["zIndex"]?.integerValue ?? 0,
-                    alpha: element["alpha"]?.numberValue ?? 1, hidden: element["hidden"] == .bool(true), selected: selected.contains(id))
+                    alpha: element["alpha"]?.numberValue ?? 1, hidden: element["hidden"] == .bool(true), selected: selected.contains(id),
+                    transform: transform(element["transform"]),
+                    effects: (element["effects"]?.objectValue?.pairs ?? []).reduce(into: [:]) { $0[$1.0] = $1.1.numberValue })
             })
+    }
+
+    /// `{"a","b","c","d","tx","ty"}`, the identity when absent or incomplete.
+    static func transform(_ value: JSONValue?) -> Transform2D {
+        guard let value, let a = value["a"]?.numberValue, let b = value["b"]?.numberValue, let c = value["c"]?.numberValue,
+              let d = value["d"]?.numberValue, let tx = value["tx"]?.numberValue, let ty = value["ty"]?.numberValue
+        else { return .identity }
+        return Transform2D(a: a, b: b, c: c, d: d, tx: tx, ty: ty)
     }
 }

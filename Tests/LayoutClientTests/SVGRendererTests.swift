@@ -128,7 +128,10 @@ struct SVGRendererTests {
         #expect(root.children.first?.hasClass("background") == true)
         #expect(root.children.first?.attributes["fill"] == "#ffffff")
         #expect(root.find(class: "title").map(\.text) == ["grid · flow · epoch 1"])
-        #expect(root.find(class: "content-size").map(\.text) == ["content 320 × 1200"])
+        #expect(root.find(class: "content-size").map(\.text) == ["content 320 × 1200 · offset 0, 100"])
+        // The legend under the caption, above the drawing: the kinds, selection and the viewport.
+        let legend = root.find(class: "legend-entry").compactMap { $0.attributes["data-key"] }
+        #expect(legend == ["cell", "supplementary", "selected", "viewport", "alpha"])
         #expect(root.find(class: "content").count == 1)
         #expect(root.find(class: "viewport").count == 1)
         #expect(occurrences(of: #"class="viewport""#, in: svg) == 1)
@@ -152,7 +155,8 @@ struct SVGRendererTests {
         #expect(!svg.contains(#"data-id="0-2""#))
         for group in groups {
             #expect(group.children.filter { $0.hasClass("frame") }.count == 1)
-            #expect(group.children.filter { $0.hasClass("label") }.map(\.text) == [group.attributes["data-id"]!])
+            // The label is in the element's body (what its alpha fades).
+            #expect(group.find(class: "label").map(\.text) == [group.attributes["data-id"]!])
             #expect(group.attributes["data-kind"] == group.classes[1].description)
         }
     }
@@ -178,6 +182,54 @@ struct SVGRendererTests {
         #expect(try frame("0-3").attributes["fill-opacity"] == "0")
         #expect(try frame("0-3").number("stroke-width")! > 0)
         #expect(try frame("0-0").attributes["fill-opacity"] == "1")
+    }
+
+    @Test("a transform is drawn about the frame's center, scaled with the drawing; alpha fades the body")
+    func transformAndOpacity() throws {
+        // A quarter turn and a translation of (10, 0) points, at scale 2, region at the origin.
+        let turned = Element(
+            id: "t", kind: "cell", frame: Rect(x: 100, y: 100, width: 40, height: 20), alpha: 0.4,
+            transform: Transform2D(a: 0, b: 1, c: -1, d: 0, tx: 10, ty: 0))
+        let root = try parseSVG(SVGRenderer.render(picture([turned, basicElements[1]]), scale: 2))
+        let group = try #require(root.find(class: "element").first { $0.attributes["data-id"] == "t" })
+        let matrix = try #require(group.attributes["transform"])
+        let values = matrix.dropFirst("matrix(".count).dropLast().split(separator: " ").compactMap { Double($0) }
+        #expect(values.count == 6, "\(matrix)")
+        // The frame's center in drawing pixels stays put, moved only by the scaled translation.
+        let frame = try #require(group.children.first { $0.hasClass("frame") })
+        let cx = frame.number("x")! + frame.number("width")! / 2, cy = frame.number("y")! + frame.number("height")! / 2
+        let (x, y) = (values[0] * cx + values[2] * cy + values[4], values[1] * cx + values[3] * cy + values[5])
+        #expect(abs(x - (cx + 20)) < 0.01 && abs(y - cy) < 0.01)
+        // A corner turns about the center: (left, top) goes to (center.x + h/2, center.y - w/2).
+        let (left, top) = (frame.number("x")!, frame.number("y")!)
+        #expect(abs(values[0] * left + values[2] * top + values[4] - (cx + 20 + 20)) < 0.01)
+        #expect(abs(values[1] * left + values[3] * top + values[5] - (cy - 40)) < 0.01)
+        let body = try #require(group.children.first { $0.hasClass("body") })
+        #expect(body.attributes["opacity"] == "0.4")
+        #expect(frame.attributes["fill-opacity"] == "0.4")
+        // An untransformed, opaque element has neither attribute.
+        let plain = try #require(root.find(class: "element").first { $0.attributes["data-id"] == "0-0" })
+        #expect(plain.attributes["transform"] == nil)
+        #expect(plain.children.first { $0.hasClass("body") }?.attributes["opacity"] == nil)
+        let legend = root.find(class: "legend-entry").compactMap { $0.attributes["data-key"] }
+        #expect(legend.contains("transform") && legend.contains("alpha"))
+    }
+
+    @Test("effects: coverAlpha shades, titleScale sizes the label, every effect in the tooltip")
+    func effects() throws {
+        let cell = Element(
+            id: "c", kind: "cell", frame: Rect(x: 0, y: 0, width: 300, height: 100),
+            effects: ["coverAlpha": 0.75, "titleScale": 0.5, "detailAlpha": 0.25])
+        let plain = Element(id: "p", kind: "cell", frame: Rect(x: 0, y: 100, width: 300, height: 100))
+        let root = try parseSVG(SVGRenderer.render(picture([cell, plain])))
+        let group = try #require(root.find(class: "element").first { $0.attributes["data-id"] == "c" })
+        #expect(group.attributes["data-effects"] == "coverAlpha=0.75 detailAlpha=0.25 titleScale=0.5")
+        #expect(root.find(class: "effect-cover").map { $0.attributes["fill-opacity"] } == ["0.75"])
+        let labels = root.find(class: "label")
+        #expect(labels.map { $0.attributes["font-size"] } == ["5.5", "11"])
+        #expect(root.find(class: "effects").count == 1)
+        let caption = try #require(root.find(class: "content-size").first)
+        #expect(caption.text.contains("offset 0, 100"))
     }
 
     @Test("cells at one origin form a stack with shadows and a count on the top card")

@@ -4,6 +4,7 @@ completions, and the strategy scenarios as a shell script that uses only layoutc
 
 Re-record the golden files with LAYOUTCTL_RECORD=1."""
 import json
+import math
 import os
 import shlex
 import shutil
@@ -756,6 +757,115 @@ class RenderTests(unittest.TestCase):
                         self.assertEqual(handle.read(8), b"\x89PNG\r\n\x1a\n")
             else:
                 self.fail("rsvg-convert is missing (Debian: librsvg2-bin)")
+
+    def test_render_png_is_the_svg_drawn_at_its_size(self):
+        import struct
+        import zlib
+        directory = tempfile.mkdtemp(prefix="layoutctl-render-")
+        with Daemon() as daemon:
+            def run(*arguments):
+                result = ctl(*arguments, socket_path=daemon.path)
+                self.assertEqual(result.returncode, 0, result.stderr)
+                return result
+
+            run("create", "feat", "--strategy", "ultravisual", "--width", "320", "--height", "480", "--items", "12")
+            svg_path, png_path = os.path.join(directory, "feat.svg"), os.path.join(directory, "feat.png")
+            run("render", "feat", "--svg", svg_path, "--png", png_path, "--scale", "1.5")
+            root = ET.parse(svg_path).getroot()
+            with open(png_path, "rb") as handle:
+                data = handle.read()
+            self.assertEqual(data[:8], b"\x89PNG\r\n\x1a\n")
+            length, kind = struct.unpack(">I4s", data[8:16])
+            self.assertEqual((length, kind), (13, b"IHDR"))
+            width, height = struct.unpack(">II", data[16:24])
+            self.assertEqual(struct.unpack(">I", data[29:33])[0], zlib.crc32(data[12:29]))
+            self.assertEqual((width, height), (math.ceil(float(root.get("width"))), math.ceil(float(root.get("height")))))
+            self.assertGreater(width, 320)
+            # Only --png: no SVG needed; a directory that does not exist is a clear failure.
+            only = os.path.join(directory, "only.png")
+            self.assertIn("wrote %s (%d × %d)" % (only, width, height), run("render", "feat", "--png", only, "--scale", "1.5").stderr)
+            failed = ctl("render", "feat", "--png", os.path.join(directory, "missing", "x.png"), socket_path=daemon.path)
+            self.assertEqual(failed.returncode, 1)
+            self.assertIn("cannot write", failed.stderr)
+
+    def test_render_shows_effects_offset_and_legend(self):
+        directory = tempfile.mkdtemp(prefix="layoutctl-render-")
+        ns = "{http://www.w3.org/2000/svg}"
+        with Daemon() as daemon:
+            def run(*arguments):
+                result = ctl(*arguments, socket_path=daemon.path)
+                self.assertEqual(result.returncode, 0, result.stderr)
+                return result.stdout
+
+            run("create", "feat", "--strategy", "ultravisual", "--width", "320", "--height", "480", "--items", "12")
+            run("scroll", "feat", "--y", "150")
+            path = os.path.join(directory, "feat.svg")
+            run("render", "feat", "--svg", path)
+            root = ET.parse(path).getroot()
+            text = "".join(root.itertext())
+            self.assertIn("offset 0, 150", text)
+            legend = [entry.get("data-key") for entry in root.iter(ns + "g") if entry.get("class") == "legend-entry"]
+            for key in ("cell", "supplementary", "viewport", "cover", "title-scale", "effects"):
+                self.assertIn(key, legend)
+            self.assertNotIn("selected", legend)
+            query = json.loads(run("query", "feat", "--rect", "0,0,320,2000", "--json"))
+            effects = {element["id"]: element["effects"] for element in query["elements"] if element["kind"] == "cell"}
+            groups = {group.get("data-id"): group for group in root.iter(ns + "g") if "element" in group.get("class", "").split()}
+            self.assertGreater(len(groups), 2)
+            sizes = {}
+            for id, group in groups.items():
+                expected = effects[id]
+                self.assertIn("coverAlpha=", group.get("data-effects"))
+                cover = [rect for rect in group.iter(ns + "rect") if rect.get("class") == "effect-cover"]
+                self.assertEqual(len(cover), 1)
+                self.assertLessEqual(abs(float(cover[0].get("fill-opacity")) - expected["coverAlpha"]), 0.0051)
+                title = group.find(ns + "title").text
+                self.assertIn("titleScale", title)
+                label = [t for t in group.iter(ns + "text") if t.get("class") == "label"][0]
+                sizes[id] = (expected["titleScale"], float(label.get("font-size")))
+            # The label's size follows titleScale: the featured cell's title is the largest.
+            by_scale = sorted(sizes.values())
+            self.assertLess(by_scale[0][1], by_scale[-1][1])
+
+    def test_render_transition_leaves_the_view_unchanged(self):
+        directory = tempfile.mkdtemp(prefix="layoutctl-render-")
+        with Daemon() as daemon:
+            def run(*arguments):
+                result = ctl(*arguments, socket_path=daemon.path)
+                self.assertEqual(result.returncode, 0, result.stderr)
+                return result.stdout
+
+            run("create", "stack", "--strategy", "collapsible", "--width", "320", "--height", "400", "--param", "itemSize=90x90", "--items", "12")
+            run("select", "stack", "i1", "i2", "i3", "i6")
+            events = subprocess.Popen([LAYOUTCTL, "-s", daemon.path, "watch", "stack", "--json"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+            self.addCleanup(events.stdout.close)
+            try:
+                # Subscribed once the watcher reports this scroll (epoch 2).
+                while True:
+                    run("scroll", "stack", "--y", "0")
+                    if json.loads(events.stdout.readline())["params"]["epoch"] >= 2:
+                        break
+                before = run("get", "stack", "--json")
+                epoch = json.loads(before)["epoch"]
+                path = os.path.join(directory, "stack.svg")
+                run("render", "stack", "--svg", path, "--transition", "--configure", "collapsed=true")
+                run("render", "stack", "--svg", os.path.join(directory, "switch.svg"), "--transition", "--switch", "flow")
+                run("render", "stack", "--svg", os.path.join(directory, "select.svg"), "--transition", "--select", "i7")
+                self.assertEqual(run("get", "stack", "--json"), before)
+                self.assertFalse(json.loads(before)["params"]["collapsed"])
+                run("scroll", "stack", "--y", "0")
+                # The next event is that scroll's: the renders sent none.
+                self.assertEqual(json.loads(events.stdout.readline())["params"]["epoch"], epoch + 1)
+            finally:
+                events.kill()
+                events.wait()
+            root = ET.parse(path).getroot()
+            ns = "{http://www.w3.org/2000/svg}"
+            titles = [t.text for t in root.iter(ns + "text") if t.get("class") == "title"]
+            self.assertIn("(preview): epoch %d" % (epoch + 1), titles[1])
+            counts = [t.text for t in root.iter(ns + "text") if t.get("class") == "stack-count"]
+            self.assertEqual(counts, ["×3"])
+
 
 
 class ScenarioScriptTests(unittest.TestCase):

@@ -268,5 +268,176 @@ class DocumentLinkTests(unittest.TestCase):
         ])
 
 
+def sections(count, prefix="i", section="s", header=None):
+    """One section of `count` items with default sizes (and a header size, if given)."""
+    value = {"id": section, "items": [{"id": "%s%d" % (prefix, n)} for n in range(count)]}
+    if header:
+        value["headerSize"] = {"width": header[0], "height": header[1]}
+    return [value]
+
+
+def view_params(name, strategy, params, count=300, width=375, height=667, margin=100, header=None):
+    return {"view": name, "strategy": strategy, "params": params, "viewport": {"width": width, "height": height},
+            "windowMargin": margin, "sections": sections(count, header=header)}
+
+
+FLOW = ("flow", {"itemSize": {"width": 100, "height": 100}, "headerReferenceSize": {"width": 375, "height": 40}})
+COLLAPSIBLE = ("collapsible", {"itemSize": {"width": 90, "height": 90}})
+ULTRAVISUAL = ("ultravisual", {})
+DISPLAY = ("display", {})
+
+# Every mutating method (ViewHost.mutations), each on a strategy where it changes something,
+# animated wherever the method animates; after a first scroll, so anchors and windows matter.
+MUTATIONS = [
+    ("view.setData", FLOW, {"animated": True, "sections": [
+        {"id": "s", "items": [{"id": "i%d" % n} for n in [5, 0, 1] + list(range(7, 250))] + [{"id": "new", "size": {"width": 120, "height": 80}}]}]}),
+    ("view.update", FLOW, {"animated": True, "updates": [
+        {"op": "insertItems", "section": "s", "at": 1, "items": [{"id": "n1"}, {"id": "n2"}]},
+        {"op": "deleteItems", "ids": ["i3", "i12"]}, {"op": "moveItem", "id": "i20", "section": "s", "at": 0},
+        {"op": "reloadItems", "items": [{"id": "i8", "size": {"width": 200, "height": 150}}]}]}),
+    ("view.measure", FLOW, {"animated": True, "sizes": [{"id": "i2", "size": {"width": 100, "height": 180}}, {"id": "i30", "size": {"width": 60, "height": 60}}]}),
+    ("view.select", COLLAPSIBLE, {"animated": True, "ids": ["i1", "i2", "i3", "i9"], "mode": "add"}),
+    ("view.scroll", ULTRAVISUAL, {"offset": {"x": 0, "y": 333}}),
+    ("view.scrollEnd", ULTRAVISUAL, {"proposed": {"x": 0, "y": 410}, "velocity": {"x": 0, "y": 900}}),
+    ("view.resize", FLOW, {"animated": True, "size": {"width": 520, "height": 600}}),
+    ("view.configure", COLLAPSIBLE, {"animated": True, "params": {"collapsed": True}}),
+    ("view.setStrategy", FLOW, {"animated": True, "strategy": "display", "params": {"mode": "list"}}),
+    ("view.setWindowMargin", DISPLAY, {"margin": 700}),
+]
+
+
+class DryRunTests(unittest.TestCase):
+    """`"dryRun": true` on every mutating method: the real call's result plus the marker, and
+    nothing changes (view, epoch, selection, item budget, subscribers)."""
+
+    MARKER = b',"dryRun":true}}'
+
+    @classmethod
+    def setUpClass(cls):
+        from harness import Client, Daemon
+
+        cls.daemon = Daemon("--set", "max-total-items=2000").start()
+        cls.client = Client(cls.daemon.path)
+        cls.watcher = Client(cls.daemon.path)
+        cls.counter = 0
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.client.close()
+        cls.watcher.close()
+        cls.daemon.stop()
+
+    def line(self, method, params):
+        """The reply line's bytes, with a fixed id so that two replies compare byte for byte."""
+        self.client.send(method, params, id=7)
+        line = self.client.read_line()
+        self.assertNotIn(b'"event"', line[:12])
+        return line
+
+    def state(self, name):
+        """Everything a dry run must leave alone, as bytes: the snapshot, every element with the
+        selection, and the daemon's view, item and subscription counts."""
+        snapshot = self.line("view.get", {"view": name})
+        query = self.line("view.query", {"view": name, "rect": {"x": -5000, "y": -5000, "width": 60000, "height": 60000}, "limit": 20000})
+        status = json.loads(self.line("daemon.status", None))["result"]
+        listed = self.line("view.list", None)
+        return snapshot, query, {key: status[key] for key in ("views", "items", "subscriptions")}, listed
+
+    def events(self):
+        events = []
+        self.watcher.call("daemon.sync", events=events)
+        return events
+
+    def fresh_view(self, strategy, params, count=300):
+        DryRunTests.counter += 1
+        name = "dry%d" % DryRunTests.counter
+        self.assertIn("result", json.loads(self.line("view.create", view_params(name, strategy, params, count=count))))
+        self.assertIn("result", json.loads(self.line("view.scroll", {"view": name, "offset": {"x": 0, "y": 250}})))
+        self.watcher.call("view.subscribe", {"view": name})
+        return name
+
+    def drop(self, name):
+        """Deletes the view (the class's daemon has a small item budget) and its deletion event."""
+        self.assertIn(b'"result"', self.line("view.delete", {"view": name}))
+        self.assertEqual([event["event"] for event in self.events()], ["view.deleted"])
+
+    def test_every_mutation_previews_exactly_what_it_then_does(self):
+        from harness import Client  # noqa: F401  (the daemon is the class's)
+
+        self.assertEqual({method for method, _, _ in MUTATIONS}, {
+            "view.setData", "view.update", "view.measure", "view.select", "view.scroll", "view.scrollEnd",
+            "view.resize", "view.configure", "view.setStrategy", "view.setWindowMargin"})
+        for method, (strategy, strategy_params), params in MUTATIONS:
+            with self.subTest(method=method, strategy=strategy):
+                name = self.fresh_view(strategy, strategy_params)
+                before = self.state(name)
+                epoch = json.loads(before[0])["result"]["epoch"]
+                request = dict(params, view=name, ifEpoch=epoch)
+                dry = self.line(method, dict(request, dryRun=True))
+                self.assertTrue(dry.endswith(self.MARKER), dry[-200:])
+                self.assertEqual(json.loads(dry)["result"]["epoch"], epoch + 1, "the epoch the change would produce")
+                # Twice: a dry run leaves nothing behind that a second one could see.
+                self.assertEqual(self.line(method, dict(request, dryRun=True)), dry)
+                self.assertEqual(self.state(name), before, "a dry run changes nothing")
+                self.assertEqual(self.events(), [], "a dry run sends no event")
+                real = self.line(method, dict(request, dryRun=False))
+                self.assertNotIn(b'"dryRun"', real)
+                self.assertEqual(real[:-2] + self.MARKER, dry, "the dry result is the real one plus the marker")
+                self.assertNotEqual(self.state(name)[0], before[0], "the real call changed the view")
+                events = self.events()
+                self.assertEqual([event["event"] for event in events], ["view.invalidated"])
+                self.assertEqual(events[0]["params"], json.loads(real)["result"])
+                self.drop(name)
+
+    def test_a_refused_dry_run_is_refused_exactly_as_the_real_call(self):
+        name = self.fresh_view(*FLOW)
+        epoch = json.loads(self.line("view.get", {"view": name}))["result"]["epoch"]
+        refused = [
+            ("view.scroll", {"offset": {"x": 0, "y": 10}, "ifEpoch": epoch + 5}),  # StaleEpoch
+            ("view.select", {"ids": ["i1", "nope"]}),  # ItemNotFound
+            ("view.update", {"updates": [{"op": "insertItems", "section": "s", "at": 0, "items": [{"id": "i4"}]}]}),  # DuplicateItemID
+            ("view.configure", {"params": {"noSuchParameter": 1}}),  # UnknownParameter
+            ("view.setStrategy", {"strategy": "nope"}),  # UnknownStrategy
+            ("view.resize", {"size": {"width": -1, "height": 10}}),  # InvalidViewport
+            ("view.setWindowMargin", {"margin": -3}),  # InvalidParameter
+            ("view.scroll", {"offset": {"x": 0, "y": 10}, "extra": 1}),  # InvalidParams
+            ("view.update", {"updates": [{"op": "insertItems", "section": "s", "at": 0, "items": [{"id": "x%d" % n} for n in range(1800)]}]}),  # LimitExceeded (budget)
+        ]
+        before = self.state(name)
+        names = []
+        for method, params in refused:
+            with self.subTest(method=method, params=str(params)[:60]):
+                dry = self.line(method, dict(params, view=name, dryRun=True))
+                real = self.line(method, dict(params, view=name))
+                self.assertIn(b'"error"', dry)
+                self.assertEqual(dry, real)
+                names.append(json.loads(dry)["error"]["name"])
+        self.assertEqual(len(set(names)), len(names), names)
+        self.assertEqual(self.state(name)[:3], before[:3])
+        self.assertEqual(self.events(), [])
+        wrong = self.line("view.scroll", {"view": name, "offset": {"x": 0, "y": 1}, "dryRun": "yes"})
+        self.assertEqual(json.loads(wrong)["error"]["name"], "InvalidParams")
+        self.assertEqual(json.loads(wrong)["error"]["data"]["path"], "params.dryRun")
+        self.drop(name)
+
+    def test_a_dry_run_takes_nothing_from_the_item_budget(self):
+        # The class's daemon holds at most 2000 items; this view and the others hold some.
+        name = self.fresh_view(*FLOW, count=10)
+        status = json.loads(self.line("daemon.status", None))["result"]
+        room = 2000 - status["items"]
+        grow = {"updates": [{"op": "insertItems", "section": "s", "at": 0, "items": [{"id": "g%d" % n} for n in range(room)]}]}
+        for _ in range(3):
+            self.assertTrue(self.line("view.update", dict(grow, view=name, dryRun=True)).endswith(self.MARKER))
+        self.assertEqual(json.loads(self.line("daemon.status", None))["result"]["items"], status["items"])
+        self.assertEqual(self.events(), [])
+        # The whole room is still there for the real call, and then none is left.
+        self.assertIn(b'"result"', self.line("view.update", dict(grow, view=name)))
+        self.assertEqual([event["event"] for event in self.events()], ["view.invalidated"])
+        one = {"view": name, "updates": [{"op": "insertItems", "section": "s", "at": 0, "items": [{"id": "last"}]}]}
+        self.assertEqual(self.line("view.update", dict(one, dryRun=True)), self.line("view.update", one))
+        self.assertEqual(json.loads(self.line("view.update", one))["error"]["name"], "LimitExceeded")
+        self.drop(name)
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -26,6 +26,18 @@ public protocol LayoutStrategy: AnyObject {
     /// - Throws: `invalidParameter` when the values do not go together.
     func reconfigured(with parameters: ResolvedParameters) throws(LayoutError) -> any LayoutStrategy
 
+    /// An independent instance in the same state, prepared for `model` (the model this one
+    /// was last prepared with or told about): what a dry run mutates instead of this one.
+    /// Nothing the copy does afterwards may change this instance.
+    ///
+    /// The default builds a fresh instance from `parameters` and prepares it from scratch
+    /// (O(n)), which gives the same frames because a strategy depends on its input only and
+    /// its incremental updates must equal a full layout. The built-in strategies override it
+    /// with a copy of their value-typed caches (copy-on-write: O(1) until the copy changes).
+    ///
+    /// - Throws: what `reconfigured(with:)` throws (a plugin refusing a second instance).
+    func copy(model: CollectionModel) throws(LayoutError) -> any LayoutStrategy
+
     /// The direction the content scrolls in.
     var scrollAxis: Axis { get }
 
@@ -122,6 +134,12 @@ extension NativeStrategy {
 }
 
 extension LayoutStrategy {
+
+    public func copy(model: CollectionModel) throws(LayoutError) -> any LayoutStrategy {
+        let fresh = try reconfigured(with: parameters)
+        fresh.prepare(model: model, viewport: viewport)
+        return fresh
+    }
 
     public func selectionDidChange(_ ids: [String], model: CollectionModel) {
         prepare(model: model, viewport: viewport)

@@ -53,6 +53,24 @@ public final class View {
         self.registry = registry
     }
 
+    /// A view in the same state (epoch, data, selection, viewport, strategy, window margin)
+    /// that changes independently: a dry run applies its mutation to a copy, so the result is
+    /// exactly the real one and this view is untouched.
+    ///
+    /// - Complexity: see `Layout.copy()`.
+    public func copy() throws(LayoutError) -> View {
+        try View(copying: self)
+    }
+
+    private init(copying other: View) throws(LayoutError) {
+        epoch = other.epoch
+        layout = try other.layout.copy()
+        strategyName = other.strategyName
+        windowMargin = other.windowMargin
+        limits = other.limits
+        registry = other.registry
+    }
+
     // MARK: Queries
 
     public var model: CollectionModel { layout.model }

@@ -75,6 +75,18 @@ public final class CollapsibleLayout: NativeStrategy {
         animationDuration = parameters.number("animationDuration")
     }
 
+    /// Every cache is a value: the copy shares its storage until one side changes it.
+    public func copy(model: CollectionModel) -> any LayoutStrategy {
+        let copy = CollapsibleLayout(parameters: parameters)
+        copy.viewport = viewport
+        copy.columns = columns
+        copy.items = items
+        copy.advances = advances
+        copy.sectionExtents = sectionExtents
+        copy.sectionsWithItems = sectionsWithItems
+        return copy
+    }
+
     // MARK: LayoutStrategy
 
     public var scrollAxis: Axis { .vertical }

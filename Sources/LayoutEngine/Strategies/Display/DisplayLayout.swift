@@ -76,6 +76,17 @@ public final class DisplayLayout: NativeStrategy {
         geometry = Self.geometry(for: parameters, viewport: Viewport(size: Size(width: 1, height: 1)))
     }
 
+    /// Every cache is a value: the copy shares its storage until one side changes it.
+    public func copy(model: CollectionModel) -> any LayoutStrategy {
+        let copy = DisplayLayout(parameters: parameters)
+        copy.viewport = viewport
+        copy.geometry = geometry
+        copy.items = items
+        copy.sectionStarts = sectionStarts
+        copy.sectionsWithItems = sectionsWithItems
+        return copy
+    }
+
     // MARK: LayoutStrategy
 
     public var scrollAxis: Axis { geometry.axis }

@@ -22,6 +22,16 @@ public final class FlowLayout: NativeStrategy {
         self.configuration = FlowConfiguration(parameters)
     }
 
+    /// Every cache is a value (`FlowSection`s, line lists, Fenwick trees): the copy shares
+    /// their storage until one side changes it.
+    public func copy(model: CollectionModel) -> any LayoutStrategy {
+        let copy = FlowLayout(parameters: parameters)
+        copy.viewport = viewport
+        copy.sections = sections
+        copy.contentCross = contentCross
+        return copy
+    }
+
     // MARK: LayoutStrategy
 
     public var scrollAxis: Axis { configuration.axis }

@@ -67,6 +67,14 @@ public final class UltravisualLayout: NativeStrategy {
         }
     }
 
+    /// Every cache is a value: the copy shares its storage until one side changes it.
+    public func copy(model: CollectionModel) -> any LayoutStrategy {
+        let copy = UltravisualLayout(parameters: parameters)
+        copy.viewport = viewport
+        copy.items = items
+        return copy
+    }
+
     // MARK: LayoutStrategy
 
     public var scrollAxis: Axis { .vertical }
