@@ -35,11 +35,13 @@ extension LayoutService {
             let id = try params.string("upload")
             let animated = try params.optionalBool("animated") ?? false
             let ifEpoch = try params.optionalInteger("ifEpoch")
+            let dryRun = try params.optionalBool("dryRun") ?? false
             try params.finish()
-            // Taken out first: whatever the commit's outcome, the upload has ended.
-            let upload = try staging.take(id, connection: connection)
+            // Taken out first: whatever the commit's outcome, the upload has ended. A dry run
+            // previews it and leaves it open, its items still reserved.
+            let upload = dryRun ? try staging.peek(id, connection: connection) : try staging.take(id, connection: connection)
             upload.host.queue.async { [self] in
-                let (result, events, released) = upload.host.commit(upload, animated: animated, ifEpoch: ifEpoch)
+                let (result, events, released) = upload.host.commit(upload, animated: animated, ifEpoch: ifEpoch, dryRun: dryRun)
                 itemBudget.release(released)
                 finish(result, events)
             }

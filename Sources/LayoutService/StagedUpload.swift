@@ -133,6 +133,14 @@ final class StagingArea: Sendable {
         }
     }
 
+    /// An open upload of `connection` as it is now, left open: what a dry-run commit previews.
+    func peek(_ id: String, connection: ConnectionID) throws(WireError) -> StagedUpload {
+        try table.withLock { (table) throws(WireError) -> StagedUpload in
+            guard let upload = table.uploads[id], upload.connection == connection else { throw Self.notOpen }
+            return upload
+        }
+    }
+
     /// Ends an upload of `connection` unapplied and gives its items back to the budget.
     func abort(_ id: String, connection: ConnectionID) throws(WireError) {
         let upload = try take(id, connection: connection)

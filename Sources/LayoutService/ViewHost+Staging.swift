@@ -11,16 +11,24 @@ extension ViewHost {
     /// arrived). The caller settles the budget with `released`: on success the items the view
     /// held before, which the upload's replace; on a refusal the upload's own.
     ///
+    /// With `dryRun` the commit runs against a copy of the view, as every dry run does: the
+    /// result plus `"dryRun":true`, no event, and the upload (still open) keeps its items.
+    ///
     /// - Returns: the encoded result, the events, and the items to give back to the budget.
-    func commit(_ upload: StagedUpload, animated: Bool, ifEpoch: Int?) -> (result: Result<[UInt8], WireError>, events: [Event], released: Int) {
-        guard !isDeleted else { return (.failure(notFound), [], upload.itemCount) }
+    func commit(
+        _ upload: StagedUpload, animated: Bool, ifEpoch: Int?, dryRun: Bool = false
+    ) -> (result: Result<[UInt8], WireError>, events: [Event], released: Int) {
+        let refusedReleases = dryRun ? 0 : upload.itemCount
+        guard !isDeleted else { return (.failure(notFound), [], refusedReleases) }
         let countBefore = view.model.numberOfItems
         let invalidation: Invalidation
         do {
-            invalidation = try view.replaceData(upload.sections, animated: animated, ifEpoch: ifEpoch)
+            let target = dryRun ? try view.copy() : view
+            invalidation = try target.replaceData(upload.sections, animated: animated, ifEpoch: ifEpoch)
         } catch {
-            return (.failure(error.wire), [], upload.itemCount)
+            return (.failure(error.wire), [], refusedReleases)
         }
+        guard !dryRun else { return (.success(WireMapping.encodedInvalidation(invalidation, view: name, dryRun: true)), [], 0) }
         summary.withLock { $0 = ViewSummary(strategy: view.strategyName, epoch: view.epoch, itemCount: view.model.numberOfItems) }
         let result = WireMapping.encodedInvalidation(invalidation, view: name)
         let events = subscribers.map { Event(connection: $0.connection, name: "view.invalidated", subscription: $0.subscription, params: result) }

@@ -389,6 +389,26 @@ class DryRunTests(unittest.TestCase):
                 self.assertEqual(events[0]["params"], json.loads(real)["result"])
                 self.drop(name)
 
+    def test_a_dry_run_commit_previews_the_upload_and_leaves_it_open(self):
+        name = self.fresh_view(*FLOW)
+        epoch = json.loads(self.line("view.get", {"view": name}))["result"]["epoch"]
+        upload = json.loads(self.line("view.stage.begin", {"view": name}))["result"]["upload"]
+        items = [{"id": "i%d" % n} for n in range(250, -1, -1)]  # reversed: moves, and fewer items
+        self.assertIn(b'"result"', self.line("view.stage.append", {"upload": upload, "sections": [{"id": "s", "items": items}]}))
+        before = self.state(name)
+        staged = json.loads(self.line("daemon.status", None))["result"]["uploads"]
+        dry = self.line("view.stage.commit", {"upload": upload, "ifEpoch": epoch, "dryRun": True})
+        self.assertTrue(dry.endswith(self.MARKER), dry[-200:])
+        self.assertEqual(json.loads(dry)["result"]["epoch"], epoch + 1)
+        self.assertEqual(self.state(name), before, "a dry commit changes nothing")
+        self.assertEqual(json.loads(self.line("daemon.status", None))["result"]["uploads"], staged, "the upload stays open")
+        self.assertEqual(self.events(), [])
+        real = self.line("view.stage.commit", {"upload": upload, "ifEpoch": epoch})
+        self.assertEqual(real[:-2] + self.MARKER, dry, "the dry result is the real one plus the marker")
+        self.assertEqual([event["event"] for event in self.events()], ["view.invalidated"])
+        self.assertEqual(json.loads(self.line("daemon.status", None))["result"]["uploads"], {"open": 0, "items": 0})
+        self.drop(name)
+
     def test_a_refused_dry_run_is_refused_exactly_as_the_real_call(self):
         name = self.fresh_view(*FLOW)
         epoch = json.loads(self.line("view.get", {"view": name}))["result"]["epoch"]
