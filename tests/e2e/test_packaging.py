@@ -251,6 +251,8 @@ class PackageTests(InstalledTreeChecks, unittest.TestCase):
         # the toolchain would have provided.
         for package in ("libc6", "libstdc++6", "libgcc-s1", "libsystemd0"):
             self.assertIn(package, depends)
+        # What layoutctl render --png opens with dlopen, which dpkg-shlibdeps cannot see.
+        self.assertEqual(self.fields["Suggests"], "librsvg2-2, libcairo2")
         for package in depends:
             self.assertEqual(run(["dpkg-query", "-W", "-f=${Status}", package]).stdout, "install ok installed", package)
         installed_kib = sum(os.lstat(os.path.join(folder, name)).st_size for folder, _, names in os.walk(self.root) for name in names) / 1024
