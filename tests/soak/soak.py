@@ -410,7 +410,7 @@ class WellBehavedClient(threading.Thread):
             return self.for_method(self.coverage.pop())
         roll = rng.random()
         if roll < 0.025:
-            return self.scratch_batch() if roll < 0.01 else self.churn_batch()
+            return self.scratch_batch() if roll < 0.008 else self.staged_batch() if roll < 0.01 else self.churn_batch()
         batch = [self.invalid() if rng.random() < 0.1 else self.valid(rng.choices(self.methods, cum_weights=self.cum)[0])
                  for _ in range(rng.randint(1, 8))]
         if rng.random() < 0.03:  # a notification: carried out, never answered
@@ -420,6 +420,8 @@ class WellBehavedClient(threading.Thread):
     def for_method(self, method):
         if method in ("view.create", "view.delete"):
             return self.scratch_batch()
+        if method.startswith("view.stage."):
+            return self.staged_batch()
         if method in ("view.subscribe", "view.unsubscribe"):
             if method == "view.unsubscribe" and not self.shared_subs():
                 self.coverage.append(method)  # next batch, once we hold one
@@ -668,6 +670,51 @@ class WellBehavedClient(threading.Thread):
             batch.append(Request("view.update", {"view": name, "updates": updates, "animated": rng.random() < 0.5}, view=name))
         batch.append(Request("view.setData", {"view": name, "sections": [{"id": "c", "items": items(15)}, {"id": "d", "items": items(5)}]}, view=name))
         return batch + [Request("view.delete", {"view": name}, hook=deleted)]
+
+    def staged_batch(self):
+        """A staged upload into a private view: two uploads begun (their ids come back in the
+        first exchange), one filled in two parts, previewed by a dry-run commit (the epoch it
+        would reach, nothing applied) and committed (exactly the next epoch), the other aborted;
+        then the view is deleted."""
+        rng, name = self.rng, "staged-%d-%d" % (self.number, self.scratch_serial + 1)
+        self.scratch_serial += 1
+        uploads = []
+
+        def created(result):
+            self.saw_epoch(name, result["epoch"])
+            self.scratch_epoch = result["epoch"]
+
+        self.exchange([
+            Request("view.create", {"view": name, "strategy": rng.choice(STRATEGIES), "viewport": rviewport(rng),
+                                    "sections": [{"id": "a", "items": [ritem(rng, self.fresh_id()) for _ in range(10)]}]}, hook=created),
+            Request("view.stage.begin", {"view": name}, hook=lambda result: uploads.append(result["upload"])),
+            Request("view.stage.begin", {"view": name}, hook=lambda result: uploads.append(result["upload"])),
+        ])
+        if len(uploads) != 2:
+            self.soak.fail("%s: view.stage.begin gave %r" % (self.name, uploads))
+            return [Request("view.delete", {"view": name})]
+        upload, aborted = uploads
+        parts = [[{"id": "a", "items": [ritem(rng, self.fresh_id()) for _ in range(rng.randint(1, 30))]}],
+                 [{"id": "b", "items": [ritem(rng, self.fresh_id()) for _ in range(rng.randint(0, 30))]},
+                  {"id": "a", "items": [ritem(rng, self.fresh_id()) for _ in range(rng.randint(0, 10))]}]]
+
+        def previewed(result):
+            return result.get("dryRun") is True and result["epoch"] == self.scratch_epoch + 1
+
+        def committed(result):
+            if "dryRun" in result or result["epoch"] != self.scratch_epoch + 1:
+                return False
+            self.saw_epoch(name, result["epoch"], strictly=True)
+            self.scratch_epoch = result["epoch"]
+
+        def deleted(result):
+            self.scratch_epoch = None
+        return [Request("view.stage.append", {"upload": upload, "sections": part}) for part in parts] + [
+            Request("view.stage.commit", {"upload": upload, "dryRun": True}, hook=previewed),
+            Request("view.stage.commit", {"upload": upload, "animated": rng.random() < 0.5}, hook=committed),
+            Request("view.stage.abort", {"upload": aborted}, hook=lambda result: result == {} or False),
+            Request("view.delete", {"view": name}, hook=deleted),
+        ]
 
     def invalid(self):
         """A request that must be refused with one particular error, whatever others do."""
