@@ -57,3 +57,43 @@ extension ServerSettings {
             + documentation.map { line(["`\($0.name)`", $0.defaultText, $0.rangeText, $0.meaning]) }.joined()
     }
 }
+
+extension ServerSettings {
+    /// The commented default configuration `make install` ships (`systemd/layoutd.conf`), from
+    /// the same tables: every setting with its meaning and range, its line commented out and
+    /// holding the default. `ServerSettingsDocumentationTests` checks the file is this text.
+    public static var defaultConfiguration: String {
+        var text = """
+            # layoutd settings: 'name = value' lines; '#' starts a comment. Re-read on
+            # `systemctl reload layoutd` (SIGHUP, or `layoutctl reload`); a setting marked "read at
+            # start only" takes effect at the next start. See layoutd.conf(5).
+            # Every line below is commented out and holds the default.
+
+
+            """
+        for key in keys {
+            text += comment("\(key.summary) (\(key.rangeText)\(key.restart ? "; read at start only" : ""))")
+            text += "# \(key.name) = \(key.defaultText)\n\n"
+        }
+        for (index, key) in pathKeys.enumerated() {
+            text += comment("\(key.name): \(key.summary) (default: \(key.defaultText))")
+            text += "# \(key.name) = \(key.example)\n" + (index < pathKeys.count - 1 ? "\n" : "")
+        }
+        return text
+    }
+
+    /// `summary` as `#` lines of at most 90 columns, without the Markdown backticks.
+    static func comment(_ summary: String) -> String {
+        var lines = [String]()
+        var line = "#"
+        for word in summary.filter({ $0 != "`" }).split(separator: " ") {
+            if line.count + 1 + word.count > 90, line != "#" {
+                lines.append(line)
+                line = "#"
+            }
+            line += " " + word
+        }
+        lines.append(line)
+        return lines.joined(separator: "\n") + "\n"
+    }
+}

@@ -64,10 +64,10 @@ public struct ServerSettings: Hashable, Sendable {
     /// the numeric ones in layoutd.conf(5) and the README.
     public static let pathKeys: [PathSettingKey] = [
         PathSettingKey(
-            "plugin-dir", default: "none",
+            "plugin-dir", default: "none", example: "/etc/layoutd/plugins",
             "a directory of strategy plugins (repeatable; `--plugin-dir` adds more), scanned at start and on every reload"),
         PathSettingKey(
-            "default-plugin-dir", default: "`<prefix>/lib/layoutd/plugins`",
+            "default-plugin-dir", default: "`<prefix>/lib/layoutd/plugins`", example: "none",
             "scanned after the others; found from the executable's path, skipped when any directory above it is group- or world-writable; `none` turns it off"),
     ]
 
@@ -272,11 +272,15 @@ public struct PathSettingKey: Sendable {
     /// The default as documentation shows it (the real default plugin directory depends on
     /// where the executable is).
     public let defaultText: String
+    /// A value the shipped configuration file shows, commented out (the default of these is
+    /// no line at all, so the file shows what a line looks like).
+    public let example: String
     public let summary: String
 
-    init(_ name: String, default defaultText: String, _ summary: String) {
+    init(_ name: String, default defaultText: String, example: String, _ summary: String) {
         self.name = name
         self.defaultText = defaultText
+        self.example = example
         self.summary = summary
     }
 }

@@ -24,6 +24,31 @@ struct ServerSettingsDocumentationTests {
         #expect(current == ServerSettings.markdownTable, "README.md's settings table is stale: re-record with LAYOUTD_RECORD=1")
     }
 
+    static let configuration = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("../../systemd/layoutd.conf").standardized
+
+    @Test("the shipped default configuration is the one the code generates, and its lines are the defaults")
+    func defaultConfiguration() throws {
+        let text = try String(contentsOf: Self.configuration, encoding: .utf8)
+        if ProcessInfo.processInfo.environment["LAYOUTD_RECORD"] == "1", text != ServerSettings.defaultConfiguration {
+            try ServerSettings.defaultConfiguration.write(to: Self.configuration, atomically: true, encoding: .utf8)
+            return
+        }
+        #expect(text == ServerSettings.defaultConfiguration, "systemd/layoutd.conf is stale: re-record with LAYOUTD_RECORD=1")
+        // Every numeric setting appears once, and uncommented the file sets exactly the defaults.
+        // A commented-out line is `# NAME = VALUE`; prose never has `=` as its second word.
+        let assignments = text.split(separator: "\n").map { $0.dropFirst(2) }.filter { line in
+            let words = line.split(separator: " ", maxSplits: 2)
+            return words.count == 3 && words[1] == "="
+        }
+        let numeric = assignments.filter { line in ServerSettings.keys.contains { line.hasPrefix($0.name + " ") } }
+        #expect(numeric.count == ServerSettings.keys.count)
+        var settings = ServerSettings()
+        try settings.apply(configuration: numeric.joined(separator: "\n"), file: "layoutd.conf")
+        #expect(settings == ServerSettings())
+        #expect(Set(assignments.map { String($0.split(separator: " ")[0]) }) == Set(ServerSettings.names))
+    }
+
     @Test("every setting is documented once, with a meaning and a default")
     func everySetting() {
         let rows = ServerSettings.documentation
