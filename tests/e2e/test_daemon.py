@@ -355,6 +355,21 @@ class ConcurrencyTests(unittest.TestCase):
             ids = [client.read()["id"] for _ in lines]
             self.assertEqual(ids, list(range(1000, 2000)))
 
+    def test_sync_covers_another_connections_notification_once_its_sender_has_a_later_reply(self):
+        """protocol/daemon.md, daemon.sync: a notification sent on another connection is covered
+        once its sender has read the reply to a later request of its own. Repeated, so an order
+        that held by luck once would be caught on another round."""
+        with Daemon() as daemon, Client(daemon.path) as watcher, Client(daemon.path) as sender:
+            sender.call("view.create", flow_view("v", 2000))
+            watcher.call("view.subscribe", {"view": "v"})
+            for round_ in range(50):
+                sender.send_raw(('{"method":"view.scroll","params":%s}\n' % json.dumps(scroll("v", 10 + 17 * round_))).encode())
+                self.assertIn("result", sender.call("view.get", {"view": "v"}))
+                events = []
+                self.assertIn("result", watcher.call("daemon.sync", events=events))
+                offsets = [event["params"]["contentOffset"]["y"] for event in events if event["event"] == "view.invalidated"]
+                self.assertEqual(offsets, [10 + 17 * round_], "round %d: the notification's event came before the sync reply" % round_)
+
     def test_64_clients_on_8_views(self):
         with Daemon() as daemon:
             with Client(daemon.path) as setup:
