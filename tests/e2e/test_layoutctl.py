@@ -713,6 +713,27 @@ class CompletionTests(unittest.TestCase):
         self.assertIn("waterfall", lines[3:])
 
 
+class ReadmePictureTests(unittest.TestCase):
+    def test_the_readme_pictures_script_draws_both_pictures(self):
+        """scripts/readme-pictures.sh (docs/img) against a real daemon, into a temporary
+        directory: two PNGs as wide as the views it draws, and the views deleted after."""
+        import struct
+        out = tempfile.mkdtemp(prefix="layoutd-pictures-")
+        self.addCleanup(shutil.rmtree, out, True)
+        with Daemon() as daemon:
+            result = subprocess.run(["bash", os.path.join(ROOT, "scripts", "readme-pictures.sh"), out], capture_output=True, text=True,
+                                    timeout=120, env=dict(os.environ, LAYOUTD_SOCKET=daemon.path, LAYOUTCTL=LAYOUTCTL))
+            self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+            self.assertEqual(json.loads(ctl("views", "-j", socket_path=daemon.path).stdout)["views"], [])
+        for name, minimum_width in (("flow-grid.png", 390), ("stack-transition.png", 2 * 320)):
+            with open(os.path.join(out, name), "rb") as handle:
+                head = handle.read(24)
+            self.assertEqual(head[:8], b"\x89PNG\r\n\x1a\n", name)
+            width, height = struct.unpack(">II", head[16:24])
+            self.assertGreaterEqual(width, minimum_width, name)
+            self.assertGreater(height, 300, name)
+
+
 class RenderTests(unittest.TestCase):
     def test_render_writes_a_valid_svg_of_the_layout(self):
         directory = tempfile.mkdtemp(prefix="layoutctl-render-")
