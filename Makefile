@@ -175,7 +175,7 @@ install: deps
 ## maintainer scripts from packaging/debian, dpkg-deb --build).
 DEB_ROOT := .build/deb/root
 deb: deps
-	rm -rf $(DEB_ROOT)
+	rm -rf $(DEB_ROOT) $(DEB_ROOT)-dbgsym
 	$(MAKE) install DESTDIR=$(CURDIR)/$(DEB_ROOT) PREFIX=/usr UNITDIR=/lib/systemd/system PKGCONFIGDIR=/usr/share/pkgconfig
 	$(PYTHON) scripts/build-deb.py --root $(DEB_ROOT) --version $(VERSION) --changelog CHANGELOG.md --output .build/deb
 

@@ -3,7 +3,7 @@
 
 What Debian's helpers (debhelper) would do for a source package, done here on the staged tree
 because the package is built with plain `dpkg-deb --build`, offline, from the Makefile:
-strip the ELF files (dh_strip), compress the manual pages (dh_compress), add the copyright
+strip the ELF files, their debug information into a -dbgsym package (dh_strip), compress the manual pages (dh_compress), add the copyright
 file and a Debian changelog (dh_installdocs, dh_installchangelogs), compute Depends from the
 binaries with dpkg-shlibdeps (dh_shlibdeps), list the conffile and the maintainer scripts
 (packaging/debian/), write md5sums (dh_md5sums) and Installed-Size (dh_gencontrol).
@@ -77,13 +77,63 @@ def gzip_file(path, target, mtime):
             shutil.copyfileobj(source, zipped)
 
 
-def strip(root):
+def build_id(path):
+    """The ELF file's GNU build id (hex), or None."""
+    match = re.search(r"Build ID: ([0-9a-f]+)", run(["readelf", "--notes", path]))
+    return match.group(1) if match else None
+
+
+def strip(root, debug_root):
+    """Strips every ELF file; the debug information of those that have some (layoutd,
+    layoutctl, the plugins: not the runtime, which the toolchain ships without) goes first to
+    DEBUG_ROOT/usr/lib/debug/.build-id/xx/yyyy.debug, where gdb and debuginfod look it up by
+    the build id the stripped file keeps. Returns the build ids, for the dbgsym package."""
+    ids = []
     for path in files_under(root):
         if not is_elf(path):
             continue
+        identifier = build_id(path)
+        if identifier and ".debug_info" in run(["readelf", "--section-headers", "--wide", path]):
+            target = os.path.join(debug_root, "usr/lib/debug/.build-id", identifier[:2], identifier[2:] + ".debug")
+            os.makedirs(os.path.dirname(target), exist_ok=True)
+            run(["objcopy", "--only-keep-debug", "--compress-debug-sections", path, target])
+            os.chmod(target, 0o644)
+            ids.append(identifier)
         shared = path.endswith(".so") or ".so." in os.path.basename(path)
         flags = ["--remove-section=.comment", "--remove-section=.note"] + (["--strip-unneeded"] if shared else [])
         run(["strip"] + flags + [path])
+    return ids
+
+
+def build_dbgsym(debug_root, version, architecture, maintainer, ids, output, environment):
+    """layoutd-dbgsym: the debug information strip took out, as dh_strip packages it (Section
+    debug, depending on exactly this layoutd, Build-Ids listed)."""
+    if not ids:
+        return None
+    docs = os.path.join(debug_root, "usr/share/doc")
+    os.makedirs(docs, exist_ok=True)
+    # As debhelper does: the documentation is the main package's.
+    os.symlink(PACKAGE, os.path.join(docs, PACKAGE + "-dbgsym"))
+    control = os.path.join(debug_root, "DEBIAN")
+    os.makedirs(control, exist_ok=True)
+    with open(os.path.join(control, "control"), "w") as handle:
+        handle.write(
+            "Package: %s-dbgsym\nSource: %s\nVersion: %s\nArchitecture: %s\nMaintainer: %s\nInstalled-Size: %d\n"
+            "Depends: %s (= %s)\nSection: debug\nPriority: optional\nAuto-Built-Package: debug-symbols\n"
+            "Description: debug symbols for %s\nBuild-Ids: %s\n"
+            % (PACKAGE, PACKAGE, version, architecture, maintainer, installed_size(debug_root), PACKAGE, version, PACKAGE,
+               " ".join(sorted(ids))))
+    sums = []
+    for path in sorted(files_under(debug_root)):
+        relative = os.path.relpath(path, debug_root)
+        if not relative.startswith("DEBIAN/"):
+            with open(path, "rb") as handle:
+                sums.append("%s  %s\n" % (hashlib.md5(handle.read()).hexdigest(), relative))
+    with open(os.path.join(control, "md5sums"), "w") as handle:
+        handle.write("".join(sums))
+    target = os.path.join(output, "%s-dbgsym_%s_%s.deb" % (PACKAGE, version, architecture))
+    run(["dpkg-deb", "--root-owner-group", "--build", debug_root, target], env=environment)
+    return target
 
 
 def compress_manual_pages(root, mtime):
@@ -189,7 +239,9 @@ def main():
         # Group-writable files are refused by lintian and by layoutd's plugin trust alike.
         mode = os.lstat(path).st_mode
         os.chmod(path, stat.S_IMODE(mode) & ~0o022)
-    strip(root)
+    debug_root = root.rstrip("/") + "-dbgsym"
+    shutil.rmtree(debug_root, ignore_errors=True)
+    ids = strip(root, debug_root)
     compress_manual_pages(root, date.timestamp())
     install_documents(root, args.version, date, maintainer)
     elf_files = [path for path in files_under(root) if is_elf(path)]
@@ -200,6 +252,9 @@ def main():
     environment = dict(os.environ, SOURCE_DATE_EPOCH=str(int(date.timestamp())))
     run(["dpkg-deb", "--root-owner-group", "--build", root, target], env=environment)
     print(os.path.abspath(target))
+    dbgsym = build_dbgsym(debug_root, args.version, architecture, maintainer, ids, args.output, environment)
+    if dbgsym:
+        print(os.path.abspath(dbgsym))
 
 
 if __name__ == "__main__":

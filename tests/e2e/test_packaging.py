@@ -302,6 +302,28 @@ class PackageTests(InstalledTreeChecks, unittest.TestCase):
                 for entry in runpath(path):
                     self.assertTrue(entry.startswith("$ORIGIN"), "%s: RUNPATH %s" % (path, entry))
 
+    def test_debug_symbols_go_to_the_dbgsym_package_by_build_id(self):
+        """dh_strip's way: the stripped files keep their build id; layoutd-dbgsym holds
+        /usr/lib/debug/.build-id/xx/yyyy.debug with the debug information for each."""
+        dbgsym = self.deb.replace("/layoutd_", "/layoutd-dbgsym_")
+        fields = parse_control(run(["dpkg-deb", "-f", dbgsym]).stdout)
+        self.assertEqual((fields["Package"], fields["Section"]), ("layoutd-dbgsym", "debug"))
+        self.assertEqual(fields["Depends"], "layoutd (= %s)" % release_version())
+        debug_root = tempfile.mkdtemp(prefix="layoutd-dbgsym-")
+        self.addCleanup(shutil.rmtree, debug_root, True)
+        self.assertEqual(run(["dpkg-deb", "-x", dbgsym, debug_root]).returncode, 0)
+        stripped = {}
+        for relative in ("usr/bin/layoutd", "usr/bin/layoutctl", "usr/lib/layoutd/plugins/waterfall.so"):
+            path = os.path.join(self.root, relative)
+            self.assertNotIn(".debug_info", run(["readelf", "--section-headers", "--wide", path]).stdout, relative)
+            build_id = re.search(r"Build ID: ([0-9a-f]+)", run(["readelf", "--notes", path]).stdout)
+            self.assertIsNotNone(build_id, "%s lost its build id" % relative)
+            stripped[build_id.group(1)] = relative
+        self.assertEqual(set(fields["Build-Ids"].split()), set(stripped))
+        for build_id, relative in stripped.items():
+            debug = os.path.join(debug_root, "usr/lib/debug/.build-id", build_id[:2], build_id[2:] + ".debug")
+            self.assertIn(".debug_info", run(["readelf", "--section-headers", "--wide", debug]).stdout, relative)
+
     def test_unpacked_package_runs_with_the_toolchain_hidden(self):
         self.check_runs_without_toolchain(self.root)
 
