@@ -109,10 +109,11 @@ e2e-test: deps
 	cd tests/e2e && PYTHONWARNINGS=ignore::ResourceWarning $(PYTHON) -m unittest -v test_protocol test_daemon test_systemd test_layoutctl test_readme test_reliability test_plugins test_logging test_resources test_packaging
 
 ## Release builds, every benchmark in one run (a few minutes), a table, and BENCHMARKS.md.
-## BENCH_ARGS=--quick for 1k and 10k only. Taffy comes from PyPI into .bench-venv; strace
-## counts the syscalls per request of the daemon and of the C echo floor.
+## BENCH_ARGS=--quick for 1k and 10k only. Taffy comes from PyPI into .bench-venv; strace, where
+## installed, counts the syscalls per request of the daemon and of the C echo floor (without it
+## BENCHMARKS.md says they were not measured).
 bench: deps bench-c
-	@scripts/ensure-deps.sh python3-venv strace
+	@scripts/ensure-deps.sh python3-venv
 	$(SWIFT) build -c release --product layout-bench
 	$(SWIFT) build -c release --product layoutd
 	$(SWIFT) build -c release --product layoutd-roundtrip
