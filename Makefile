@@ -45,10 +45,15 @@ PKGCONFIGDIR ?= $(PREFIX)/lib/pkgconfig
 # benchmark the release ones.
 PLUGIN_BUILD = .build/plugins/$(CONFIG)
 PLUGIN_CFLAGS := -shared -fPIC -O2 -Wall -Wextra -Werror -ISources/CLayoutPlugin/include
+# The benchmark's C programs (bench/c): the echo floor, the round-trip client and the load
+# generator, libc only.
+BENCH_C := .build/bench-c
+BENCH_C_PROGRAMS := $(BENCH_C)/layoutd-bench-echo $(BENCH_C)/layoutd-bench-rtt $(BENCH_C)/layoutd-bench-load
+BENCH_CFLAGS := -O2 -Wall -Wextra -Werror
 UNITS := layoutd.socket layoutd.service
 SUBST := sed -e 's|@bindir@|$(BINDIR)|g' -e 's|@sysconfdir@|$(SYSCONFDIR)|g' -e 's|@docdir@|$(DOCDIR)|g'
 
-.PHONY: all deps build plugins release-plugins run test unit-test e2e-test bench fuzz soak clean install uninstall deb
+.PHONY: all deps build plugins release-plugins run test unit-test e2e-test bench bench-c fuzz soak clean install uninstall deb
 
 all: build
 
@@ -104,14 +109,24 @@ e2e-test: deps
 	cd tests/e2e && PYTHONWARNINGS=ignore::ResourceWarning $(PYTHON) -m unittest -v test_protocol test_daemon test_systemd test_layoutctl test_readme test_reliability test_plugins test_logging test_resources test_packaging
 
 ## Release builds, every benchmark in one run (a few minutes), a table, and BENCHMARKS.md.
-## BENCH_ARGS=--quick for 1k and 10k only. Taffy comes from PyPI into .bench-venv.
-bench: deps
+## BENCH_ARGS=--quick for 1k and 10k only. Taffy comes from PyPI into .bench-venv; strace, where
+## installed, counts the syscalls per request of the daemon and of the C echo floor (without it
+## BENCHMARKS.md says they were not measured).
+bench: deps bench-c
 	@scripts/ensure-deps.sh python3-venv
 	$(SWIFT) build -c release --product layout-bench
 	$(SWIFT) build -c release --product layoutd
 	$(SWIFT) build -c release --product layoutd-roundtrip
 	$(MAKE) plugins CONFIG=release
 	$(PYTHON) scripts/bench.py --output BENCHMARKS.md --toolchain "$$($(SWIFT) --version 2>/dev/null | head -1)" $(BENCH_ARGS)
+
+## The benchmark's C programs in .build/bench-c (gcc -O2, libc only): the echo floor, the
+## round-trip client and the pipelining load generator (bench/c/*.c).
+bench-c: $(BENCH_C_PROGRAMS)
+
+$(BENCH_C)/layoutd-bench-%: bench/c/%.c bench/c/bench.h
+	@mkdir -p $(BENCH_C)
+	$(CC) $(BENCH_CFLAGS) $< -o $@
 
 ## libFuzzer with AddressSanitizer: every target (FUZZ_TARGETS) for FUZZ_SECONDS each, from the
 ## seeds in fuzz/corpus; a crash lands in fuzz/regressions/ (replayed by `make test`) and fails.

@@ -817,6 +817,103 @@ class ManPageTests(unittest.TestCase):
             self.assertIn("usage: layoutd", result.stderr)
 
 
+class BenchFloorProgramTests(unittest.TestCase):
+    """The benchmark's C programs (bench/c): the echo floor, the round-trip client and the load
+    generator, built with the Makefile's flags and run briefly; no timing is asserted."""
+
+    ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+
+    @classmethod
+    def setUpClass(cls):
+        cls.dir = tempfile.mkdtemp(prefix="layoutd-bench-c-")
+        for name in ("echo", "rtt", "load"):
+            subprocess.run(["gcc", "-O2", "-Wall", "-Wextra", "-Werror", os.path.join(cls.ROOT, "bench", "c", name + ".c"),
+                            "-o", os.path.join(cls.dir, "layoutd-bench-" + name)], check=True, timeout=120)
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.dir, ignore_errors=True)
+
+    def program(self, name, *arguments):
+        result = subprocess.run([os.path.join(self.dir, "layoutd-bench-" + name)] + [str(a) for a in arguments],
+                                capture_output=True, text=True, timeout=60)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        lines = result.stdout.splitlines()
+        self.assertEqual(len(lines), 1, result.stdout)
+        return json.loads(lines[0])
+
+    def write(self, name, lines):
+        path = os.path.join(self.dir, name)
+        with open(path, "wb") as handle:
+            handle.write(b"".join(lines))
+        return path
+
+    def assert_round_trips(self, row, count, replies):
+        self.assertEqual(row["requests"], count)
+        self.assertLessEqual(row["min_us"], row["p50_us"])
+        self.assertLessEqual(row["p50_us"], row["p90_us"])
+        self.assertLessEqual(row["p90_us"], row["p99_us"])
+        self.assertLessEqual(row["p99_us"], row["max_us"])
+        self.assertGreater(row["mean_us"], 0)
+        self.assertAlmostEqual(row["reply_bytes"], sum(map(len, replies)) / len(replies), delta=2)
+        self.assertEqual(row["errors"], 0)
+        for key in ("clk_tck", "cpu_us_per_request", "ctx_switches_per_request"):
+            self.assertGreaterEqual(row[key], 0, key)
+
+    def test_the_echo_floor_answers_with_the_captured_replies_in_turn(self):
+        requests = [b'{"id":10,"method":"view.scroll","params":{"view":"v","offset":{"x":0,"y":300}}}\n',
+                    b'{"id":11,"method":"view.scroll","params":{"view":"v","offset":{"x":0,"y":0}}}\n']
+        replies = [b'{"id":10,"result":{"view":"v","epoch":1}}\n', b'{"id":11,"result":{"view":"v","epoch":22}}\n']
+        socket_path = os.path.join(self.dir, "echo.sock")
+        echo = subprocess.Popen([os.path.join(self.dir, "layoutd-bench-echo"), "--socket", socket_path,
+                                 "--replies", self.write("echo.replies", replies)], stdout=subprocess.PIPE, text=True)
+        try:
+            self.assertEqual(echo.stdout.readline().strip(), "ready")
+            with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as raw:
+                raw.settimeout(10)
+                raw.connect(socket_path)
+                raw.sendall(requests[0] + requests[1] + requests[0][:20])
+                received = b""
+                while received.count(b"\n") < 2:
+                    received += raw.recv(4096)
+                self.assertEqual(received, replies[0] + replies[1])
+            requests_path = self.write("echo.requests", requests)
+            row = self.program("rtt", "--socket", socket_path, "--requests", requests_path, "--warmup", 50, "--count", 400, "--pid", echo.pid)
+            self.assert_round_trips(row, 400, replies)
+            self.assertEqual(row["pid"], echo.pid)
+            load = self.program("load", "--socket", socket_path, "--requests", requests_path, "--connections", 8,
+                                "--window", 4, "--seconds", 0.2, "--pid", echo.pid)
+            self.assertEqual((load["connections"], load["window"], load["errors"]), (8, 4, 0))
+            self.assertGreater(load["replies"], 0)
+            self.assertGreater(load["requests_per_second"], 0)
+            self.assertAlmostEqual(load["reply_bytes"], sum(map(len, replies)) / 2, delta=2)
+        finally:
+            echo.terminate()
+            echo.wait(10)
+            echo.stdout.close()
+
+    def test_the_client_and_the_load_generator_scroll_a_real_daemon(self):
+        with Daemon() as daemon, Client(daemon.path) as client:
+            client.call("view.create", flow_view("v", 200))
+            requests = [json.dumps({"id": 10 + n, "method": "view.scroll", "params": scroll("v", y)}, separators=(",", ":")).encode() + b"\n"
+                        for n, y in enumerate((300, 0))]
+            replies = []
+            for line in requests:
+                client.send_raw(line)
+                replies.append(client.read_line() + b"\n")
+                self.assertIn(b'"result"', replies[-1])
+            requests_path = self.write("daemon.requests", requests)
+            row = self.program("rtt", "--socket", daemon.path, "--requests", requests_path, "--warmup", 2, "--count", 20, "--pid", daemon.process.pid)
+            self.assert_round_trips(row, 20, replies)
+            # Two connections on one view: its requests are served in turn.
+            load = self.program("load", "--socket", daemon.path, "--requests", requests_path, "--connections", 2,
+                                "--window", 2, "--seconds", 0.2, "--per-connection", 2)
+            self.assertEqual(load["errors"], 0)
+            self.assertGreater(load["replies"], 0)
+            missing = self.write("missing.requests", [b'{"id":1,"method":"view.scroll","params":{"view":"nope","offset":{"x":0,"y":0}}}\n'])
+            self.assertEqual(self.program("rtt", "--socket", daemon.path, "--requests", missing, "--warmup", 0, "--count", 5)["errors"], 5)
+
+
 def daemon_binary():
     from harness import DAEMON
     return DAEMON
