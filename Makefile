@@ -113,7 +113,7 @@ e2e-test: deps
 ## installed, counts the syscalls per request of the daemon and of the C echo floor (without it
 ## BENCHMARKS.md says they were not measured).
 bench: deps bench-c
-	@scripts/ensure-deps.sh python3-venv
+	@scripts/ensure-deps.sh python3-venv strace
 	$(SWIFT) build -c release --product layout-bench
 	$(SWIFT) build -c release --product layoutd
 	$(SWIFT) build -c release --product layoutd-roundtrip
