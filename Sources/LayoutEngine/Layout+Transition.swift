@@ -91,10 +91,9 @@ extension Layout {
     static func clamped(_ offset: Point, in strategy: any LayoutStrategy) -> Point {
         let axis = strategy.scrollAxis
         let insets = axis.logical(strategy.viewport.contentInsets)
-        let lowest = -insets.mainLeading
-        let highest = max(
-            lowest, axis.main(of: strategy.contentSize) + insets.mainTrailing - axis.main(of: strategy.viewport.size))
-        let main = min(max(axis.main(of: offset), lowest), highest)
+        let main = resting(
+            axis.main(of: offset), content: axis.main(of: strategy.contentSize), viewport: axis.main(of: strategy.viewport.size),
+            leading: insets.mainLeading, trailing: insets.mainTrailing)
         return axis == .vertical ? Point(x: offset.x, y: main) : Point(x: main, y: offset.y)
     }
 
@@ -104,11 +103,17 @@ extension Layout {
     static func clampedAcross(_ offset: Point, in strategy: any LayoutStrategy) -> Point {
         let axis = strategy.scrollAxis
         let insets = axis.logical(strategy.viewport.contentInsets)
-        let lowest = -insets.crossLeading
-        let highest = max(
-            lowest, axis.cross(of: strategy.contentSize) + insets.crossTrailing - axis.cross(of: strategy.viewport.size))
-        let cross = min(max(axis.cross(of: offset), lowest), highest)
+        let cross = resting(
+            axis.cross(of: offset), content: axis.cross(of: strategy.contentSize), viewport: axis.cross(of: strategy.viewport.size),
+            leading: insets.crossLeading, trailing: insets.crossTrailing)
         return axis == .vertical ? Point(x: cross, y: offset.y) : Point(x: offset.x, y: cross)
+    }
+
+    /// `value` inside `[−leading, max(−leading, content + trailing − viewport)]`: where a scroll
+    /// view can rest along one axis.
+    private static func resting(_ value: Double, content: Double, viewport: Double, leading: Double, trailing: Double) -> Double {
+        let lowest = -leading
+        return min(max(value, lowest), max(lowest, content + trailing - viewport))
     }
 
     /// One segment per element in either window whose attributes differ between the two
