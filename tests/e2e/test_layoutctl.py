@@ -6,6 +6,7 @@ Re-record the golden files with LAYOUTCTL_RECORD=1."""
 import json
 import math
 import os
+import select
 import shlex
 import shutil
 import signal
@@ -858,14 +859,18 @@ class RenderTests(unittest.TestCase):
 
             run("create", "stack", "--strategy", "collapsible", "--width", "320", "--height", "400", "--param", "itemSize=90x90", "--items", "12")
             run("select", "stack", "i1", "i2", "i3", "i6")
-            events = subprocess.Popen([LAYOUTCTL, "-s", daemon.path, "watch", "stack", "--json"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+            # --monitor prints the snapshot once subscribed: after that line, every change is an event.
+            events = subprocess.Popen([LAYOUTCTL, "-s", daemon.path, "watch", "stack", "--json", "--monitor"],
+                                      stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
             self.addCleanup(events.stdout.close)
+
+            def next_line():
+                ready, _, _ = select.select([events.stdout], [], [], 30)
+                self.assertTrue(ready, "the watcher printed nothing within 30 s")
+                return json.loads(events.stdout.readline())
+
             try:
-                # Subscribed once the watcher reports this scroll (epoch 2).
-                while True:
-                    run("scroll", "stack", "--y", "0")
-                    if json.loads(events.stdout.readline())["params"]["epoch"] >= 2:
-                        break
+                self.assertEqual(next_line()["view"], "stack")
                 before = run("get", "stack", "--json")
                 epoch = json.loads(before)["epoch"]
                 path = os.path.join(directory, "stack.svg")
@@ -876,7 +881,7 @@ class RenderTests(unittest.TestCase):
                 self.assertFalse(json.loads(before)["params"]["collapsed"])
                 run("scroll", "stack", "--y", "0")
                 # The next event is that scroll's: the renders sent none.
-                self.assertEqual(json.loads(events.stdout.readline())["params"]["epoch"], epoch + 1)
+                self.assertEqual(next_line()["params"]["epoch"], epoch + 1)
             finally:
                 events.kill()
                 events.wait()
