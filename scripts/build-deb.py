@@ -123,14 +123,7 @@ def build_dbgsym(debug_root, version, architecture, maintainer, ids, output, env
             "Description: debug symbols for %s\nBuild-Ids: %s\n"
             % (PACKAGE, PACKAGE, version, architecture, maintainer, installed_size(debug_root), PACKAGE, version, PACKAGE,
                " ".join(sorted(ids))))
-    sums = []
-    for path in sorted(files_under(debug_root)):
-        relative = os.path.relpath(path, debug_root)
-        if not relative.startswith("DEBIAN/"):
-            with open(path, "rb") as handle:
-                sums.append("%s  %s\n" % (hashlib.md5(handle.read()).hexdigest(), relative))
-    with open(os.path.join(control, "md5sums"), "w") as handle:
-        handle.write("".join(sums))
+    write_md5sums(debug_root)
     target = os.path.join(output, "%s-dbgsym_%s_%s.deb" % (PACKAGE, version, architecture))
     run(["dpkg-deb", "--root-owner-group", "--build", debug_root, target], env=environment)
     return target
@@ -182,6 +175,20 @@ def depends(root, elf_files):
     fail("dpkg-shlibdeps printed no shlibs:Depends:\n" + output)
 
 
+def write_md5sums(root, skip=()):
+    """DEBIAN/md5sums of every file under `root` but the control files and `skip` (the
+    conffiles, which dpkg tracks by their own sums)."""
+    sums = []
+    for path in sorted(files_under(root)):
+        relative = os.path.relpath(path, root)
+        if relative.startswith("DEBIAN/") or "/" + relative in skip:
+            continue
+        with open(path, "rb") as handle:
+            sums.append("%s  %s\n" % (hashlib.md5(handle.read()).hexdigest(), relative))
+    with open(os.path.join(root, "DEBIAN", "md5sums"), "w") as handle:
+        handle.write("".join(sums))
+
+
 def installed_size(root):
     total = 0
     for path in files_under(root):
@@ -208,15 +215,7 @@ def write_control(root, version, depends_line):
     for name in MAINTAINER_SCRIPTS:
         shutil.copyfile(os.path.join(PACKAGING, name), os.path.join(control, name))
         os.chmod(os.path.join(control, name), 0o755)
-    sums = []
-    for path in sorted(files_under(root)):
-        relative = os.path.relpath(path, root)
-        if relative.startswith("DEBIAN/") or "/" + relative in CONFFILES:
-            continue
-        with open(path, "rb") as handle:
-            sums.append("%s  %s\n" % (hashlib.md5(handle.read()).hexdigest(), relative))
-    with open(os.path.join(control, "md5sums"), "w") as handle:
-        handle.write("".join(sums))
+    write_md5sums(root, skip=CONFFILES)
     for name in os.listdir(control):
         if name not in MAINTAINER_SCRIPTS:
             os.chmod(os.path.join(control, name), 0o644)

@@ -29,9 +29,8 @@ extension ViewHost {
             return (.failure(error.wire), [], refusedReleases)
         }
         guard !dryRun else { return (.success(WireMapping.encodedInvalidation(invalidation, view: name, dryRun: true)), [], 0) }
-        summary.withLock { $0 = ViewSummary(strategy: view.strategyName, epoch: view.epoch, itemCount: view.model.numberOfItems) }
+        refreshSummary()
         let result = WireMapping.encodedInvalidation(invalidation, view: name)
-        let events = subscribers.map { Event(connection: $0.connection, name: "view.invalidated", subscription: $0.subscription, params: result) }
-        return (.success(result), events, upload.itemCount + countBefore - view.model.numberOfItems)
+        return (.success(result), invalidated(result), upload.itemCount + countBefore - view.model.numberOfItems)
     }
 }

@@ -87,9 +87,20 @@ final class ViewHost: @unchecked Sendable {
             let (result, applied) = try mutate(method, &params, registry: registry)
             // A dry run changed nothing, so there is nothing to tell subscribers.
             guard applied else { return (result, []) }
-            let events = subscribers.map { Event(connection: $0.connection, name: "view.invalidated", subscription: $0.subscription, params: result) }
-            return (result, events)
+            return (result, invalidated(result))
         }
+    }
+
+    /// After a mutation was applied (on `queue`): the summary `view.list` reads, brought up
+    /// to date.
+    func refreshSummary() {
+        summary.withLock { $0 = ViewSummary(strategy: view.strategyName, epoch: view.epoch, itemCount: view.model.numberOfItems) }
+    }
+
+    /// The `view.invalidated` event of an applied mutation for every subscriber, its params the
+    /// reply's encoded result.
+    func invalidated(_ result: [UInt8]) -> [Event] {
+        subscribers.map { Event(connection: $0.connection, name: "view.invalidated", subscription: $0.subscription, params: result) }
     }
 
     /// `view.query`: one page of the elements intersecting `rect`, in key order: at most
@@ -261,7 +272,7 @@ final class ViewHost: @unchecked Sendable {
             return (WireMapping.encodedInvalidation(invalidation, view: name, dryRun: true), false)
         }
         itemBudget.release(max(growth, 0) - (view.model.numberOfItems - countBefore))
-        summary.withLock { $0 = ViewSummary(strategy: view.strategyName, epoch: view.epoch, itemCount: view.model.numberOfItems) }
+        refreshSummary()
         return (WireMapping.encodedInvalidation(invalidation, view: name), true)
     }
 }

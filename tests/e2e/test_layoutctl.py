@@ -3,6 +3,7 @@ progress bar on a terminal, watch, render (SVG parsed and rendered to PNG), the 
 completions, and the strategy scenarios as a shell script that uses only layoutctl and jq.
 
 Re-record the golden files with LAYOUTCTL_RECORD=1."""
+import functools
 import json
 import math
 import os
@@ -34,6 +35,13 @@ def ctl(*arguments, socket_path=None, input=None, env=None, timeout=60):
     if env:
         environment.update(env)
     return subprocess.run([LAYOUTCTL] + list(arguments), capture_output=True, text=True, input=input, env=environment, timeout=timeout)
+
+
+def ctl_ok(case, socket_path, *arguments):
+    """layoutctl ARGUMENTS against the daemon at `socket_path`, which must succeed: its stdout."""
+    result = ctl(*arguments, socket_path=socket_path)
+    case.assertEqual(result.returncode, 0, result.stderr)
+    return result.stdout
 
 
 class GoldenCase(unittest.TestCase):
@@ -194,10 +202,7 @@ class ExitCodeTests(unittest.TestCase):
 
     def test_double_dash_ends_the_options(self):
         with Daemon() as daemon:
-            def run(*arguments):
-                result = ctl(*arguments, socket_path=daemon.path)
-                self.assertEqual(result.returncode, 0, result.stderr)
-                return result.stdout
+            run = functools.partial(ctl_ok, self, daemon.path)
             run("create", "v", "--width", "100", "--height", "100", "-q")
             run("insert", "v", "-q", "--", "-x", "--y:10x10")
             self.assertEqual(json.loads(run("item", "v", "--", "-x"))["attributes"]["id"], "-x")
@@ -227,10 +232,7 @@ class ExitCodeTests(unittest.TestCase):
 
     def test_select_clears_only_with_clear(self):
         with Daemon() as daemon:
-            def run(*arguments):
-                result = ctl(*arguments, socket_path=daemon.path)
-                self.assertEqual(result.returncode, 0, result.stderr)
-                return result.stdout
+            run = functools.partial(ctl_ok, self, daemon.path)
             run("create", "v", "--width", "100", "--height", "100", "--items", "3", "-q")
             run("select", "v", "i0", "i1", "-q")
             refused = ctl("select", "v", socket_path=daemon.path)
@@ -244,10 +246,7 @@ class PagingTests(unittest.TestCase):
     def test_query_reads_every_page(self):
         # A page holds at most max-window-elements; layoutctl follows next to the end.
         with Daemon("--set", "max-window-elements=5") as daemon:
-            def run(*arguments):
-                result = ctl(*arguments, socket_path=daemon.path)
-                self.assertEqual(result.returncode, 0, result.stderr)
-                return result.stdout
+            run = functools.partial(ctl_ok, self, daemon.path)
             run("create", "v", "--strategy", "flow", "--width", "320", "--height", "230", "--param", "itemSize=100x100", "--items", "23")
             query = json.loads(run("query", "v", "--rect", "0,0,320,10000"))
             self.assertEqual(sorted(element["id"] for element in query["elements"]), sorted("i%d" % n for n in range(23)))
@@ -739,10 +738,7 @@ class RenderTests(unittest.TestCase):
     def test_render_writes_a_valid_svg_of_the_layout(self):
         directory = tempfile.mkdtemp(prefix="layoutctl-render-")
         with Daemon() as daemon:
-            def run(*arguments):
-                result = ctl(*arguments, socket_path=daemon.path)
-                self.assertEqual(result.returncode, 0, result.stderr)
-                return result.stdout
+            run = functools.partial(ctl_ok, self, daemon.path)
 
             run("create", "grid", "--width", "320", "--height", "230", "--param", "itemSize=100x100", "--param", "headerReferenceSize=320x30", "--items", "9")
             run("select", "grid", "i4")
@@ -814,10 +810,7 @@ class RenderTests(unittest.TestCase):
         directory = tempfile.mkdtemp(prefix="layoutctl-render-")
         ns = "{http://www.w3.org/2000/svg}"
         with Daemon() as daemon:
-            def run(*arguments):
-                result = ctl(*arguments, socket_path=daemon.path)
-                self.assertEqual(result.returncode, 0, result.stderr)
-                return result.stdout
+            run = functools.partial(ctl_ok, self, daemon.path)
 
             run("create", "feat", "--strategy", "ultravisual", "--width", "320", "--height", "480", "--items", "12")
             run("scroll", "feat", "--y", "150")
@@ -852,10 +845,7 @@ class RenderTests(unittest.TestCase):
     def test_render_transition_leaves_the_view_unchanged(self):
         directory = tempfile.mkdtemp(prefix="layoutctl-render-")
         with Daemon() as daemon:
-            def run(*arguments):
-                result = ctl(*arguments, socket_path=daemon.path)
-                self.assertEqual(result.returncode, 0, result.stderr)
-                return result.stdout
+            run = functools.partial(ctl_ok, self, daemon.path)
 
             run("create", "stack", "--strategy", "collapsible", "--width", "320", "--height", "400", "--param", "itemSize=90x90", "--items", "12")
             run("select", "stack", "i1", "i2", "i3", "i6")
