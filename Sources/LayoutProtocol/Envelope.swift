@@ -79,13 +79,16 @@ public enum Envelope {
     }
 
     /// `{"id": …, "result": …}` with the result already encoded by `JSONWriter`: one buffer
-    /// of the exact size, the result copied into it once.
+    /// of the exact size (no slack to clear), the result copied into it once.
     public static func result(id: RequestID, encoded result: [UInt8]) -> [UInt8] {
-        var writer = JSONWriter(capacity: result.count + 32 + JSONString.maximumLength(id))
-        writer.beginResult(id: id)
-        writer.write(encoded: result)
-        writer.endLine()
-        return writer.finish()
+        var head = JSONWriter(capacity: 64 + JSONString.maximumLength(id))
+        head.beginResult(id: id)
+        var line = head.finish()
+        line.reserveCapacity(line.count + result.count + 2)
+        line.append(contentsOf: result)
+        line.append(UInt8(ascii: "}"))
+        line.append(0x0A)
+        return line
     }
 
     /// `{"id": …, "result": …}` with the result written by `body` straight into the reply's
@@ -108,19 +111,23 @@ public enum Envelope {
     /// encoded by `JSONWriter`. Events never carry `id`; connection-wide events (such as
     /// `daemon.shutdown`) have no `subscription`.
     public static func event(_ name: String, subscription: Int?, seq: Int, encodedParams params: [UInt8]) -> [UInt8] {
-        var writer = JSONWriter(capacity: params.count + 96 + JSONString.maximumLength(name))
-        writer.write(raw: #"{"event":"#)
-        writer.write(name)
+        var head = JSONWriter(capacity: 96 + JSONString.maximumLength(name))
+        head.write(raw: #"{"event":"#)
+        head.write(name)
         if let subscription {
-            writer.write(raw: #","subscription":"#)
-            writer.write(Double(subscription))
+            head.write(raw: #","subscription":"#)
+            head.write(Double(subscription))
         }
-        writer.write(raw: #","seq":"#)
-        writer.write(Double(seq))
-        writer.write(raw: #","params":"#)
-        writer.write(encoded: params)
-        writer.endLine()
-        return writer.finish()
+        head.write(raw: #","seq":"#)
+        head.write(Double(seq))
+        head.write(raw: #","params":"#)
+        // The params (often a whole invalidation) are copied once into a line of exact size.
+        var line = head.finish()
+        line.reserveCapacity(line.count + params.count + 2)
+        line.append(contentsOf: params)
+        line.append(UInt8(ascii: "}"))
+        line.append(0x0A)
+        return line
     }
 
     /// `{"event": name, "subscription": n, "seq": n, "params": …}`.
