@@ -9,6 +9,13 @@ import LayoutGeometry
 /// method but the four), so that the general path, run then, produces the exact reply or
 /// error. Whenever it returns a value, the general path decodes the same value
 /// (`HotRequestTests`, the `hot` fuzz target).
+///
+/// How the service uses it: try `decode(line)` first; on nil, run today's path unchanged
+/// (`Request.decode`, route, `ParamsReader`). On a value, skip every params read: look the
+/// view up by `options.view` (`ViewNotFound` as today), then on its queue check for a deleted
+/// view, and act with the typed params exactly as the `ParamsReader` path would after its
+/// reads (budget, `dryRun` on a copy, `ifEpoch`, `animated`). Nothing else can fail in
+/// between: a line the byte decoder takes passes every read and `finish()` of the general path.
 public struct HotRequest: Hashable, Sendable {
     public enum Params: Hashable, Sendable {
         case scroll(ScrollParams)
