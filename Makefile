@@ -5,7 +5,7 @@ export PATH := $(PATH):/opt/swift/usr/bin
 
 BENCH_ARGS ?=
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS ?= framer,request,service,mutations
+FUZZ_TARGETS ?= framer,request,service,mutations,hot
 SOAK_SECONDS ?= 300
 SOAK_ARGS ?=
 LAYOUTD_ARGS ?=

@@ -25,12 +25,12 @@ import sys
 import time
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
-TARGETS = ["framer", "request", "service", "mutations"]
+TARGETS = ["framer", "request", "service", "mutations", "hot"]
 FUZZ = os.path.join(ROOT, "fuzz")
 WORK = os.path.join(ROOT, ".build", "fuzz")
 DICTIONARY = os.path.join(FUZZ, "protocol.dict")
 # Inputs longer than this rarely find more and slow every execution down.
-MAX_LENGTH = {"framer": 4096, "request": 4096, "service": 8192, "mutations": 1024}
+MAX_LENGTH = {"framer": 4096, "request": 4096, "service": 8192, "mutations": 1024, "hot": 4096}
 
 
 def transcripts():
@@ -84,9 +84,40 @@ def seed():
     generator = random.Random(0x1A70)
     for number in range(24):
         write_seed("mutations", "random-%02d" % number, bytes(generator.randrange(256) for _ in range(generator.choice([16, 64, 256, 1024]))))
+    seed_hot(distinct.values())
     for target in TARGETS:
         print("%-10s %4d seed files" % (target, len(os.listdir(os.path.join(FUZZ, "corpus", target)))))
     dictionary()
+
+
+HOT_METHODS = (b'"view.scroll"', b'"view.select"', b'"view.measure"', b'"view.update"')
+
+# Hand-written hot lines: every key order, whitespace, escapes and number form the byte
+# decoder reads, and near misses it must leave to the general path.
+HOT_EXTRA = [
+    b'{"params":{"offset":{"y":1.5e2,"x":-0},"view":"v"},"id":"a\\u00e9","method":"view.scroll"}',
+    b' { "id" : 7 , "method" : "view.scroll" , "params" : { "view" : "v\\n" , "offset" : { "x" : 0.25 , "y" : 1E-3 } , "ifEpoch" : 3.0 , "dryRun" : null } } ',
+    b'{"id":1,"method":"view.select","params":{"view":"v","ids":["a","\\ud83d\\ude00"],"mode":"toggle","animated":true}}',
+    b'{"id":1,"method":"view.measure","params":{"view":"v","sizes":[{"size":{"height":2,"width":1},"id":"x"}]}}',
+    b'{"id":1,"method":"view.update","params":{"view":"v","updates":[{"op":"insertItems","section":"s","at":0,"items":[{"id":"n","size":{"width":1,"height":2},"estimatedSize":null}]},{"ids":["a"],"op":"deleteItems"},{"op":"moveItem","id":"b","section":"s","at":1},{"op":"insertSections","at":1,"sections":[{"id":"t","items":[],"headerSize":{"width":1,"height":1}}]},{"op":"moveSection","id":"t","at":0},{"op":"reloadSections","sections":[{"id":"t","items":[{"id":"z"}]}]},{"op":"deleteSections","ids":["t"]},{"op":"reloadItems","items":[{"id":"b"}]}]}}',
+    b'{"id":1,"method":"view.scroll","params":{"view":"v","offset":{"x":0,"y":1},"view":"w"}}',
+    b'{"id":1,"method":"view.scroll","params":{"view":"v","offset":{"x":0,"y":1e400}}}',
+    b'{"id":1,"method":"view.scroll","params":{"view":"v","offset":{"x":0,"y":01}}}',
+    b'{"id":1,"method":"view.scroll","params":{"view":"v","offset":{"x":0,"y":1}},"jsonrpc":"2.0"}',
+    b'{"id":1,"method":"view.scroll","params":{"view":"\\ud800","offset":{"x":0,"y":1}}}',
+    b'{"id":1,"method":"view.scroll","params":{"view":"v","offset":{"x":0,"y":1},"extra":1}}',
+    b'{"id":1,"method":"view.select","params":{"view":"v","ids":["a"],"mode":"all"}}',
+    b'{"id":1,"method":"view.update","params":{"view":"v","updates":[{"op":"deleteItems","ids":["a"],"at":0}]}}',
+    b'{"id":1.5,"method":"view.scroll","params":{"view":"v","offset":{"x":0,"y":1}}}',
+    b'{"id":1,"method":"view.scroll","params":{"view":"v","offset":{"x":0,"y":1}}} x',
+]
+
+
+def seed_hot(lines):
+    """The hot target's seeds: the transcripts' hot requests and HOT_EXTRA."""
+    chosen = [line for line in lines if any(method in line for method in HOT_METHODS)] + HOT_EXTRA
+    for line in chosen:
+        write_seed("hot", hashlib.sha1(line).hexdigest()[:16], line)
 
 
 def dictionary():
@@ -156,7 +187,7 @@ def run(seconds, targets, jobs_timeout):
             "-max_total_time=%d" % seconds, "-print_final_stats=1", "-timeout=%d" % jobs_timeout,
             "-rss_limit_mb=4096", "-detect_leaks=0", "-max_len=%d" % MAX_LENGTH[target], "-artifact_prefix=" + crashes + "/",
         ]
-        if target in ("request", "service"):
+        if target in ("request", "service", "hot"):
             command.append("-dict=" + DICTIONARY)
         started = time.monotonic()
         result = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, cwd=WORK,

@@ -8,7 +8,7 @@ import LayoutService
 /// regression tests run every committed corpus file and crash through the same functions.
 public enum FuzzTargets {
     public static let all: [(name: String, run: @Sendable ([UInt8]) -> [String])] = [
-        ("framer", framer), ("request", request), ("service", service), ("mutations", mutations),
+        ("framer", framer), ("request", request), ("service", service), ("mutations", mutations), ("hot", hot),
     ]
 
     public static func named(_ name: String) -> (@Sendable ([UInt8]) -> [String])? {

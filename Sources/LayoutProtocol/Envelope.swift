@@ -78,17 +78,28 @@ public enum Envelope {
         line(["id": id.json, "result": result])
     }
 
-    /// `{"id": …, "result": …}` with the result already encoded by `JSONWriter`.
+    /// `{"id": …, "result": …}` with the result already encoded by `JSONWriter`: one buffer
+    /// of the exact size (no slack to clear), the result copied into it once.
     public static func result(id: RequestID, encoded result: [UInt8]) -> [UInt8] {
-        var writer = JSONWriter(capacity: result.count + 32)
-        writer.append(UInt8(ascii: "{"))
-        writer.writeKey("id", first: true)
-        writer.write(id.json)
-        writer.writeKey("result", first: false)
-        writer.write(encoded: result)
-        writer.append(UInt8(ascii: "}"))
-        writer.append(0x0A)
-        return writer.bytes
+        var head = JSONWriter(capacity: 64 + JSONString.maximumLength(id))
+        head.beginResult(id: id)
+        var line = head.finish()
+        line.reserveCapacity(line.count + result.count + 2)
+        line.append(contentsOf: result)
+        line.append(UInt8(ascii: "}"))
+        line.append(0x0A)
+        return line
+    }
+
+    /// `{"id": …, "result": …}` with the result written by `body` straight into the reply's
+    /// buffer: no intermediate result bytes and no copy (for a result nobody else shares; an
+    /// invalidation is shared with the events, so it is encoded once and copied in).
+    public static func result(id: RequestID, capacity: Int = 1024, writingResult body: (inout JSONWriter) -> Void) -> [UInt8] {
+        var writer = JSONWriter(capacity: capacity)
+        writer.beginResult(id: id)
+        body(&writer)
+        writer.endLine()
+        return writer.finish()
     }
 
     /// `{"id": … or null, "error": {"code", "name", "message", "data"?}}`.
@@ -100,21 +111,23 @@ public enum Envelope {
     /// encoded by `JSONWriter`. Events never carry `id`; connection-wide events (such as
     /// `daemon.shutdown`) have no `subscription`.
     public static func event(_ name: String, subscription: Int?, seq: Int, encodedParams params: [UInt8]) -> [UInt8] {
-        var writer = JSONWriter(capacity: params.count + 64)
-        writer.append(UInt8(ascii: "{"))
-        writer.writeKey("event", first: true)
-        writer.write(name)
+        var head = JSONWriter(capacity: 96 + JSONString.maximumLength(name))
+        head.write(raw: #"{"event":"#)
+        head.write(name)
         if let subscription {
-            writer.writeKey("subscription", first: false)
-            writer.write(Double(subscription))
+            head.write(raw: #","subscription":"#)
+            head.write(Double(subscription))
         }
-        writer.writeKey("seq", first: false)
-        writer.write(Double(seq))
-        writer.writeKey("params", first: false)
-        writer.write(encoded: params)
-        writer.append(UInt8(ascii: "}"))
-        writer.append(0x0A)
-        return writer.bytes
+        head.write(raw: #","seq":"#)
+        head.write(Double(seq))
+        head.write(raw: #","params":"#)
+        // The params (often a whole invalidation) are copied once into a line of exact size.
+        var line = head.finish()
+        line.reserveCapacity(line.count + params.count + 2)
+        line.append(contentsOf: params)
+        line.append(UInt8(ascii: "}"))
+        line.append(0x0A)
+        return line
     }
 
     /// `{"event": name, "subscription": n, "seq": n, "params": …}`.
@@ -125,8 +138,34 @@ public enum Envelope {
     private static func line(_ object: JSONObject) -> [UInt8] {
         var writer = JSONWriter()
         writer.write(.object(object))
-        var bytes = writer.bytes
-        bytes.append(0x0A)
-        return bytes
+        writer.append(0x0A)
+        return writer.finish()
+    }
+}
+
+extension JSONString {
+    /// The most bytes an id takes written.
+    static func maximumLength(_ id: RequestID) -> Int {
+        switch id {
+        case .number: JSONNumber.maximumLength
+        case .string(let text): maximumLength(text)
+        }
+    }
+}
+
+extension JSONWriter {
+    /// `{"id":<id>,"result":`, the start of a reply; the result follows, then `endLine()`.
+    public mutating func beginResult(id: RequestID) {
+        write(raw: #"{"id":"#)
+        switch id {
+        case .number(let number): write(Double(number))  // as `id.json` wrote it (1e15 and over: `1e+15`)
+        case .string(let text): write(text)
+        }
+        write(raw: #","result":"#)
+    }
+
+    /// `}` and the newline that end a reply or an event.
+    public mutating func endLine() {
+        write(raw: "}\n")
     }
 }

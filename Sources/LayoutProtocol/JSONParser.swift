@@ -197,7 +197,7 @@ private struct Cursor {
                 case UInt8(ascii: "n"): decoded.append(0x0A)
                 case UInt8(ascii: "r"): decoded.append(0x0D)
                 case UInt8(ascii: "t"): decoded.append(0x09)
-                case UInt8(ascii: "u"): decoded.append(contentsOf: try unicodeEscape())
+                case UInt8(ascii: "u"): try unicodeEscape(into: &decoded)
                 default: throw error("invalid escape")
                 }
             default:
@@ -209,8 +209,9 @@ private struct Cursor {
         throw error("unterminated string")
     }
 
-    /// The UTF-8 bytes of a `\uXXXX` escape (after the `u`), joining surrogate pairs.
-    mutating func unicodeEscape() throws(JSONError) -> [UInt8] {
+    /// Appends the UTF-8 bytes of a `\uXXXX` escape (after the `u`), joining surrogate pairs;
+    /// no allocation per escape (a line of escapes once cost one `String` each).
+    mutating func unicodeEscape(into decoded: inout [UInt8]) throws(JSONError) {
         let first = try hex4()
         var scalarValue = first
         if (0xD800...0xDBFF).contains(first) {
@@ -224,8 +225,8 @@ private struct Cursor {
         } else if (0xDC00...0xDFFF).contains(first) {
             throw error("unpaired surrogate in \\u escape")
         }
-        guard let scalar = Unicode.Scalar(scalarValue) else { throw error("invalid \\u escape") }
-        return Array(String(Character(scalar)).utf8)
+        guard let scalar = Unicode.Scalar(scalarValue), let encoded = UTF8.encode(scalar) else { throw error("invalid \\u escape") }
+        decoded.append(contentsOf: encoded)
     }
 
     mutating func hex4() throws(JSONError) -> UInt32 {

@@ -83,54 +83,131 @@ extension WireAttributes {
 
 extension JSONWriter {
     /// Writes `attributes` exactly as `attributes.json` would be written, without building the
-    /// `JSONValue` tree first: a scroll reply carries about a hundred of these, and the tree
-    /// (an ordered object per element and per frame) cost microseconds each.
+    /// `JSONValue` tree: a scroll reply carries about a hundred of these. One reservation for
+    /// the whole element, constant keys as pre-made byte runs, numbers without `String`.
+    ///
+    /// - Complexity: O(length of the id, kind and effect names).
     public mutating func write(_ attributes: WireAttributes) {
-        append(UInt8(ascii: "{"))
-        writeKey("id", first: true)
-        write(attributes.id)
-        writeKey("kind", first: false)
-        write(attributes.kind)
-        writeKey("section", first: false)
-        writeInteger(Int64(attributes.section))
-        if let item = attributes.item {
-            writeKey("item", first: false)
-            writeInteger(Int64(item))
-        }
-        writeKey("frame", first: false)
-        write(rect: attributes.frame)
-        writeKey("zIndex", first: false)
-        writeInteger(Int64(attributes.zIndex))
-        writeKey("alpha", first: false)
-        write(attributes.alpha)
-        writeKey("hidden", first: false)
-        write(.bool(attributes.hidden))
-        if !attributes.transform.isIdentity || !attributes.effects.isEmpty {
-            // Rare (ultravisual's effects, transitions' transforms): the general path keeps
-            // their formatting in one place.
-            if case .object(let object) = attributes.json {
-                for key in ["transform", "effects"] {
-                    if let value = object[key] {
-                        writeKey(key, first: false)
-                        write(value)
-                    }
-                }
-            }
-        }
-        append(UInt8(ascii: "}"))
+        withSpace(WireAttributes.maximumEncodedLength(attributes)) { attributes.write(at: $0) }
     }
 
     /// `{"x","y","width","height"}`, as `JSONValue.rect` writes it.
     public mutating func write(rect: Rect) {
-        append(UInt8(ascii: "{"))
-        writeKey("x", first: true)
-        write(rect.minX)
-        writeKey("y", first: false)
-        write(rect.minY)
-        writeKey("width", first: false)
-        write(rect.width)
-        writeKey("height", first: false)
-        write(rect.height)
-        append(UInt8(ascii: "}"))
+        withSpace(4 * JSONNumber.maximumLength + 32) { WireAttributes.write(rect: rect, at: $0) }
+    }
+
+    /// `{"width","height"}`, as `JSONValue.size` writes it.
+    public mutating func write(size: Size) {
+        withSpace(2 * JSONNumber.maximumLength + 24) { out in
+            var out = JSONRaw.write(#"{"width":"#, at: out)
+            out = JSONNumber.write(size.width, at: out)
+            out = JSONRaw.write(#","height":"#, at: out)
+            out = JSONNumber.write(size.height, at: out)
+            return JSONRaw.write("}", at: out)
+        }
+    }
+
+    /// `{"x","y"}`, as `JSONValue.point` writes it.
+    public mutating func write(point: Point) {
+        withSpace(2 * JSONNumber.maximumLength + 16) { out in
+            var out = JSONRaw.write(#"{"x":"#, at: out)
+            out = JSONNumber.write(point.x, at: out)
+            out = JSONRaw.write(#","y":"#, at: out)
+            out = JSONNumber.write(point.y, at: out)
+            return JSONRaw.write("}", at: out)
+        }
+    }
+
+    /// `{"top","left","bottom","right"}`, as `JSONValue.insets` writes it.
+    public mutating func write(insets: EdgeInsets) {
+        withSpace(4 * JSONNumber.maximumLength + 40) { out in
+            var out = JSONRaw.write(#"{"top":"#, at: out)
+            out = JSONNumber.write(insets.top, at: out)
+            out = JSONRaw.write(#","left":"#, at: out)
+            out = JSONNumber.write(insets.left, at: out)
+            out = JSONRaw.write(#","bottom":"#, at: out)
+            out = JSONNumber.write(insets.bottom, at: out)
+            out = JSONRaw.write(#","right":"#, at: out)
+            out = JSONNumber.write(insets.right, at: out)
+            return JSONRaw.write("}", at: out)
+        }
+    }
+}
+
+extension WireAttributes {
+    /// The most bytes `write(at:)` can take for `attributes`.
+    @inline(__always)
+    static func maximumEncodedLength(_ attributes: WireAttributes) -> Int {
+        var length = 200 + 8 * JSONNumber.maximumLength + JSONString.maximumLength(attributes.id) + JSONString.maximumLength(attributes.kind)
+        if !attributes.transform.isIdentity { length += 64 + 6 * JSONNumber.maximumLength }
+        for (name, _) in attributes.effects { length += 2 + JSONString.maximumLength(name) + JSONNumber.maximumLength }
+        return length
+    }
+
+    @inline(__always)
+    static func write(rect: Rect, at out: UnsafeMutablePointer<UInt8>) -> UnsafeMutablePointer<UInt8> {
+        var out = JSONRaw.write(#"{"x":"#, at: out)
+        out = JSONNumber.write(rect.minX, at: out)
+        out = JSONRaw.write(#","y":"#, at: out)
+        out = JSONNumber.write(rect.minY, at: out)
+        out = JSONRaw.write(#","width":"#, at: out)
+        out = JSONNumber.write(rect.width, at: out)
+        out = JSONRaw.write(#","height":"#, at: out)
+        out = JSONNumber.write(rect.height, at: out)
+        return JSONRaw.write("}", at: out)
+    }
+
+    @inline(__always)
+    func write(at out: UnsafeMutablePointer<UInt8>) -> UnsafeMutablePointer<UInt8> {
+        var out = JSONRaw.write(#"{"id":"#, at: out)
+        out = JSONString.write(id, at: out)
+        out = JSONRaw.write(#","kind":"#, at: out)
+        out = JSONString.write(kind, at: out)
+        out = JSONRaw.write(#","section":"#, at: out)
+        out = JSONNumber.write(integer: Int64(section), at: out)
+        if let item {
+            out = JSONRaw.write(#","item":"#, at: out)
+            out = JSONNumber.write(integer: Int64(item), at: out)
+        }
+        out = JSONRaw.write(#","frame":{"x":"#, at: out)
+        out = JSONNumber.write(frame.minX, at: out)
+        out = JSONRaw.write(#","y":"#, at: out)
+        out = JSONNumber.write(frame.minY, at: out)
+        out = JSONRaw.write(#","width":"#, at: out)
+        out = JSONNumber.write(frame.width, at: out)
+        out = JSONRaw.write(#","height":"#, at: out)
+        out = JSONNumber.write(frame.height, at: out)
+        out = JSONRaw.write(#"},"zIndex":"#, at: out)
+        out = JSONNumber.write(integer: Int64(zIndex), at: out)
+        out = JSONRaw.write(#","alpha":"#, at: out)
+        out = JSONNumber.write(alpha, at: out)
+        out = JSONRaw.write(hidden ? #","hidden":true"# : #","hidden":false"#, at: out)
+        if !transform.isIdentity {
+            out = JSONRaw.write(#","transform":{"a":"#, at: out)
+            out = JSONNumber.write(transform.a, at: out)
+            out = JSONRaw.write(#","b":"#, at: out)
+            out = JSONNumber.write(transform.b, at: out)
+            out = JSONRaw.write(#","c":"#, at: out)
+            out = JSONNumber.write(transform.c, at: out)
+            out = JSONRaw.write(#","d":"#, at: out)
+            out = JSONNumber.write(transform.d, at: out)
+            out = JSONRaw.write(#","tx":"#, at: out)
+            out = JSONNumber.write(transform.tx, at: out)
+            out = JSONRaw.write(#","ty":"#, at: out)
+            out = JSONNumber.write(transform.ty, at: out)
+            out = JSONRaw.write("}", at: out)
+        }
+        if !effects.isEmpty {
+            // Sorted by key, as the tree form's sorted object was.
+            out = JSONRaw.write(#","effects":{"#, at: out)
+            for (index, name) in effects.keys.sorted().enumerated() {
+                if index > 0 { out = JSONRaw.write(",", at: out) }
+                out = JSONString.write(name, at: out)
+                out = JSONRaw.write(":", at: out)
+                out = JSONNumber.write(effects[name]!, at: out)
+            }
+            out = JSONRaw.write("}", at: out)
+        }
+        return JSONRaw.write("}", at: out)
     }
 }

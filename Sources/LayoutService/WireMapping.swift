@@ -121,111 +121,166 @@ enum WireMapping {
         ])
     }
 
-    static func invalidation(_ invalidation: Invalidation, view: String) -> JSONValue {
-        let context = invalidation.context
-        var object: JSONObject = [
-            "view": .string(view), "epoch": .number(Double(invalidation.epoch)),
-            "contentSize": .size(invalidation.contentSize), "contentOffset": .point(invalidation.contentOffset),
-            "context": .object([
-                "everything": .bool(context.invalidatesEverything), "dataSourceCounts": .bool(context.invalidatesDataSourceCounts),
-                "invalidated": .array(context.invalidatedItems.map { .string($0) }),
-                "contentSizeAdjustment": .size(context.contentSizeAdjustment),
-                "contentOffsetAdjustment": .point(context.contentOffsetAdjustment),
-            ]),
-            "window": .rect(invalidation.window),
-            "entered": .array(invalidation.entered.map(attributes)),
-            "changed": .array(invalidation.changed.map(attributes)),
-            "left": .array(invalidation.left.map(key)),
-        ]
-        if invalidation.windowTruncated { object["windowTruncated"] = .bool(true) }
-        if let anchor = invalidation.anchor { object["anchor"] = .string(anchor) }
-        if let target = invalidation.targetContentOffset { object["targetContentOffset"] = .point(target) }
-        if let changes = invalidation.changes { object["changes"] = Self.changes(changes) }
-        if let transition = invalidation.transition { object["transition"] = Self.transition(transition) }
-        return .object(object)
-    }
-
-    /// The bytes `JSONWriter.encode(invalidation(...))` produces, written without building the
-    /// tree for the elements and transition segments (the bulk of a reply).
+    /// An invalidation as the wire carries it (`mutations.md`), written in one pass into one
+    /// buffer: constant keys as pre-made byte runs, elements through `JSONWriter.write(_:
+    /// WireAttributes)`. This is the only encoding of an invalidation; the reply and every
+    /// subscriber's event share its bytes.
     ///
     /// - Parameter dryRun: appends `"dryRun":true` as the last key: the result of a dry run
     ///   is the real one's bytes with only that marker added.
+    /// - Complexity: O(bytes written).
     static func encodedInvalidation(_ invalidation: Invalidation, view: String, dryRun: Bool = false) -> [UInt8] {
-        var writer = JSONWriter(capacity: 1024 + 160 * (invalidation.entered.count + invalidation.changed.count))
+        var writer = JSONWriter(capacity: 1024 + 192 * (invalidation.entered.count + invalidation.changed.count) + 48 * invalidation.left.count)
+        write(invalidation, view: view, dryRun: dryRun, into: &writer)
+        return writer.finish()
+    }
+
+    /// `encodedInvalidation`, appended to `writer`.
+    static func write(_ invalidation: Invalidation, view: String, dryRun: Bool = false, into writer: inout JSONWriter) {
         let context = invalidation.context
-        writer.append(UInt8(ascii: "{"))
-        writer.writeKey("view", first: true)
+        writer.write(raw: #"{"view":"#)
         writer.write(view)
-        writer.writeKey("epoch", first: false)
+        writer.write(raw: #","epoch":"#)
         writer.write(Double(invalidation.epoch))
-        writer.writeKey("contentSize", first: false)
-        writer.write(.size(invalidation.contentSize))
-        writer.writeKey("contentOffset", first: false)
-        writer.write(.point(invalidation.contentOffset))
-        writer.writeKey("context", first: false)
-        writer.write(.object([
-            "everything": .bool(context.invalidatesEverything), "dataSourceCounts": .bool(context.invalidatesDataSourceCounts),
-            "invalidated": .array(context.invalidatedItems.map { .string($0) }),
-            "contentSizeAdjustment": .size(context.contentSizeAdjustment),
-            "contentOffsetAdjustment": .point(context.contentOffsetAdjustment),
-        ]))
-        writer.writeKey("window", first: false)
+        writer.write(raw: #","contentSize":"#)
+        writer.write(size: invalidation.contentSize)
+        writer.write(raw: #","contentOffset":"#)
+        writer.write(point: invalidation.contentOffset)
+        writer.write(raw: #","context":{"everything":"#)
+        writer.write(context.invalidatesEverything)
+        writer.write(raw: #","dataSourceCounts":"#)
+        writer.write(context.invalidatesDataSourceCounts)
+        writer.write(raw: #","invalidated":"#)
+        write(ids: context.invalidatedItems, into: &writer)
+        writer.write(raw: #","contentSizeAdjustment":"#)
+        writer.write(size: context.contentSizeAdjustment)
+        writer.write(raw: #","contentOffsetAdjustment":"#)
+        writer.write(point: context.contentOffsetAdjustment)
+        writer.write(raw: #"},"window":"#)
         writer.write(rect: invalidation.window)
-        writer.writeKey("entered", first: false)
+        writer.write(raw: #","entered":"#)
         write(invalidation.entered, into: &writer)
-        writer.writeKey("changed", first: false)
+        writer.write(raw: #","changed":"#)
         write(invalidation.changed, into: &writer)
-        writer.writeKey("left", first: false)
-        writer.write(.array(invalidation.left.map(key)))
-        if invalidation.windowTruncated {
-            writer.writeKey("windowTruncated", first: false)
-            writer.write(.bool(true))
+        writer.write(raw: #","left":["#)
+        for (index, key) in invalidation.left.enumerated() {
+            if index > 0 { writer.append(UInt8(ascii: ",")) }
+            write(key: key, into: &writer)
         }
+        writer.append(UInt8(ascii: "]"))
+        if invalidation.windowTruncated { writer.write(raw: #","windowTruncated":true"#) }
         if let anchor = invalidation.anchor {
-            writer.writeKey("anchor", first: false)
+            writer.write(raw: #","anchor":"#)
             writer.write(anchor)
         }
         if let target = invalidation.targetContentOffset {
-            writer.writeKey("targetContentOffset", first: false)
-            writer.write(.point(target))
+            writer.write(raw: #","targetContentOffset":"#)
+            writer.write(point: target)
         }
         if let changes = invalidation.changes {
-            writer.writeKey("changes", first: false)
-            writer.write(Self.changes(changes))
+            writer.write(raw: #","changes":{"insertedItems":"#)
+            write(ids: changes.insertedItems, into: &writer)
+            writer.write(raw: #","deletedItems":"#)
+            write(ids: changes.deletedItems, into: &writer)
+            writer.write(raw: #","movedItems":"#)
+            write(ids: changes.movedItems, into: &writer)
+            writer.write(raw: #","reloadedItems":"#)
+            write(ids: changes.reloadedItems, into: &writer)
+            writer.write(raw: #","insertedSections":"#)
+            write(ids: changes.insertedSections, into: &writer)
+            writer.write(raw: #","deletedSections":"#)
+            write(ids: changes.deletedSections, into: &writer)
+            writer.write(raw: #","movedSections":"#)
+            write(ids: changes.movedSections, into: &writer)
+            writer.write(raw: #","reloadedSections":"#)
+            write(ids: changes.reloadedSections, into: &writer)
+            writer.append(UInt8(ascii: "}"))
         }
         if let transition = invalidation.transition {
-            writer.writeKey("transition", first: false)
-            writer.append(UInt8(ascii: "{"))
-            writer.writeKey("duration", first: true)
+            writer.write(raw: #","transition":{"duration":"#)
             writer.write(transition.duration)
-            writer.writeKey("segments", first: false)
-            writer.append(UInt8(ascii: "["))
+            writer.write(raw: #","segments":["#)
             for (index, segment) in transition.segments.enumerated() {
                 if index > 0 { writer.append(UInt8(ascii: ",")) }
-                writer.append(UInt8(ascii: "{"))
-                writer.writeKey("kind", first: true)
+                writer.write(raw: #"{"kind":"#)
                 writer.write(segment.key.kind.rawValue)
-                writer.writeKey("id", first: false)
+                writer.write(raw: #","id":"#)
                 writer.write(segment.key.id)
-                writer.writeKey("from", first: false)
+                writer.write(raw: #","from":"#)
                 writer.write(wire(segment.from))
-                writer.writeKey("to", first: false)
+                writer.write(raw: #","to":"#)
                 writer.write(wire(segment.to))
-                writer.writeKey("delay", first: false)
+                writer.write(raw: #","delay":"#)
                 writer.write(segment.delay)
-                writer.writeKey("duration", first: false)
+                writer.write(raw: #","duration":"#)
                 writer.write(segment.duration)
                 writer.append(UInt8(ascii: "}"))
             }
-            writer.append(UInt8(ascii: "]"))
-            writer.append(UInt8(ascii: "}"))
+            writer.write(raw: "]}")
         }
-        if dryRun {
-            writer.writeKey("dryRun", first: false)
-            writer.write(.bool(true))
-        }
+        if dryRun { writer.write(raw: #","dryRun":true"#) }
         writer.append(UInt8(ascii: "}"))
-        return writer.bytes
+    }
+
+    /// `["a","b"]`.
+    static func write(ids: [String], into writer: inout JSONWriter) {
+        writer.append(UInt8(ascii: "["))
+        for (index, id) in ids.enumerated() {
+            if index > 0 { writer.append(UInt8(ascii: ",")) }
+            writer.write(id)
+        }
+        writer.append(UInt8(ascii: "]"))
+    }
+
+    /// `{"kind","id"}`, as `key(_:)` writes it.
+    static func write(key: ElementKey, into writer: inout JSONWriter) {
+        writer.write(raw: #"{"kind":"#)
+        writer.write(key.kind.rawValue)
+        writer.write(raw: #","id":"#)
+        writer.write(key.id)
+        writer.append(UInt8(ascii: "}"))
+    }
+
+    /// The bytes `JSONWriter.encode(snapshot(view, name:))` writes, without the tree for the
+    /// window's elements (what `view.get`, `view.subscribe` and `view.resync` carry).
+    static func encodedSnapshot(_ view: View, name: String) -> [UInt8] {
+        let contents = view.windowContents()
+        var writer = JSONWriter(capacity: 1024 + 192 * contents.elements.count)
+        write(snapshotOf: view, contents: contents, name: name, into: &writer)
+        return writer.finish()
+    }
+
+    static func write(snapshotOf view: View, contents: WindowContents, name: String, into writer: inout JSONWriter) {
+        writer.write(raw: #"{"view":"#)
+        writer.write(name)
+        writer.write(raw: #","strategy":"#)
+        writer.write(view.strategyName)
+        writer.write(raw: #","params":"#)
+        writer.write(StrategyJSON.parameters(view.parameters))
+        writer.write(raw: #","epoch":"#)
+        writer.write(Double(view.epoch))
+        writer.write(raw: #","viewport":{"width":"#)
+        writer.write(view.viewport.size.width)
+        writer.write(raw: #","height":"#)
+        writer.write(view.viewport.size.height)
+        writer.write(raw: #","offset":"#)
+        writer.write(point: view.viewport.offset)
+        writer.write(raw: #","contentInsets":"#)
+        writer.write(insets: view.viewport.contentInsets)
+        writer.write(raw: #"},"windowMargin":"#)
+        writer.write(view.windowMargin)
+        writer.write(raw: #","window":"#)
+        writer.write(rect: view.window)
+        writer.write(raw: #","contentSize":"#)
+        writer.write(size: view.layout.contentSize)
+        writer.write(raw: #","sectionCount":"#)
+        writer.write(Double(view.model.numberOfSections))
+        writer.write(raw: #","itemCount":"#)
+        writer.write(Double(view.model.numberOfItems))
+        writer.write(raw: #","elements":"#)
+        write(contents.elements, into: &writer)
+        if contents.isTruncated { writer.write(raw: #","windowTruncated":true"#) }
+        writer.append(UInt8(ascii: "}"))
     }
 
     /// The view's state with the elements of its window; `windowTruncated: true` only when the

@@ -391,6 +391,13 @@ do {
         for _ in 0..<batches {
             var writer = JSONWriter(capacity: 16_384)
             for attribute in attributes { writer.write(attribute) }
+            sink &+= writer.finish().count
+        }
+    }
+    measure("encode attributes (the previous JSONWriter, direct, before issue 19)", group: "wire", n: count, unit: "µs/attribute", scale: 1e6, per: count * batches) {
+        for _ in 0..<batches {
+            var writer = LegacyJSONWriter(capacity: 16_384)
+            for attribute in attributes { writer.write(attribute) }
             sink &+= writer.bytes.count
         }
     }
@@ -398,7 +405,20 @@ do {
         for _ in 0..<batches {
             var writer = JSONWriter(capacity: 16_384)
             writer.write(.array(attributes.map(\.json)))
-            sink &+= writer.bytes.count
+            sink &+= writer.finish().count
+        }
+    }
+    measure("a reply line of 100 attributes: envelope, result and newline in one buffer", group: "wire", n: count, unit: "µs/reply", scale: 1e6, per: batches) {
+        for _ in 0..<batches {
+            let line = Envelope.result(id: .number(4711), capacity: 200 * count) { writer in
+                writer.append(UInt8(ascii: "["))
+                for (index, attribute) in attributes.enumerated() {
+                    if index > 0 { writer.append(UInt8(ascii: ",")) }
+                    writer.write(attribute)
+                }
+                writer.append(UInt8(ascii: "]"))
+            }
+            sink &+= line.count
         }
     }
     let codable = attributes.map { attribute in
@@ -416,14 +436,77 @@ do {
     measure("decode a view.scroll request (our parser and params reader)", group: "wire", n: 1, unit: "µs/request", scale: 1e6, per: requests) {
         for _ in 0..<requests {
             let request = try! Request.decode(line)
-            var params = ParamsReader(request.params)
-            sink &+= Int(try! params.point("offset").y) &+ (try! params.string("view")).utf8.count
+            sink &+= (try! HotRequest(request))!.options.view.utf8.count
         }
+    }
+    measure("decode a view.scroll request (byte decoder: HotRequest.decode)", group: "wire", n: 1, unit: "µs/request", scale: 1e6, per: requests) {
+        for _ in 0..<requests {
+            guard case .scroll(let params)? = HotRequest.decode(line)?.params else { fatalError("the byte decoder refused the bench's line") }
+            sink &+= Int(params.offset.y) &+ params.options.view.utf8.count
+        }
+    }
+    let update = Array(#"{"id":9,"method":"view.update","params":{"view":"photos","updates":[{"op":"insertItems","section":"s","at":0,"items":[{"id":"n1","size":{"width":100,"height":120.5}},{"id":"n2"}]},{"op":"deleteItems","ids":["a","b","c"]}]}}"#.utf8)
+    measure("decode a view.update request of 2 operations (our parser and params reader)", group: "wire", n: 1, unit: "µs/request", scale: 1e6, per: requests / 4) {
+        for _ in 0..<(requests / 4) {
+            sink &+= (try! HotRequest(try! Request.decode(update)))!.options.view.utf8.count
+        }
+    }
+    measure("decode a view.update request of 2 operations (byte decoder)", group: "wire", n: 1, unit: "µs/request", scale: 1e6, per: requests / 4) {
+        for _ in 0..<(requests / 4) { sink &+= HotRequest.decode(update)!.options.view.utf8.count }
     }
     let decoder = JSONDecoder()
     let data = Data(line)
     measure("decode a view.scroll request (Foundation JSONDecoder)", group: "wire", n: 1, unit: "µs/request", scale: 1e6, per: 2_000) {
         for _ in 0..<2_000 { sink &+= Int((try! decoder.decode(CodableScrollRequest.self, from: data)).params.offset.y) }
+    }
+}
+
+// MARK: Parse cost against line size: hostile shapes
+
+/// One line of about `size` bytes of each shape a hostile client might send. Each is parsed
+/// (or refused, where a limit applies: keys per object, nesting) in time linear in its size,
+/// so the ns/byte of one shape stays flat from 64 KiB to 1 MiB.
+func hostileLine(_ shape: String, size: Int) -> [UInt8] {
+    var text = ""
+    switch shape {
+    case "object of 32k keys":
+        // Refused at key 1025: the cost is what comes before the refusal, whatever follows.
+        text = "{" + (0..<max(1, size / 12)).map { "\"k\($0)\":1" }.joined(separator: ",") + "}"
+    case "objects of 1000 keys":
+        let object = "{" + (0..<1000).map { "\"k\($0)\":1" }.joined(separator: ",") + "}"
+        text = "[" + Array(repeating: object, count: max(1, size / object.utf8.count)).joined(separator: ",") + "]"
+    case "long array of numbers":
+        text = "[" + (0..<max(1, size / 8)).map { "\(Double($0) * 0.5)" }.joined(separator: ",") + "]"
+    case "deep nesting":
+        // Refused past depth 64; then only the framing limit bounds the line.
+        text = String(repeating: "[", count: size / 2) + String(repeating: "]", count: size / 2)
+    case "nested arrays at depth 60":
+        let unit = String(repeating: "[", count: 60) + "1" + String(repeating: "]", count: 60)
+        text = "[" + Array(repeating: unit, count: max(1, size / 122)).joined(separator: ",") + "]"
+    case "long string with escapes":
+        text = "\"" + String(repeating: #"ab\n\"\u00e9\ud83d\ude00"#, count: max(1, size / 25)) + "\""
+    case "scroll params with long unknown keys":
+        text = #"{"id":1,"method":"view.scroll","params":{"view":"v","offset":{"x":0,"y":1},"#
+            + (0..<1000).map { "\"\(String(repeating: "u", count: max(1, size / 1000 - 8)))\($0)\":null" }.joined(separator: ",") + "}}"
+    default: fatalError(shape)
+    }
+    return Array(text.utf8)
+}
+
+for shape in ["object of 32k keys", "objects of 1000 keys", "long array of numbers", "deep nesting", "nested arrays at depth 60", "long string with escapes", "scroll params with long unknown keys"] {
+    for size in [65_536, 262_144, 1_048_576] {
+        let line = hostileLine(shape, size: size)
+        let rounds = max(1, 4_000_000 / line.count)
+        measure("parse \(shape) (\(line.count / 1024) KiB)", group: "wire-scaling", n: line.count, unit: "ns/byte", scale: 1e9, per: line.count * rounds) {
+            for _ in 0..<rounds {
+                if let request = try? Request.decode(line) {
+                    sink &+= (try? ParamsReader(request.params).finish()) == nil ? 1 : 0
+                } else {
+                    sink &+= 1
+                }
+                sink &+= HotRequest.decode(line) == nil ? 1 : 0
+            }
+        }
     }
 }
 

@@ -4,11 +4,13 @@ import LayoutProtocol
 @testable import LayoutService
 import Testing
 
-/// The direct writers must produce exactly the bytes of the `JSONValue` path they replace:
-/// the published transcripts compare replies byte for byte.
+/// The direct writers must produce exactly the bytes of the `JSONValue` trees the daemon once
+/// built (kept here, and only here, as the oracle: `mutations.md`'s invalidation and
+/// `views.md`'s snapshot written field by field through the general writer); the published
+/// transcripts compare replies byte for byte too.
 @Suite("direct encoding of replies")
 struct EncodingTests {
-    @Test("invalidations written directly equal the JSONValue tree written", arguments: ["flow", "collapsible", "ultravisual", "display"])
+    @Test("invalidations written directly equal the reference tree written, and parse back to it", arguments: ["flow", "collapsible", "ultravisual", "display"])
     func invalidations(strategy: String) throws {
         let items: [ItemSpec] = (0..<300).map { (index: Int) -> ItemSpec in
             let size = Size(width: Double(40 + index % 97) + 0.5, height: Double(30 + index % 61))
@@ -29,12 +31,40 @@ struct EncodingTests {
         invalidations.append(try view.switchStrategy(to: "display", parameters: listMode, animated: true))
         var checked = 0
         for invalidation in invalidations {
-            let expected = JSONWriter.encode(WireMapping.invalidation(invalidation, view: "v \"1\""))
+            let reference = Self.reference(invalidation, view: "v \"1\"")
+            let expected = JSONWriter.encode(reference)
             let actual = WireMapping.encodedInvalidation(invalidation, view: "v \"1\"")
             #expect(String(decoding: actual, as: UTF8.self) == String(decoding: expected, as: UTF8.self))
+            #expect(try JSONParser.parse(actual) == reference)
+            var appended = JSONWriter(appendingTo: Array("[1,".utf8))
+            WireMapping.write(invalidation, view: "v \"1\"", dryRun: true, into: &appended)
+            #expect(appended.finish() == Array("[1,".utf8) + actual.dropLast() + Array(#","dryRun":true}"#.utf8))
             checked += invalidation.entered.count + invalidation.changed.count + (invalidation.transition?.segments.count ?? 0)
         }
         #expect(checked > 40, "the comparison covered elements and transition segments")
+    }
+
+    @Test("snapshots written directly equal the snapshot tree written", arguments: ["flow", "collapsible", "ultravisual", "display"])
+    func snapshots(strategy: String) throws {
+        let items = (0..<200).map { ItemSpec(id: "i\($0)", size: Size(width: 50 + Double($0 % 7) * 0.25, height: 40)) }
+        let view = try View(
+            strategy: strategy, sections: [SectionSpec(id: "s", items: items)],
+            viewport: Viewport(size: Size(width: 390.5, height: 844), offset: Point(x: 0, y: 120.75), contentInsets: EdgeInsets(top: 1, left: 2, bottom: 3.5, right: 4)),
+            windowMargin: 60.5, limits: ViewLimits(maximumWindowElements: 5))
+        let expected = JSONWriter.encode(WireMapping.snapshot(view, name: "snap\n"))
+        let actual = WireMapping.encodedSnapshot(view, name: "snap\n")
+        #expect(String(decoding: actual, as: UTF8.self) == String(decoding: expected, as: UTF8.self))
+        #expect(String(decoding: actual, as: UTF8.self).contains(#""windowTruncated":true"#))
+    }
+
+    @Test("a reply's envelope is written around its result in one buffer")
+    func envelope() {
+        let result = Array(#"{"a":[1,2.5]}"#.utf8)
+        for id in [RequestID.number(7), .number(-3), .number(1_000_000_000_000_001), .string("x\"y")] {
+            let expected = JSONWriter.encode(.object(["id": id.json, "result": try! JSONParser.parse(result)])) + [0x0A]
+            #expect(Envelope.result(id: id, encoded: result) == expected)
+            #expect(Envelope.result(id: id) { $0.write(encoded: result) } == expected)
+        }
     }
 
     @Test("attributes with transforms and effects take the general path for those fields")
@@ -48,5 +78,57 @@ struct EncodingTests {
             writer.write(attributes)
             #expect(writer.bytes == JSONWriter.encode(attributes.json))
         }
+    }
+
+    // MARK: The oracle
+
+    static func key(_ key: ElementKey) -> JSONValue { .object(["kind": .string(key.kind.rawValue), "id": .string(key.id)]) }
+
+    static func changes(_ changes: DataChanges) -> JSONValue {
+        func ids(_ list: [String]) -> JSONValue { .array(list.map { .string($0) }) }
+        return .object([
+            "insertedItems": ids(changes.insertedItems), "deletedItems": ids(changes.deletedItems),
+            "movedItems": ids(changes.movedItems), "reloadedItems": ids(changes.reloadedItems),
+            "insertedSections": ids(changes.insertedSections), "deletedSections": ids(changes.deletedSections),
+            "movedSections": ids(changes.movedSections), "reloadedSections": ids(changes.reloadedSections),
+        ])
+    }
+
+    static func transition(_ transition: Transition) -> JSONValue {
+        .object([
+            "duration": .number(transition.duration),
+            "segments": .array(transition.segments.map { segment in
+                .object([
+                    "kind": .string(segment.key.kind.rawValue), "id": .string(segment.key.id),
+                    "from": WireMapping.attributes(segment.from), "to": WireMapping.attributes(segment.to),
+                    "delay": .number(segment.delay), "duration": .number(segment.duration),
+                ])
+            }),
+        ])
+    }
+
+    /// The invalidation as `mutations.md` lists its fields, in order.
+    static func reference(_ invalidation: Invalidation, view: String) -> JSONValue {
+        let context = invalidation.context
+        var object: JSONObject = [
+            "view": .string(view), "epoch": .number(Double(invalidation.epoch)),
+            "contentSize": .size(invalidation.contentSize), "contentOffset": .point(invalidation.contentOffset),
+            "context": .object([
+                "everything": .bool(context.invalidatesEverything), "dataSourceCounts": .bool(context.invalidatesDataSourceCounts),
+                "invalidated": .array(context.invalidatedItems.map { .string($0) }),
+                "contentSizeAdjustment": .size(context.contentSizeAdjustment),
+                "contentOffsetAdjustment": .point(context.contentOffsetAdjustment),
+            ]),
+            "window": .rect(invalidation.window),
+            "entered": .array(invalidation.entered.map(WireMapping.attributes)),
+            "changed": .array(invalidation.changed.map(WireMapping.attributes)),
+            "left": .array(invalidation.left.map(key)),
+        ]
+        if invalidation.windowTruncated { object["windowTruncated"] = .bool(true) }
+        if let anchor = invalidation.anchor { object["anchor"] = .string(anchor) }
+        if let target = invalidation.targetContentOffset { object["targetContentOffset"] = .point(target) }
+        if let changes = invalidation.changes { object["changes"] = Self.changes(changes) }
+        if let transition = invalidation.transition { object["transition"] = Self.transition(transition) }
+        return .object(object)
     }
 }

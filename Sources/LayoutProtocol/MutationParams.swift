@@ -1,0 +1,129 @@
+import LayoutGeometry
+
+// Typed params of the hot mutations (`view.scroll`, `view.select`, `view.measure`,
+// `view.update`). Each has two decoders that must agree: `init(_: inout ParamsReader)` (the
+// general path: exactly the reads, defaults and error messages `ViewHost.mutate` makes, in
+// its order) and the byte decoder in `HotRequest.swift`, which reads the request line itself
+// and gives up (nil) on anything it cannot accept for certain. `HotRequestTests` and the
+// `hot` fuzz target hold them to that.
+
+/// What every mutation reads: `view`, then `animated` (default false), `ifEpoch` (an
+/// integer or absent), `dryRun` (default false). `null` counts as absent for the optional ones.
+public struct MutationOptions: Hashable, Sendable {
+    public var view: String
+    public var animated: Bool
+    public var ifEpoch: Int?
+    public var dryRun: Bool
+
+    public init(view: String, animated: Bool = false, ifEpoch: Int? = nil, dryRun: Bool = false) {
+        self.view = view
+        self.animated = animated
+        self.ifEpoch = ifEpoch
+        self.dryRun = dryRun
+    }
+
+    /// Reads `view`, `animated`, `ifEpoch` and `dryRun`, in that order (the service reads
+    /// `view` before it looks the view up, the rest on the view's queue).
+    public init(_ reader: inout ParamsReader) throws(WireError) {
+        view = try reader.string("view")
+        animated = try reader.optionalBool("animated") ?? false
+        ifEpoch = try reader.optionalInteger("ifEpoch")
+        dryRun = try reader.optionalBool("dryRun") ?? false
+    }
+}
+
+/// `view.scroll`: `{view, offset: {x, y}, animated?, ifEpoch?, dryRun?}`.
+public struct ScrollParams: Hashable, Sendable {
+    public var options: MutationOptions
+    public var offset: Point
+
+    public init(options: MutationOptions, offset: Point) {
+        self.options = options
+        self.offset = offset
+    }
+
+    public init(_ reader: inout ParamsReader) throws(WireError) {
+        options = try MutationOptions(&reader)
+        offset = try reader.point("offset")
+        try reader.finish()
+    }
+}
+
+/// `view.select`'s modes, as the wire names them (the engine's `SelectionMode` has the same
+/// raw values).
+public enum SelectMode: String, Hashable, Sendable, CaseIterable {
+    case set, add, remove, toggle
+}
+
+/// `view.select`: `{view, ids: [...], mode?: set|add|remove|toggle (default set), ...}`.
+public struct SelectParams: Hashable, Sendable {
+    public var options: MutationOptions
+    public var ids: [String]
+    public var mode: SelectMode
+
+    public init(options: MutationOptions, ids: [String], mode: SelectMode = .set) {
+        self.options = options
+        self.ids = ids
+        self.mode = mode
+    }
+
+    public init(_ reader: inout ParamsReader) throws(WireError) {
+        options = try MutationOptions(&reader)
+        ids = try reader.stringArray("ids")
+        let modeName = try reader.optionalString("mode") ?? "set"
+        guard let mode = SelectMode(rawValue: modeName) else {
+            throw .invalidParams("params.mode", "must be set, add, remove or toggle")
+        }
+        self.mode = mode
+        try reader.finish()
+    }
+}
+
+/// `view.measure`: `{view, sizes: [{id, size: {width, height}}], ...}`.
+public struct MeasureParams: Hashable, Sendable {
+    public struct Entry: Hashable, Sendable {
+        public var id: String
+        public var size: Size
+
+        public init(id: String, size: Size) {
+            self.id = id
+            self.size = size
+        }
+    }
+
+    public var options: MutationOptions
+    public var sizes: [Entry]
+
+    public init(options: MutationOptions, sizes: [Entry]) {
+        self.options = options
+        self.sizes = sizes
+    }
+
+    public init(_ reader: inout ParamsReader) throws(WireError) {
+        options = try MutationOptions(&reader)
+        var sizes = [Entry]()
+        for var entry in try reader.objects("sizes") {
+            sizes.append(Entry(id: try entry.string("id"), size: try entry.size("size")))
+            try entry.finish()
+        }
+        self.sizes = sizes
+        try reader.finish()
+    }
+}
+
+/// `view.update`: `{view, updates: [WireUpdate], ...}`.
+public struct UpdateParams: Hashable, Sendable {
+    public var options: MutationOptions
+    public var updates: [WireUpdate]
+
+    public init(options: MutationOptions, updates: [WireUpdate]) {
+        self.options = options
+        self.updates = updates
+    }
+
+    public init(_ reader: inout ParamsReader) throws(WireError) {
+        options = try MutationOptions(&reader)
+        updates = try WireModel.updates(&reader, "updates")
+        try reader.finish()
+    }
+}
