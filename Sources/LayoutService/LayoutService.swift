@@ -204,12 +204,11 @@ public final class LayoutService: Sendable {
             case _ where ViewHost.mutations.contains(request.method) || ViewHost.reads.contains(request.method):
                 let name = try params.string("view")
                 guard let host = directory.withLock({ $0.views[name] }) else { throw Self.viewNotFound(name) }
-                // `async`, never `sync`: the caller's thread belongs to the same pool the view
-                // queues run on, and a thread blocked here behind a view's queued work (a
-                // barrier, an unsubscribe) can leave no thread to run that work: the soak
-                // caught every connection stalling for seconds. The hop costs nothing
-                // measurable in a round trip (RELIABILITY.md).
-                host.queue.async { [self, params] in
+                // Never waits for the view: a cheap method runs here and now when the view is
+                // idle (on the caller's I/O thread, no hand-off), anything else queues and runs
+                // on a pool thread (`ViewExecutor`). A thread blocked behind a view's queued
+                // work once left no thread to run it: the soak caught every connection stalling.
+                host.queue.run(inline: Self.inlineMethods.contains(request.method)) { [self, params] in
                     var params = params
                     do throws(WireError) {
                         let (result, events) = try host.perform(request.method, &params, connection: connection, registry: { self.registry }) { () throws(WireError) -> Int in
@@ -228,6 +227,24 @@ public final class LayoutService: Sendable {
         } catch {
             finish(.failure(error), [])
         }
+    }
+
+    /// Methods cheap enough to run on the caller's thread (an I/O thread) when their view is
+    /// free: O(log n) or O(window) work. Everything that may cost O(n) (`view.create`,
+    /// `setData`, `update`, `setStrategy`, `configure`, `resize`, `setWindowMargin`,
+    /// `stage.commit`, `describe`, `reload`) runs on a pool thread. Until the method table
+    /// carries this class.
+    public static let inlineMethods: Set<String> = [
+        "view.scroll", "view.scrollEnd", "view.select", "view.measure", "view.get", "view.query", "view.item",
+        "view.subscribe", "view.unsubscribe", "daemon.hello", "daemon.status", "view.list", "strategy.list", "daemon.sync",
+    ]
+
+    /// Whether `submit` of `method` returns at once on the caller's thread: an inline method,
+    /// or one that only hands its work to a view's executor. The transport runs every other
+    /// method's `submit` off its I/O threads.
+    public static func submitsQuickly(_ method: String) -> Bool {
+        inlineMethods.contains(method) || ViewHost.mutations.contains(method) || ViewHost.reads.contains(method)
+            || method == "view.delete"
     }
 
     /// Handles one line and waits for it: the reply, then the events it caused, numbered per

@@ -1,0 +1,122 @@
+import Dispatch
+import Synchronization
+
+/// A view's serial executor: work runs one block at a time, in submission order.
+///
+/// `async` queues a block; queued blocks are drained on a Dispatch pool thread (a serial queue
+/// of the executor's own on the overcommitting pool, so a long block holds up its own view
+/// only). `run(inline: true, _:)` runs a cheap block at once on the calling thread (an I/O
+/// thread) when the executor is idle, which saves the thread hand-off and its context switch;
+/// when the view is busy, or was busy for long lately, the block queues like any other. A
+/// caller never waits for the executor.
+///
+/// One view stays serial (one block at a time, whichever thread runs it); two views use two
+/// cores.
+public final class ViewExecutor: Sendable {
+    private struct Work {
+        var block: @Sendable () -> Void
+        /// Submitted as cheap: its cost decides whether later cheap work may run inline.
+        var cheap: Bool
+    }
+
+    private struct State {
+        /// A block is running (inline or on the pool), or a drain is scheduled.
+        var busy = false
+        var pending: [Work?] = []
+        var head = 0
+        /// Cheap work does not run inline before this (uptime ns): a "cheap" block of this
+        /// view lately took longer than `heavyNanoseconds` (a whole-view query on a large
+        /// view), and it must not stall the other connections of an I/O thread again.
+        var inlineAfter: UInt64 = 0
+    }
+
+    private let state = Mutex(State())
+    private let drainQueue: DispatchQueue
+
+    /// A cheap block that takes longer than this sends the view's cheap work to the pool for
+    /// `heavyHoldoff`.
+    static let heavyNanoseconds: UInt64 = 2_000_000
+    static let heavyHoldoff: UInt64 = 1_000_000_000
+
+    public init(label: String) {
+        // No target: a serial queue on Dispatch's overcommitting pool, which starts a thread
+        // when the ones it has are busy (on the fixed-width global pool, two long requests
+        // once stopped every client).
+        drainQueue = DispatchQueue(label: label, qos: .userInitiated)
+    }
+
+    /// Queues `block` behind the work already submitted; it runs on a pool thread.
+    public func async(_ block: @escaping @Sendable () -> Void) {
+        enqueue(Work(block: block, cheap: false))
+    }
+
+    /// Runs `block` now on the calling thread when `inline` is true and the executor is idle
+    /// (and was not slowed by a long cheap block in the last second); otherwise queues it as
+    /// `async` does. Either way, `block` runs after everything submitted before it.
+    public func run(inline: Bool, _ block: @escaping @Sendable () -> Void) {
+        guard inline else { return enqueue(Work(block: block, cheap: false)) }
+        let started = Self.now()
+        let mine = state.withLock { state in
+            guard !state.busy, started >= state.inlineAfter else { return false }
+            state.busy = true
+            return true
+        }
+        guard mine else { return enqueue(Work(block: block, cheap: true)) }
+        block()
+        let elapsed = Self.now() &- started
+        let more = state.withLock { state in
+            if elapsed > Self.heavyNanoseconds { state.inlineAfter = started &+ elapsed &+ Self.heavyHoldoff }
+            guard state.head < state.pending.count else {
+                state.busy = false
+                return false
+            }
+            return true
+        }
+        if more { drainQueue.async { self.drain() } }
+    }
+
+    private func enqueue(_ work: Work) {
+        let start = state.withLock { state in
+            state.pending.append(work)
+            guard !state.busy else { return false }
+            state.busy = true
+            return true
+        }
+        if start { drainQueue.async { self.drain() } }
+    }
+
+    /// On the pool: runs queued blocks until none is left.
+    private func drain() {
+        while true {
+            let next: Work? = state.withLock { state in
+                guard state.head < state.pending.count else {
+                    state.pending.removeAll(keepingCapacity: state.pending.capacity <= 1024)
+                    state.head = 0
+                    state.busy = false
+                    return nil
+                }
+                let work = state.pending[state.head]
+                state.pending[state.head] = nil
+                state.head += 1
+                if state.head > 256, state.head * 2 > state.pending.count {
+                    state.pending.removeFirst(state.head)
+                    state.head = 0
+                }
+                return work
+            }
+            guard let next else { return }
+            guard next.cheap else {
+                next.block()
+                continue
+            }
+            let started = Self.now()
+            next.block()
+            let elapsed = Self.now() &- started
+            if elapsed > Self.heavyNanoseconds {
+                state.withLock { $0.inlineAfter = started &+ elapsed &+ Self.heavyHoldoff }
+            }
+        }
+    }
+
+    private static func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
+}
