@@ -98,12 +98,14 @@ final class Connection: @unchecked Sendable {
     private let inbox = Mutex<(items: [(@Sendable () -> Void)?], head: Int, scheduled: Bool)>(([], 0, false))
     /// Where this connection's heavy requests run (made on first use).
     private var offloadQueue: DispatchQueue?
+    /// A `pump` is posted to the thread's task list (the turn budget ran out).
+    private var pumpScheduled = false
 
     /// Request lines longer than this are parsed and run off the I/O thread, so one client's
     /// huge line never stalls the other connections of its thread.
     static let inlineLineLimit = 65536
 
-    private var framer: LineFramer
+    private var framer: InputFramer
     /// Complete lines waiting for the request before them, or a last error line, from
     /// `queuedHead` on. Slots before it are emptied as they are taken: a taken line must not
     /// stay in memory until the array is next compacted (the soak measured 80 MiB held that
@@ -154,7 +156,7 @@ final class Connection: @unchecked Sendable {
         self.server = server
         self.service = service
         self.settings = settings
-        framer = LineFramer(maximumLineLength: settings.maximumLineLength)
+        framer = InputFramer(maximumLineLength: settings.maximumLineLength)
     }
 
     private var unsent: Int { output.count - outputStart }
@@ -279,13 +281,15 @@ final class Connection: @unchecked Sendable {
         if lingering { return discardInput() }
         guard input == .reading else { return }
         let buffer = thread.readBuffer
-        // A bounded number of reads per wake-up keeps one busy client from starving others.
+        let wake = DispatchTime.now().uptimeNanoseconds
+        // A bounded number of reads (and time) per wake-up keeps one busy client from starving
+        // the others on this thread.
         for _ in 0..<16 {
             let count = read(fd, buffer.baseAddress, buffer.count)
             if count > 0 {
                 lastReadProgress = .now()
                 var completed = false
-                for line in framer.append(UnsafeRawBufferPointer(rebasing: buffer[0..<count])) {
+                framer.append(UnsafeRawBufferPointer(rebasing: buffer[0..<count])) { line in
                     queued.append(.request(line))
                     queuedBytes += line.count
                     requestsRead += 1
@@ -306,6 +310,7 @@ final class Connection: @unchecked Sendable {
                     break
                 }
                 if count < buffer.count || queuedBytes >= settings.maximumQueuedBytes { break }
+                if lastReadProgress.uptimeNanoseconds &- wake > Self.turnBudget { break }
             } else if count == 0 {
                 // End of input: answer what was sent, then close (a client may half-close).
                 stopReading(peerClosed: true)
@@ -351,8 +356,26 @@ final class Connection: @unchecked Sendable {
 
     // MARK: Requests
 
+    /// How long one connection may keep its thread per turn (reading, or running inline
+    /// requests) before the thread serves its other connections; level-triggered epoll and the
+    /// thread's task list bring it back.
+    static let turnBudget: UInt64 = 1_000_000
+
     private func pump() {
+        let turn = DispatchTime.now().uptimeNanoseconds
         while !running, !closed, queuedHead < queued.count {
+            if DispatchTime.now().uptimeNanoseconds &- turn > Self.turnBudget {
+                // Pipelined requests left: the rest after the thread's other connections.
+                if !pumpScheduled {
+                    pumpScheduled = true
+                    thread.post { [self] in
+                        pumpScheduled = false
+                        pump()
+                        applyBackpressure()
+                    }
+                }
+                return
+            }
             guard let next = queued[queuedHead] else { preconditionFailure("a taken slot behind queuedHead") }
             // A client that does not read its replies gets no more work done for it: the
             // output it has not taken is what bounds its memory (`flush` resumes this).

@@ -137,7 +137,8 @@ final class IOThread: @unchecked Sendable {
         nextSweep = DispatchTime.now().uptimeNanoseconds + Self.sweepInterval
         while true {
             let now = DispatchTime.now().uptimeNanoseconds
-            let timeout = nextSweep > now ? Int32((nextSweep - now) / 1_000_000) + 1 : 0
+            let waiting = mailbox.withLock { !$0.tasks.isEmpty || !$0.ready.isEmpty }
+            let timeout = waiting || nextSweep <= now ? 0 : Int32((nextSweep - now) / 1_000_000) + 1
             let count = layoutd_epoll_wait(epoll, &fds, &events, 64, timeout)
             if count < 0, errno != EINTR {
                 fatalError("epoll_wait failed: \(SystemError("epoll_wait"))")
@@ -160,9 +161,10 @@ final class IOThread: @unchecked Sendable {
         }
     }
 
-    /// Runs posted tasks and drains ready connections' inboxes until none is left.
+    /// Runs posted tasks and drains ready connections' inboxes, a few rounds at most (what
+    /// is posted meanwhile waits for the next turn, after the sockets are polled again).
     private func takeMailbox() {
-        while true {
+        for _ in 0..<4 {
             let (tasks, ready) = mailbox.withLock { mailbox in
                 defer {
                     mailbox.tasks.removeAll(keepingCapacity: true)

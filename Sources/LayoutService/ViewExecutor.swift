@@ -24,19 +24,30 @@ public final class ViewExecutor: Sendable {
         var busy = false
         var pending: [Work?] = []
         var head = 0
-        /// Cheap work does not run inline before this (uptime ns): a "cheap" block of this
-        /// view lately took longer than `heavyNanoseconds` (a whole-view query on a large
-        /// view), and it must not stall the other connections of an I/O thread again.
-        var inlineAfter: UInt64 = 0
+        /// A "cheap" block of this view took longer than `heavyNanoseconds` (a whole-view query
+        /// on a large view): its cheap work runs on the pool, so it does not stall the other
+        /// connections of an I/O thread again, until `cheapStreak` blocks in a row were quick.
+        var heavy = false
+        var cheapStreak = 0
+
+        mutating func measured(_ nanoseconds: UInt64) {
+            if nanoseconds > ViewExecutor.heavyNanoseconds {
+                heavy = true
+                cheapStreak = 0
+            } else if heavy {
+                cheapStreak += 1
+                if cheapStreak >= ViewExecutor.quickRunsToInline { heavy = false }
+            }
+        }
     }
 
     private let state = Mutex(State())
     private let drainQueue: DispatchQueue
 
-    /// A cheap block that takes longer than this sends the view's cheap work to the pool for
-    /// `heavyHoldoff`.
+    /// A cheap block that takes longer than this sends the view's cheap work to the pool until
+    /// `quickRunsToInline` of them in a row were quick.
     static let heavyNanoseconds: UInt64 = 2_000_000
-    static let heavyHoldoff: UInt64 = 1_000_000_000
+    static let quickRunsToInline = 8
 
     public init(label: String) {
         // No target: a serial queue on Dispatch's overcommitting pool, which starts a thread
@@ -51,13 +62,13 @@ public final class ViewExecutor: Sendable {
     }
 
     /// Runs `block` now on the calling thread when `inline` is true and the executor is idle
-    /// (and was not slowed by a long cheap block in the last second); otherwise queues it as
+    /// (and its cheap work has been quick lately); otherwise queues it as
     /// `async` does. Either way, `block` runs after everything submitted before it.
     public func run(inline: Bool, _ block: @escaping @Sendable () -> Void) {
         guard inline else { return enqueue(Work(block: block, cheap: false)) }
         let started = Self.now()
         let mine = state.withLock { state in
-            guard !state.busy, started >= state.inlineAfter else { return false }
+            guard !state.busy, !state.heavy else { return false }
             state.busy = true
             return true
         }
@@ -65,7 +76,7 @@ public final class ViewExecutor: Sendable {
         block()
         let elapsed = Self.now() &- started
         let more = state.withLock { state in
-            if elapsed > Self.heavyNanoseconds { state.inlineAfter = started &+ elapsed &+ Self.heavyHoldoff }
+            state.measured(elapsed)
             guard state.head < state.pending.count else {
                 state.busy = false
                 return false
@@ -112,9 +123,7 @@ public final class ViewExecutor: Sendable {
             let started = Self.now()
             next.block()
             let elapsed = Self.now() &- started
-            if elapsed > Self.heavyNanoseconds {
-                state.withLock { $0.inlineAfter = started &+ elapsed &+ Self.heavyHoldoff }
-            }
+            state.withLock { $0.measured(elapsed) }
         }
     }
 
