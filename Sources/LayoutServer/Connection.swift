@@ -177,6 +177,10 @@ final class Connection: @unchecked Sendable {
     /// On the thread: runs the inbox's items in order, one at a time (an item may drain the
     /// inbox again, as an inline reply does; it then carries on from the next item).
     func drainInbox() {
+        corking(drainItems)
+    }
+
+    private func drainItems() {
         while let item = inbox.withLock({ inbox -> (@Sendable () -> Void)? in
             guard inbox.head < inbox.items.count else {
                 inbox.items.removeAll(keepingCapacity: inbox.items.capacity <= 256)
@@ -248,11 +252,13 @@ final class Connection: @unchecked Sendable {
     // MARK: Events from epoll
 
     func handle(events: UInt32) {
-        if events & (IOThread.readable | IOThread.failed) != 0 {
-            if lingering {
-                discardInput()
-            } else if input == .reading {
-                readAvailable()
+        corking {
+            if events & (IOThread.readable | IOThread.failed) != 0 {
+                if lingering {
+                    discardInput()
+                } else if input == .reading {
+                    readAvailable()
+                }
             }
         }
         if !closed, events & (IOThread.writable | IOThread.failed) != 0, unsent > 0 { flush() }
@@ -370,8 +376,10 @@ final class Connection: @unchecked Sendable {
                     pumpScheduled = true
                     thread.post { [self] in
                         pumpScheduled = false
-                        pump()
-                        applyBackpressure()
+                        corking {
+                            pump()
+                            applyBackpressure()
+                        }
                     }
                 }
                 return
@@ -559,7 +567,18 @@ final class Connection: @unchecked Sendable {
         if unsent == 0 { lastWriteProgress = .now() }
         output.append(contentsOf: line)
         if unsent > settings.outputLimit { return overflow() }
-        flush()
+        if corked == 0 { flush() }
+    }
+
+    /// Inside a turn (an epoll event, an inbox drain, a continued pump) replies and events
+    /// are only appended; they go out in one send at its end.
+    private var corked = 0
+
+    private func corking(_ body: () -> Void) {
+        corked += 1
+        body()
+        corked -= 1
+        if corked == 0, !closed, unsent > 0 { flush() }
     }
 
     /// Unsent output passed `outputLimit`: everything not yet begun is dropped, the line being

@@ -27,7 +27,9 @@ public final class ViewExecutor: Sendable {
         /// A "cheap" block of this view took longer than `heavyNanoseconds` (a whole-view query
         /// on a large view): its cheap work runs on the pool, so it does not stall the other
         /// connections of an I/O thread again, until `cheapStreak` blocks in a row were quick.
-        var heavy = false
+        /// A new view starts so: its first cheap blocks run on the pool until they proved quick,
+        /// so not even the first whole-view query of a client stalls an I/O thread.
+        var heavy = true
         var cheapStreak = 0
 
         mutating func measured(_ nanoseconds: UInt64) {
