@@ -272,7 +272,9 @@ final class Connection: @unchecked Sendable {
         guard !closed else { return }
         var wanted: UInt32 = 0
         if input == .reading || lingering { wanted |= IOThread.readable }
-        if unsent > 0 { wanted |= IOThread.writable }
+        // Inside a corked turn the output goes out at its end: EPOLLOUT only if that send
+        // leaves some (or output was already waiting).
+        if unsent > 0, corked == 0 || interest & IOThread.writable != 0 { wanted |= IOThread.writable }
         guard wanted != interest else { return }
         if !thread.watch(fd, self, from: interest, to: wanted) {
             interest = 0
