@@ -59,11 +59,11 @@ public struct ServiceHooks: Sendable {
 /// `view.invalidated` events), optimistic concurrency (`ifEpoch`) and counters. A refused
 /// request changes nothing.
 ///
-/// Thread-safe. Each view lives on its own serial queue (`ViewHost`), so requests for one view
-/// run in the order they were submitted and different views use different cores. `submit`
-/// calls its completion on the view's queue, and the events in an outcome must be handed to
-/// their connections before that call returns, so that every subscriber sees a view's events
-/// in epoch order.
+/// Thread-safe. Each view lives on its own serial executor (`ViewHost.queue`, a
+/// `ViewExecutor`), so requests for one view run in the order they were submitted and different
+/// views use different cores. `submit` calls its completion inside the view's executor, and
+/// the events in an outcome must be handed to their connections before that call returns, so
+/// that every subscriber sees a view's events in epoch order.
 public final class LayoutService: Sendable {
     /// The strategies views are created with; a reload that loads plugins replaces it.
     public var registry: StrategyRegistry { currentRegistry.withLock { $0 } }
@@ -149,9 +149,10 @@ public final class LayoutService: Sendable {
     }
 
     /// Carries out `request` for `connection` and calls `completion` exactly once with the
-    /// reply and the events it caused. Daemon-wide methods complete before `submit` returns;
-    /// view methods, `daemon.sync`, `view.delete` and `view.unsubscribe` complete later, on the
-    /// view's queue or another thread. `submit` never blocks its thread.
+    /// reply and the events it caused. Daemon-wide methods, and `inlineMethods` whose view is
+    /// idle, complete before `submit` returns, on the caller's thread; other view methods,
+    /// `daemon.sync`, `view.delete` and `view.unsubscribe` complete later, on a pool thread
+    /// running the view's executor or another thread. `submit` never blocks its thread.
     public func submit(_ request: Request, from connection: ConnectionID, completion: @escaping @Sendable (Outcome) -> Void) {
         requestCount.add(1, ordering: .relaxed)
         let view = request.params["view"]?.stringValue

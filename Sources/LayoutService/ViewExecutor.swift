@@ -58,6 +58,9 @@ public final class ViewExecutor: Sendable {
         drainQueue = DispatchQueue(label: label, qos: .userInitiated)
     }
 
+    /// Nothing runs or waits (a snapshot: work may arrive at once).
+    public var isIdle: Bool { state.withLock { !$0.busy } }
+
     /// Queues `block` behind the work already submitted; it runs on a pool thread.
     public func async(_ block: @escaping @Sendable () -> Void) {
         enqueue(Work(block: block, cheap: false))
