@@ -209,7 +209,10 @@ public final class LayoutService: Sendable {
                 // idle (on the caller's I/O thread, no hand-off), anything else queues and runs
                 // on a pool thread (`ViewExecutor`). A thread blocked behind a view's queued
                 // work once left no thread to run it: the soak caught every connection stalling.
-                host.queue.run(inline: Self.inlineMethods.contains(request.method)) { [self, params] in
+                // A plugin's layout is code we do not know the cost of: never on an I/O thread.
+                let inline = Self.inlineMethods.contains(request.method)
+                    && registry.origin(of: host.summary.withLock { $0.strategy }) == .builtIn
+                host.queue.run(inline: inline) { [self, params] in
                     var params = params
                     do throws(WireError) {
                         let (result, events) = try host.perform(request.method, &params, connection: connection, registry: { self.registry }) { () throws(WireError) -> Int in
@@ -233,8 +236,8 @@ public final class LayoutService: Sendable {
     /// Methods cheap enough to run on the caller's thread (an I/O thread) when their view is
     /// free: O(log n) or O(window) work. Everything that may cost O(n) (`view.create`,
     /// `setData`, `update`, `setStrategy`, `configure`, `resize`, `setWindowMargin`,
-    /// `stage.commit`, `describe`, `reload`) runs on a pool thread. Until the method table
-    /// carries this class.
+    /// `stage.commit`, `describe`, `reload`) runs on a pool thread, and so does every request
+    /// for a view laid out by a plugin. Until the method table carries this class.
     public static let inlineMethods: Set<String> = [
         "view.scroll", "view.scrollEnd", "view.select", "view.measure", "view.get", "view.query", "view.item",
         "view.subscribe", "view.unsubscribe", "daemon.hello", "daemon.status", "view.list", "strategy.list", "daemon.sync",
