@@ -64,8 +64,8 @@ let package = Package(
         // Unix sockets: discovery, listening with the stale-socket check, peer credentials.
         .target(name: "CSocketShims"),
         .target(name: "LayoutIPC", dependencies: ["CSocketShims"]),
-        // The transport: connections on Dispatch, limits, deadlines, drain on shutdown, reload.
-        .target(name: "LayoutServer", dependencies: ["LayoutService", "LayoutIPC"]),
+        // The transport: I/O threads on epoll, limits, deadlines, drain on shutdown, reload.
+        .target(name: "LayoutServer", dependencies: ["LayoutService", "LayoutIPC", "CSocketShims"]),
         // libsystemd (Debian: libsystemd-dev): socket activation, notify, watchdog, journal.
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
         .target(name: "Systemd", dependencies: ["CSystemd"]),

@@ -5,28 +5,107 @@ import LayoutProtocol
 import LayoutService
 import Synchronization
 
-/// One client connection. Everything here is confined to `queue`.
+/// One client connection. Everything here is confined to its I/O thread (`thread`).
 ///
 /// Requests run one at a time in the order they arrived (pipelined lines wait in `queued`), so
-/// replies keep request order and a request's own events follow its reply. Output goes through
-/// a buffer written as the socket accepts it; a client that stops reading pauses its own input
-/// and has its subscriptions coalesced into one `view.resync` each, and is dropped when it
-/// makes no write progress for `writeStallTimeout`.
+/// replies keep request order and a request's own events follow its reply. A cheap request
+/// runs inline on the I/O thread when its view is free; a heavy one (by method, or a line over
+/// `inlineLineLimit`) runs on a pool thread, and its outcome comes back through the inbox.
+/// Output goes through a buffer written as the socket accepts it (EPOLLOUT is watched only
+/// while output waits); a client that stops reading pauses its own input and has its
+/// subscriptions coalesced into one `view.resync` each, and is dropped when it makes no write
+/// progress for `writeStallTimeout`.
 final class Connection: @unchecked Sendable {
     let id: ConnectionID
     let peer: PeerCredentials
-    let queue: DispatchQueue
+    let thread: IOThread
     private let fd: Int32
     private unowned let server: LayoutServer
     private let service: LayoutService
     private var settings: ServerSettings
 
-    private var readSource: DispatchSourceRead?
-    private var writeSource: DispatchSourceWrite?
-    private var readingPaused = false
-    private var writeArmed = false
+    /// Where the connection is in its life: the one place its state lives.
+    private enum Phase {
+        /// Serving. `running`: a request is in flight (at most one).
+        case open(Input, running: Bool)
+        /// Output done and our side shut down, nothing running; reading and discarding until the
+        /// client closes (or `lingerTimeout` after `since`), since closing with unread input
+        /// would reset the connection and lose the last lines.
+        case lingering(since: DispatchTime)
+        /// The fd is closed and output dropped; the service forgets the connection once the
+        /// request still `running` (if any) has returned.
+        case closed(running: Bool)
+        /// The service and the server forgot it.
+        case finished
+    }
 
-    private var framer: LineFramer
+    private enum Input: Equatable {
+        /// Reading (EPOLLIN watched).
+        case reading
+        /// Backpressure: many requests or bytes queued, or much unread output.
+        case paused
+        /// No more input: end of stream (`peerClosed`), a fatal line, an overflow or shutdown.
+        /// Closes once what was read is answered and written.
+        case ended(peerClosed: Bool)
+    }
+
+    private var phase: Phase = .open(.reading, running: false)
+    /// The epoll events now registered for `fd` (a cache of the kernel's, 0 when not in the
+    /// set): EPOLLIN while reading or lingering, EPOLLOUT while output waits.
+    private var interest: UInt32 = 0
+
+    private var running: Bool {
+        switch phase {
+        case .open(_, let running), .closed(let running): running
+        case .lingering, .finished: false
+        }
+    }
+
+    private var closed: Bool {
+        switch phase {
+        case .closed, .finished: true
+        case .open, .lingering: false
+        }
+    }
+
+    private var lingering: Bool {
+        if case .lingering = phase { return true }
+        return false
+    }
+
+    private var input: Input? {
+        if case .open(let input, _) = phase { return input }
+        return nil
+    }
+
+    private var inputClosed: Bool {
+        switch phase {
+        case .open(let input, _): if case .ended = input { true } else { false }
+        default: true
+        }
+    }
+
+    private func setRunning(_ value: Bool) {
+        switch phase {
+        case .open(let input, _): phase = .open(input, running: value)
+        case .closed: phase = .closed(running: value)
+        case .lingering, .finished: precondition(!value, "a request started on a finished connection")
+        }
+    }
+
+    /// Items posted from other threads (and from this one, for later), drained in order on
+    /// `thread`; `scheduled` while the connection is on the thread's ready list.
+    private let inbox = Mutex<(items: [(@Sendable () -> Void)?], head: Int, scheduled: Bool)>(([], 0, false))
+    /// Where this connection's heavy requests run (made on first use).
+    private var offloadQueue: DispatchQueue?
+    /// A `pump` is posted to the thread's task list (the turn budget ran out).
+    private var pumpScheduled = false
+
+    /// Request lines longer than this are parsed and run off the I/O thread, so one client's
+    /// huge line never stalls the other connections of its thread.
+    static let inlineLineLimit = 65536
+
+    private var framer: InputFramer
     /// Complete lines waiting for the request before them, or a last error line, from
     /// `queuedHead` on. Slots before it are emptied as they are taken: a taken line must not
     /// stay in memory until the array is next compacted (the soak measured 80 MiB held that
@@ -36,18 +115,6 @@ final class Connection: @unchecked Sendable {
     /// Bytes of the request lines waiting in `queued`: what bounds a pipelining client's
     /// memory, since a count alone allows that many maximum-length lines.
     private var queuedBytes = 0
-    private var inFlight = false
-    /// No more input: end of stream, a fatal error or shutdown. Closes once drained.
-    private var inputClosed = false
-    /// The client closed its side (read returned 0).
-    private var peerClosed = false
-    /// Output done and our side shut down; reading and discarding until the client closes,
-    /// since closing with unread input would reset the connection and lose the last lines.
-    private var lingering = false
-    private var lingerStarted: DispatchTime = .now()
-    private var closed = false
-    private var fdReleased = false
-    private var finished = false
 
     private var output: [UInt8] = []
     private var outputStart = 0
@@ -78,53 +145,71 @@ final class Connection: @unchecked Sendable {
     }
 
     init(
-        id: ConnectionID, fd: Int32, peer: PeerCredentials, server: LayoutServer, service: LayoutService, settings: ServerSettings
+        id: ConnectionID, fd: Int32, peer: PeerCredentials, thread: IOThread, server: LayoutServer, service: LayoutService,
+        settings: ServerSettings
     ) {
         fields = [("LAYOUTD_CONNECTION", String(id)), ("LAYOUTD_PEER_PID", String(peer.pid)), ("LAYOUTD_PEER_UID", String(peer.uid))]
         self.id = id
         self.fd = fd
         self.peer = peer
+        self.thread = thread
         self.server = server
         self.service = service
         self.settings = settings
-        framer = LineFramer(maximumLineLength: settings.maximumLineLength)
-        // No target: a serial queue on the overcommitting pool (see `LayoutServer`), so a
-        // connection busy with a long request never waits for a thread another one holds.
-        queue = DispatchQueue(label: "layoutd.connection", qos: .userInitiated)
+        framer = InputFramer(maximumLineLength: settings.maximumLineLength)
     }
 
     private var unsent: Int { output.count - outputStart }
 
+    // MARK: Inbox (any thread)
+
+    /// Runs `work` on the connection's thread, after everything posted to it before.
+    func post(_ work: @escaping @Sendable () -> Void) {
+        let schedule = inbox.withLock { inbox in
+            inbox.items.append(work)
+            guard !inbox.scheduled else { return false }
+            inbox.scheduled = true
+            return true
+        }
+        if schedule { thread.schedule(self) }
+    }
+
+    /// On the thread: runs the inbox's items in order, one at a time (an item may drain the
+    /// inbox again, as an inline reply does; it then carries on from the next item).
+    func drainInbox() {
+        corking(drainItems)
+    }
+
+    private func drainItems() {
+        while let item = inbox.withLock({ inbox -> (@Sendable () -> Void)? in
+            guard inbox.head < inbox.items.count else {
+                inbox.items.removeAll(keepingCapacity: inbox.items.capacity <= 256)
+                inbox.head = 0
+                inbox.scheduled = false
+                return nil
+            }
+            defer {
+                inbox.items[inbox.head] = nil
+                inbox.head += 1
+            }
+            return inbox.items[inbox.head]
+        }) {
+            item()
+        }
+    }
+
     // MARK: Lifecycle
 
+    /// Joins the thread's epoll set (from any thread).
     func start() {
-        queue.async { [self] in
-            let reader = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
-            reader.setEventHandler { [unowned self] in readAvailable() }
-            let writer = DispatchSource.makeWriteSource(fileDescriptor: fd, queue: queue)
-            writer.setEventHandler { [unowned self] in flush() }
-            // The fd closes only after both sources let go of it.
-            let released = DispatchGroup()
-            released.enter()
-            released.enter()
-            reader.setCancelHandler { released.leave() }
-            writer.setCancelHandler { released.leave() }
-            released.notify(queue: queue) { [self] in
-                Glibc.close(fd)
-                fdReleased = true
-                finish()
-            }
-            readSource = reader
-            writeSource = writer
-            reader.resume()
-        }
+        post { [self] in updateInterest() }
     }
 
     /// The daemon is stopping: take in what the client already sent, say so, read nothing
     /// more, answer what was read, then close.
     func beginShutdown(reason: String, deadline: Double) {
         guard !closed else { return }
-        if !inputClosed, !readingPaused { readAvailable() }
+        if input == .reading { readAvailable() }
         enqueue(event: Event(
             connection: id, name: "daemon.shutdown", subscription: nil,
             params: JSONWriter.encode(.object(["reason": .string(reason), "deadline": .number(deadline)]))))
@@ -142,19 +227,21 @@ final class Connection: @unchecked Sendable {
     func close(reason: String) {
         guard !closed else { return }
         server.logger.log(reason == "done" ? .debug : .info, "connection closed: \(reason)", fields, throttledAs: reason == "done" ? nil : .connectionClosed)
-        closed = true
-        if readingPaused { readSource?.resume() }
-        readingPaused = false
-        if !writeArmed { writeSource?.resume() }
-        writeArmed = true
-        readSource?.cancel()
-        writeSource?.cancel()
+        let wasRunning = running
+        phase = .closed(running: wasRunning)
+        if interest != 0 { thread.watch(fd, self, from: interest, to: 0) }
+        interest = 0
+        thread.forget(fd)
+        Glibc.close(fd)
+        output = []
+        outputStart = 0
+        finish()
     }
 
     /// After the fd is closed: the service forgets this connection once no request of it runs.
     private func finish() {
-        guard fdReleased, !inFlight, !finished else { return }
-        finished = true
+        guard case .closed(running: false) = phase else { return }
+        phase = .finished
         service.disconnect(id)
         server.remove(self, read: requestsRead, answered: requestsAnswered)
     }
@@ -162,19 +249,55 @@ final class Connection: @unchecked Sendable {
     /// This connection's log fields, made once: every request's log call starts from them.
     let fields: [(String, String)]
 
+    // MARK: Events from epoll
+
+    func handle(events: UInt32) {
+        corking {
+            if events & (IOThread.readable | IOThread.failed) != 0 {
+                if lingering {
+                    discardInput()
+                } else if input == .reading {
+                    readAvailable()
+                }
+            }
+        }
+        if !closed, events & (IOThread.writable | IOThread.failed) != 0, unsent > 0 { flush() }
+        // Hung up with nothing to read or write: leave the set until there is (level-triggered
+        // EPOLLHUP would otherwise report at once, again and again).
+        updateInterest()
+    }
+
+    /// Brings the epoll registration in line with the phase and the output.
+    private func updateInterest() {
+        guard !closed else { return }
+        var wanted: UInt32 = 0
+        if input == .reading || lingering { wanted |= IOThread.readable }
+        // Inside a corked turn the output goes out at its end: EPOLLOUT only if that send
+        // leaves some (or output was already waiting).
+        if unsent > 0, corked == 0 || interest & IOThread.writable != 0 { wanted |= IOThread.writable }
+        guard wanted != interest else { return }
+        if !thread.watch(fd, self, from: interest, to: wanted) {
+            interest = 0
+            return close(reason: SystemError("epoll_ctl").description)
+        }
+        interest = wanted
+    }
+
     // MARK: Input
 
     private func readAvailable() {
         if lingering { return discardInput() }
-        guard !closed, !inputClosed else { return }
-        var buffer = [UInt8](repeating: 0, count: 65536)
-        // A bounded number of reads per wake-up keeps one busy client from starving others.
+        guard input == .reading else { return }
+        let buffer = thread.readBuffer
+        let wake = DispatchTime.now().uptimeNanoseconds
+        // A bounded number of reads (and time) per wake-up keeps one busy client from starving
+        // the others on this thread.
         for _ in 0..<16 {
-            let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            let count = read(fd, buffer.baseAddress, buffer.count)
             if count > 0 {
                 lastReadProgress = .now()
                 var completed = false
-                for line in framer.append(buffer[0..<count]) {
+                framer.append(UnsafeRawBufferPointer(rebasing: buffer[0..<count])) { line in
                     queued.append(.request(line))
                     queuedBytes += line.count
                     requestsRead += 1
@@ -195,10 +318,10 @@ final class Connection: @unchecked Sendable {
                     break
                 }
                 if count < buffer.count || queuedBytes >= settings.maximumQueuedBytes { break }
+                if lastReadProgress.uptimeNanoseconds &- wake > Self.turnBudget { break }
             } else if count == 0 {
                 // End of input: answer what was sent, then close (a client may half-close).
-                peerClosed = true
-                stopReading()
+                stopReading(peerClosed: true)
                 break
             } else {
                 if errno == EINTR { continue }
@@ -211,35 +334,58 @@ final class Connection: @unchecked Sendable {
         applyBackpressure()
     }
 
-    private func stopReading() {
-        inputClosed = true
-        if !readingPaused {
-            readingPaused = true
-            readSource?.suspend()
+    private func stopReading(peerClosed: Bool = false) {
+        guard case .open(let input, let running) = phase else { return }
+        if case .ended(let already) = input {
+            phase = .open(.ended(peerClosed: already || peerClosed), running: running)
+        } else {
+            phase = .open(.ended(peerClosed: peerClosed), running: running)
         }
+        updateInterest()
     }
 
     /// Pauses input while the client has many requests queued or much unread output.
     private func applyBackpressure() {
-        guard !inputClosed, !closed else { return }
+        guard case .open(let input, let running) = phase, input != .ended(peerClosed: false), input != .ended(peerClosed: true) else {
+            return
+        }
         let backlog = queued.count - queuedHead
         let shouldPause = backlog >= settings.maximumQueuedRequests || queuedBytes >= settings.maximumQueuedBytes || unsent > settings.outputCap
-        if shouldPause, !readingPaused {
-            readSource?.suspend()
-            readingPaused = true
-        } else if !shouldPause, readingPaused {
-            readingPaused = false
+        if shouldPause, input == .reading {
+            phase = .open(.paused, running: running)
+        } else if !shouldPause, input == .paused {
+            phase = .open(.reading, running: running)
             // The stall deadlines measure the client, not the time we were not reading.
             lastReadProgress = .now()
             if partialLineStarted != nil { partialLineStarted = lastReadProgress }
-            readSource?.resume()
         }
+        updateInterest()
     }
 
     // MARK: Requests
 
+    /// How long one connection may keep its thread per turn (reading, or running inline
+    /// requests) before the thread serves its other connections; level-triggered epoll and the
+    /// thread's task list bring it back.
+    static let turnBudget: UInt64 = 1_000_000
+
     private func pump() {
-        while !inFlight, !closed, queuedHead < queued.count {
+        let turn = DispatchTime.now().uptimeNanoseconds
+        while !running, !closed, queuedHead < queued.count {
+            if DispatchTime.now().uptimeNanoseconds &- turn > Self.turnBudget {
+                // Pipelined requests left: the rest after the thread's other connections.
+                if !pumpScheduled {
+                    pumpScheduled = true
+                    thread.post { [self] in
+                        pumpScheduled = false
+                        corking {
+                            pump()
+                            applyBackpressure()
+                        }
+                    }
+                }
+                return
+            }
             guard let next = queued[queuedHead] else { preconditionFailure("a taken slot behind queuedHead") }
             // A client that does not read its replies gets no more work done for it: the
             // output it has not taken is what bounds its memory (`flush` resumes this).
@@ -264,33 +410,64 @@ final class Connection: @unchecked Sendable {
                 queuedBytes = 0
             case .request(let line):
                 queuedBytes -= line.count
-                inFlight = true
-                let server = self.server
-                let id = self.id
-                let handoff = Handoff()
-                let started = DispatchTime.now()
-                let logger = server.logger
-                let fields = self.fields
-                service.submit(line: line, from: id) { [self] outcome in
-                    // Inside the view's queue: other connections' events go out now, so each
-                    // subscriber sees a view's events in epoch order.
-                    for event in outcome.events where event.connection != id { server.deliver(event) }
-                    Self.log(outcome, since: started, logger: logger, fields: fields)
-                    let own = outcome.events.filter { $0.connection == id }
-                    // This connection's own events queue behind events other views already
-                    // posted to it, so they (and their reply) take the queue; so does a reply
-                    // while any posted event is still on its way. Otherwise a reply that came
-                    // back during `submit` is written straight away.
-                    let inTransit = eventsInTransit.load(ordering: .sequentiallyConsistent)
-                    if !own.isEmpty || inTransit > 0 || !handoff.keep(reply: outcome.reply) {
-                        queue.async { self.complete(reply: outcome.reply, events: own) }
-                    }
-                }
-                // Completed during submit (the usual case): carry on here, in this loop.
-                if let reply = handoff.take() { record(reply: reply, events: []) }
+                setRunning(true)
+                submit(line)
             }
         }
         closeIfDrained()
+    }
+
+    /// Runs one request: inline on this thread when it is cheap (the service then completes
+    /// before `submit` returns, unless the view is busy), else on this connection's pool queue.
+    private func submit(_ line: [UInt8]) {
+        let completion = completion(started: .now())
+        guard line.count <= Self.inlineLineLimit else {
+            return offload { [service, id] in service.submit(line: line, from: id, completion: completion) }
+        }
+        let request: Request
+        do {
+            request = try Request.decode(line)
+        } catch {
+            // Answered at once (decoded again, which only a refused line pays for).
+            return service.submit(line: line, from: id, completion: completion)
+        }
+        if LayoutService.submitsQuickly(request.method) {
+            service.submit(request, from: id, completion: completion)
+        } else {
+            offload { [service, id] in service.submit(request, from: id, completion: completion) }
+        }
+    }
+
+    private func offload(_ work: @escaping @Sendable () -> Void) {
+        if offloadQueue == nil {
+            // No target: a serial queue on the overcommitting pool, so a heavy request holds up
+            // its own connection only.
+            offloadQueue = DispatchQueue(label: "layoutd.connection", qos: .userInitiated)
+        }
+        offloadQueue!.async(execute: work)
+    }
+
+    /// What a request's outcome does: other connections' events go out at once (this runs
+    /// inside the view's executor, so each subscriber sees a view's events in epoch order);
+    /// the reply and this connection's own events are recorded here when the request ran inline
+    /// on this thread (after the events already posted to this connection, which were made
+    /// before it), else posted to the inbox, behind those events.
+    private func completion(started: DispatchTime) -> @Sendable (Outcome) -> Void {
+        let server = self.server
+        let id = self.id
+        let logger = server.logger
+        let fields = self.fields
+        return { [self] outcome in
+            for event in outcome.events where event.connection != id { server.deliver(event) }
+            Self.log(outcome, since: started, logger: logger, fields: fields)
+            let own = outcome.events.filter { $0.connection == id }
+            if thread.isCurrent {
+                drainInbox()
+                record(reply: outcome.reply, events: own)
+            } else {
+                post { [self] in complete(reply: outcome.reply, events: own) }
+            }
+        }
     }
 
     /// Refused requests at info, slow ones at notice, every request at debug; with the method,
@@ -320,7 +497,7 @@ final class Connection: @unchecked Sendable {
     }
 
     private func record(reply: [UInt8]?, events: [Event]) {
-        inFlight = false
+        setRunning(false)
         if closed {
             finish()
             return
@@ -331,15 +508,11 @@ final class Connection: @unchecked Sendable {
     }
 
     private func closeIfDrained() {
-        guard inputClosed, !inFlight, queuedHead >= queued.count, unsent == 0, !closed, !lingering else { return }
+        guard case .open(.ended(let peerClosed), running: false) = phase, queuedHead >= queued.count, unsent == 0 else { return }
         if peerClosed { return close(reason: "done") }
         shutdown(fd, Int32(SHUT_WR))
-        lingering = true
-        lingerStarted = .now()
-        if readingPaused {
-            readingPaused = false
-            readSource?.resume()
-        }
+        phase = .lingering(since: .now())
+        updateInterest()
     }
 
     private func discardInput() {
@@ -348,22 +521,12 @@ final class Connection: @unchecked Sendable {
 
     // MARK: Events
 
-    /// Events posted from views' queues and not yet taken in by this connection's queue. A
-    /// reply may skip the queue only while this is zero: an event posted before the reply
-    /// was made must be written before it (`view.unsubscribe` promises no events after its
-    /// reply, `daemon.sync` every event posted before it).
-    private let eventsInTransit = Atomic<Int>(0)
-
-    /// An event from another thread (a view's queue).
-    func post(_ event: Event) {
-        eventsInTransit.add(1, ordering: .sequentiallyConsistent)
-        queue.async { [self] in
-            enqueue(event: event)
-            eventsInTransit.subtract(1, ordering: .sequentiallyConsistent)
-        }
+    /// An event from another thread (a view's executor): into the inbox, in the order posted.
+    func deliver(_ event: Event) {
+        post { [self] in enqueue(event: event) }
     }
 
-    /// An event from any view (on this connection's queue).
+    /// An event from any view (on this connection's thread).
     func enqueue(event: Event) {
         guard !closed else { return }
         if let subscription = event.subscription {
@@ -389,10 +552,10 @@ final class Connection: @unchecked Sendable {
         for (subscription, skipped) in lagging where !resyncRequested.contains(subscription) {
             resyncRequested.insert(subscription)
             service.resync(subscription: subscription, connection: id, skipped: skipped) { [self] event in
-                queue.async { [self] in
+                post { [self] in
                     resyncRequested.remove(subscription)
                     lagging[subscription] = nil
-                    // Events that reached this queue before the snapshot are part of it.
+                    // Events that reached the inbox before the snapshot are part of it.
                     if let event, !closed { append(sequencer.line(for: event)) }
                 }
             }
@@ -406,7 +569,18 @@ final class Connection: @unchecked Sendable {
         if unsent == 0 { lastWriteProgress = .now() }
         output.append(contentsOf: line)
         if unsent > settings.outputLimit { return overflow() }
-        flush()
+        if corked == 0 { flush() }
+    }
+
+    /// Inside a turn (an epoll event, an inbox drain, a continued pump) replies and events
+    /// are only appended; they go out in one send at its end.
+    private var corked = 0
+
+    private func corking(_ body: () -> Void) {
+        corked += 1
+        body()
+        corked -= 1
+        if corked == 0, !closed, unsent > 0 { flush() }
     }
 
     /// Unsent output passed `outputLimit`: everything not yet begun is dropped, the line being
@@ -459,20 +633,13 @@ final class Connection: @unchecked Sendable {
             output.removeFirst(outputStart)
             outputStart = 0
         }
-        // The write source fires while the socket is writable, so it runs only while output
-        // waits.
-        if unsent > 0, !writeArmed {
-            writeArmed = true
-            writeSource?.resume()
-        } else if unsent == 0, writeArmed {
-            writeArmed = false
-            writeSource?.suspend()
-        }
+        // EPOLLOUT is watched only while output waits.
+        updateInterest()
         if !lagging.isEmpty { requestResyncs() }
         if waitingForOutput, unsent <= settings.outputCap {
             // Not from here: flush runs inside pump (a reply's append), which must not recurse.
             waitingForOutput = false
-            queue.async { [self] in
+            post { [self] in
                 pump()
                 applyBackpressure()
             }
@@ -491,8 +658,8 @@ final class Connection: @unchecked Sendable {
         guard !closed else { return }
         // Read here, not when the check was queued: the timestamps below may be newer.
         let now = DispatchTime.now()
-        if lingering {
-            if Double(now.uptimeNanoseconds &- lingerStarted.uptimeNanoseconds) / 1e9 > Self.lingerTimeout { close(reason: "done") }
+        if case .lingering(let since) = phase {
+            if Double(now.uptimeNanoseconds &- since.uptimeNanoseconds) / 1e9 > Self.lingerTimeout { close(reason: "done") }
             return
         }
         let sinceRead = Double(now.uptimeNanoseconds &- lastReadProgress.uptimeNanoseconds) / 1e9
@@ -501,7 +668,7 @@ final class Connection: @unchecked Sendable {
             server.logger.log(.warning, "client made no read progress for \(Int(settings.writeStallTimeout)) s; dropping it", fields, throttledAs: .writeStalled)
             server.countDropped()
             close(reason: "write stall")
-        } else if !inputClosed, !readingPaused, framer.hasPartialLine, let started = partialLineStarted,
+        } else if input == .reading, framer.hasPartialLine, let started = partialLineStarted,
             Double(now.uptimeNanoseconds &- started.uptimeNanoseconds) / 1e9 > settings.partialLineDeadline
         {
             closeStalledLine(
@@ -509,7 +676,7 @@ final class Connection: @unchecked Sendable {
                 WireError(
                     name: "IdleTimeout", message: "a line was not complete within \(settings.partialLineDeadline) s of its first byte",
                     data: ["timeout": .number(settings.partialLineDeadline), "limit": .string("partial-line-deadline")]))
-        } else if !inputClosed, !readingPaused, framer.hasPartialLine, sinceRead > settings.partialLineTimeout {
+        } else if input == .reading, framer.hasPartialLine, sinceRead > settings.partialLineTimeout {
             closeStalledLine(
                 "partial line stalled for \(Int(settings.partialLineTimeout)) s; closing",
                 WireError(
@@ -526,34 +693,5 @@ final class Connection: @unchecked Sendable {
         stopReading()
         queued.append(.fatal(Envelope.error(id: nil, failure)))
         pump()
-    }
-}
-
-/// Passes a request's outcome back to the connection: kept for the caller when the service
-/// completes during `submit`, else the completion posts it to the connection's queue.
-private final class Handoff: @unchecked Sendable {
-    private struct State {
-        var submitting = true
-        /// The reply, which is nil itself for a notification.
-        var outcome: [UInt8]??
-    }
-
-    private let state = Mutex(State())
-
-    /// From the completion: true when the caller is still inside `submit` and takes it.
-    func keep(reply: [UInt8]?) -> Bool {
-        state.withLock { state in
-            guard state.submitting else { return false }
-            state.outcome = .some(reply)
-            return true
-        }
-    }
-
-    /// From the caller once `submit` returned: the reply if it came in meanwhile.
-    func take() -> [UInt8]?? {
-        state.withLock { state in
-            state.submitting = false
-            return state.outcome
-        }
     }
 }

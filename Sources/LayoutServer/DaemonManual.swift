@@ -82,7 +82,7 @@ public enum ManualPage: String, CaseIterable, Sendable {
         ])
         roff += section("FORMAT", [
             "One `name = value` per line; spaces and tabs around the name and the value are ignored. A `#` starts a comment that runs to the end of the line; blank lines are ignored. A line without `=`, a name the daemon does not know, or a value that is not a number within the setting's range is refused with the file and line number.",
-            "Counts and sizes (in bytes) are positive integers; timeouts are positive numbers of seconds and may have a fraction (`2.5`).",
+            "Counts and sizes (in bytes) are positive integers (`io-threads` may be 0); timeouts are positive numbers of seconds and may have a fraction (`2.5`).",
             "The file must be a regular file of at most 1 MiB: a directory, a FIFO or a device is refused (it is opened without blocking, so none can hold up a start or a reload), and so is a larger file.",
         ])
         roff += ".SH SETTINGS\n"

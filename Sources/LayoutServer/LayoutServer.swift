@@ -6,17 +6,19 @@ import LayoutProtocol
 import LayoutService
 import Synchronization
 
-/// The daemon's transport: a non-blocking Unix stream socket served on Dispatch.
+/// The daemon's transport: a non-blocking Unix stream socket served by a reactor.
 ///
 /// Accepts on the control queue, checks peer credentials (the daemon's uid and root only) and
-/// connection caps, and gives each connection a queue of its own (`Connection`). View work
-/// runs on the service's per-view queues, so clients of different views use different cores.
+/// connection caps, and assigns each connection to one of a fixed set of I/O threads
+/// (`io-threads`, one per core by default), each with its own epoll set (`IOThread`). A
+/// connection's thread reads, frames and runs its requests and writes the replies: inline,
+/// without a thread hand-off, when the request is cheap and its view is free
+/// (`ViewExecutor.run(inline:_:)`); heavy requests and busy views run on Dispatch's pool and
+/// their outcomes come back through the connection's inbox.
 ///
-/// The control queue (accepting, deadlines, the watchdog) is the main queue in the daemon: a
-/// thread of its own, which no request runs on, so however many CPU-heavy requests are in
-/// flight, new connections are answered and the watchdog is fed. Connection and view queues
-/// are serial queues on Dispatch's overcommitting pool, which starts another thread when the
-/// ones it has are busy, so a long request holds up its own connection and view only.
+/// The control queue (accepting, the watchdog) is the main queue in the daemon: a thread of its
+/// own, which no request runs on, so however many CPU-heavy requests are in flight, new
+/// connections are answered and the watchdog is fed.
 public final class LayoutServer: @unchecked Sendable {
     public let service: LayoutService
     public let logger: Logger
@@ -34,7 +36,8 @@ public final class LayoutServer: @unchecked Sendable {
     private var reserveFD: Int32 = -1
     /// Connections the fd limit leaves room for (`RLIMIT_NOFILE` less `fdMargin`).
     public let fdCeiling: Int
-    private var sweepTimer: DispatchSourceTimer?
+    /// The I/O threads (`start`); a connection stays on the one it was given at accept.
+    private var threads: [IOThread] = []
     private let ownUID = getuid()
     private let started = DispatchTime.now()
 
@@ -46,6 +49,8 @@ public final class LayoutServer: @unchecked Sendable {
         var generation = 0
         /// Open connections, refused ones included while their error line goes out.
         var connections: [ConnectionID: Connection] = [:]
+        /// Open connections on each I/O thread (a new one goes to the least loaded).
+        var threadLoad: [Int] = []
         /// Admitted connections (what the caps count).
         var admitted = 0
         var perUID: [UInt32: Int] = [:]
@@ -117,6 +122,10 @@ public final class LayoutServer: @unchecked Sendable {
     public func start() {
         UnixSocket.prepareInherited(listener)
         reserveFD = open("/dev/null", O_RDONLY | O_CLOEXEC)
+        let count = IOThread.count(for: settings.ioThreads)
+        threads = (0..<count).map { IOThread(index: $0) }
+        for thread in threads { thread.start() }
+        state.withLock { $0.threadLoad = Array(repeating: 0, count: count) }
         if settings.maximumConnections > fdCeiling {
             logger.log(.notice, "the fd limit leaves room for \(fdCeiling) connections; max-connections (\(settings.maximumConnections)) is lowered to that")
         }
@@ -124,15 +133,7 @@ public final class LayoutServer: @unchecked Sendable {
         source.setEventHandler { [unowned self] in acceptWaiting() }
         source.resume()
         acceptSource = source
-        let timer = DispatchSource.makeTimerSource(queue: queue)
-        timer.schedule(deadline: .now() + 0.5, repeating: 0.5)
-        timer.setEventHandler { [unowned self] in
-            for connection in state.withLock({ Array($0.connections.values) }) {
-                connection.queue.async { connection.checkDeadlines() }
-            }
-        }
-        timer.resume()
-        sweepTimer = timer
+        // Each I/O thread sweeps its own connections' deadlines every half second.
     }
 
     private func acceptWaiting() {
@@ -288,8 +289,11 @@ public final class LayoutServer: @unchecked Sendable {
                 state.refused += 1
                 return .refused(Self.connectionLimit(maximum: maximum, perUID: settings.maximumConnectionsPerUID), why: "over the connection limits")
             }
+            let index = state.threadLoad.indices.min { state.threadLoad[$0] < state.threadLoad[$1] } ?? 0
+            state.threadLoad[index] += 1
             let connection = Connection(
-                id: state.nextConnection, fd: fd, peer: peer, server: self, service: service, settings: settings)
+                id: state.nextConnection, fd: fd, peer: peer, thread: threads[index], server: self, service: service,
+                settings: settings)
             state.nextConnection += 1
             state.connections[connection.id] = connection
             state.admitted += 1
@@ -309,14 +313,14 @@ public final class LayoutServer: @unchecked Sendable {
         logger.log(.debug, "connection accepted", connection.fields)
         connection.start()
         if let stopping {
-            connection.queue.async { connection.beginShutdown(reason: stopping.reason, deadline: stopping.deadline) }
+            connection.post { connection.beginShutdown(reason: stopping.reason, deadline: stopping.deadline) }
         }
     }
 
-    /// Hands an event to its connection's queue (dropped when the connection is gone).
+    /// Hands an event to its connection's inbox (dropped when the connection is gone).
     func deliver(_ event: Event) {
         guard let connection = state.withLock({ $0.connections[event.connection] }) else { return }
-        connection.post(event)
+        connection.deliver(event)
     }
 
     func remove(_ connection: Connection, read: Int, answered: Int) {
@@ -325,6 +329,7 @@ public final class LayoutServer: @unchecked Sendable {
             state.requestsRead += read
             state.requestsAnswered += answered
             state.admitted -= 1
+            state.threadLoad[connection.thread.index] -= 1
             state.perUID[connection.peer.uid, default: 1] -= 1
             if state.perUID[connection.peer.uid] == 0 { state.perUID[connection.peer.uid] = nil }
             guard state.stopping, state.connections.isEmpty else { return nil }
@@ -362,7 +367,7 @@ public final class LayoutServer: @unchecked Sendable {
         logger.log(.notice, "stopping (\(reason)): draining \(connections.count) connections")
         if connections.isEmpty { finish(true) }
         for connection in connections {
-            connection.queue.async { connection.beginShutdown(reason: reason, deadline: deadline) }
+            connection.post { connection.beginShutdown(reason: reason, deadline: deadline) }
         }
         queue.asyncAfter(deadline: .now() + deadline) { finish(false) }
     }
@@ -392,7 +397,7 @@ public final class LayoutServer: @unchecked Sendable {
         }
         let applied = settings
         for connection in connections {
-            connection.queue.async { connection.apply(applied) }
+            connection.post { connection.apply(applied) }
         }
         let before = Set(service.registry.descriptors.map(\.name))
         let registry = strategies(applied)
@@ -410,8 +415,9 @@ public final class LayoutServer: @unchecked Sendable {
     // MARK: Health
 
     /// Calls `beat` every `interval` seconds while the daemon is healthy, from the control
-    /// queue. What a beat proves: the control queue runs (it accepts and sweeps deadlines), and
-    /// every view's queue answered a probe within `watchdog-view-timeout`. A view busy with
+    /// queue. What a beat proves: the control queue runs (it accepts), every I/O thread turns
+    /// (it took a probe from its mailbox) and every view's executor answered a probe within
+    /// `watchdog-view-timeout`. A view busy with
     /// one long request is healthy until then (the probe waits behind it); one that has not
     /// answered for longer is taken as stuck, the beats stop, and systemd's watchdog restarts
     /// the daemon.
@@ -423,6 +429,13 @@ public final class LayoutServer: @unchecked Sendable {
             let (age, view) = service.probeViews()
             guard age < limit else {
                 logger.log(.warning, "view '\(view ?? "")' has not answered for \(Int(age)) s (watchdog-view-timeout \(limit) s); withholding the watchdog ping")
+                return
+            }
+            // Every I/O thread turns: it took its mailbox since the last probe or lately.
+            let now = DispatchTime.now().uptimeNanoseconds
+            let threadAges = threads.map { (Double($0.probe(now: now)) / 1e9, $0.index) }
+            if let (threadAge, index) = threadAges.max(by: { $0.0 < $1.0 }), threadAge >= limit {
+                logger.log(.warning, "I/O thread \(index) has not answered for \(Int(threadAge)) s (watchdog-view-timeout \(limit) s); withholding the watchdog ping")
                 return
             }
             beat()

@@ -35,6 +35,8 @@ public struct ServerSettings: Hashable, Sendable {
     /// watchdog ping (a request that runs this long is taken as stuck).
     public var watchdogViewTimeout: Double = 60
     public var maximumViews = 256
+    /// I/O threads, each with its own epoll set; 0: one per online CPU.
+    public var ioThreads = 0
     public var maximumItemsPerView = 2_000_000
     /// All views together: the bound on memory (about 200 bytes an item).
     public var maximumTotalItems = 5_000_000
@@ -117,6 +119,9 @@ public struct ServerSettings: Hashable, Sendable {
         SettingKey(
             "watchdog-view-timeout", seconds: \.watchdogViewTimeout, 1...86400,
             "a view that has not answered the watchdog's probe for this long withholds the systemd watchdog ping"),
+        SettingKey(
+            "io-threads", \.ioThreads, 0...1024, restart: true,
+            "I/O threads that read, run cheap requests and write replies, each with its own epoll set; 0 is one per online CPU"),
         SettingKey(
             "max-views", \.maximumViews, 1...1 << 24, restart: true,
             "views at once; `view.create` beyond it is refused with `LimitExceeded`"),
@@ -234,7 +239,11 @@ public struct SettingKey: Sendable {
     func set(_ text: String, in settings: inout ServerSettings) throws(SettingsError) {
         switch storage {
         case .integer(let path):
-            guard let value = Int(text), value > 0 else { throw SettingsError("\(name) must be a positive integer, not '\(text)'") }
+            // Only a setting whose range starts at 0 (`io-threads`, where 0 means automatic)
+            // takes 0.
+            guard let value = Int(text), value > 0 || (value == 0 && range.lowerBound == 0) else {
+                throw SettingsError("\(name) must be a \(range.lowerBound == 0 ? "non-negative" : "positive") integer, not '\(text)'")
+            }
             guard range.contains(Double(value)) else {
                 throw SettingsError("\(name) must be between \(Int(range.lowerBound)) and \(Int(range.upperBound)), not \(value)")
             }

@@ -59,11 +59,11 @@ public struct ServiceHooks: Sendable {
 /// `view.invalidated` events), optimistic concurrency (`ifEpoch`) and counters. A refused
 /// request changes nothing.
 ///
-/// Thread-safe. Each view lives on its own serial queue (`ViewHost`), so requests for one view
-/// run in the order they were submitted and different views use different cores. `submit`
-/// calls its completion on the view's queue, and the events in an outcome must be handed to
-/// their connections before that call returns, so that every subscriber sees a view's events
-/// in epoch order.
+/// Thread-safe. Each view lives on its own serial executor (`ViewHost.queue`, a
+/// `ViewExecutor`), so requests for one view run in the order they were submitted and different
+/// views use different cores. `submit` calls its completion inside the view's executor, and
+/// the events in an outcome must be handed to their connections before that call returns, so
+/// that every subscriber sees a view's events in epoch order.
 public final class LayoutService: Sendable {
     /// The strategies views are created with; a reload that loads plugins replaces it.
     public var registry: StrategyRegistry { currentRegistry.withLock { $0 } }
@@ -149,9 +149,10 @@ public final class LayoutService: Sendable {
     }
 
     /// Carries out `request` for `connection` and calls `completion` exactly once with the
-    /// reply and the events it caused. Daemon-wide methods complete before `submit` returns;
-    /// view methods, `daemon.sync`, `view.delete` and `view.unsubscribe` complete later, on the
-    /// view's queue or another thread. `submit` never blocks its thread.
+    /// reply and the events it caused. Daemon-wide methods, and `inlineMethods` whose view is
+    /// idle, complete before `submit` returns, on the caller's thread; other view methods,
+    /// `daemon.sync`, `view.delete` and `view.unsubscribe` complete later, on a pool thread
+    /// running the view's executor or another thread. `submit` never blocks its thread.
     public func submit(_ request: Request, from connection: ConnectionID, completion: @escaping @Sendable (Outcome) -> Void) {
         requestCount.add(1, ordering: .relaxed)
         let view = request.params["view"]?.stringValue
@@ -204,12 +205,14 @@ public final class LayoutService: Sendable {
             case _ where ViewHost.mutations.contains(request.method) || ViewHost.reads.contains(request.method):
                 let name = try params.string("view")
                 guard let host = directory.withLock({ $0.views[name] }) else { throw Self.viewNotFound(name) }
-                // `async`, never `sync`: the caller's thread belongs to the same pool the view
-                // queues run on, and a thread blocked here behind a view's queued work (a
-                // barrier, an unsubscribe) can leave no thread to run that work: the soak
-                // caught every connection stalling for seconds. The hop costs nothing
-                // measurable in a round trip (RELIABILITY.md).
-                host.queue.async { [self, params] in
+                // Never waits for the view: a cheap method runs here and now when the view is
+                // idle (on the caller's I/O thread, no hand-off), anything else queues and runs
+                // on a pool thread (`ViewExecutor`). A thread blocked behind a view's queued
+                // work once left no thread to run it: the soak caught every connection stalling.
+                // A plugin's layout is code we do not know the cost of: never on an I/O thread.
+                let inline = Self.inlineMethods.contains(request.method)
+                    && registry.origin(of: host.summary.withLock { $0.strategy }) == .builtIn
+                host.queue.run(inline: inline) { [self, params] in
                     var params = params
                     do throws(WireError) {
                         let (result, events) = try host.perform(request.method, &params, connection: connection, registry: { self.registry }) { () throws(WireError) -> Int in
@@ -228,6 +231,24 @@ public final class LayoutService: Sendable {
         } catch {
             finish(.failure(error), [])
         }
+    }
+
+    /// Methods cheap enough to run on the caller's thread (an I/O thread) when their view is
+    /// free: O(log n) or O(window) work. Everything that may cost O(n) (`view.create`,
+    /// `setData`, `update`, `setStrategy`, `configure`, `resize`, `setWindowMargin`,
+    /// `stage.commit`, `describe`, `reload`) runs on a pool thread, and so does every request
+    /// for a view laid out by a plugin. Until the method table carries this class.
+    public static let inlineMethods: Set<String> = [
+        "view.scroll", "view.scrollEnd", "view.select", "view.measure", "view.get", "view.query", "view.item",
+        "view.subscribe", "view.unsubscribe", "daemon.hello", "daemon.status", "view.list", "strategy.list", "daemon.sync",
+    ]
+
+    /// Whether `submit` of `method` returns at once on the caller's thread: an inline method,
+    /// or one that only hands its work to a view's executor. The transport runs every other
+    /// method's `submit` off its I/O threads.
+    public static func submitsQuickly(_ method: String) -> Bool {
+        inlineMethods.contains(method) || ViewHost.mutations.contains(method) || ViewHost.reads.contains(method)
+            || method == "view.delete"
     }
 
     /// Handles one line and waits for it: the reply, then the events it caused, numbered per

@@ -11,13 +11,13 @@ struct ViewSummary: Sendable {
     var itemCount: Int
 }
 
-/// One named view, its subscribers and its serial queue.
+/// One named view, its subscribers and its serial executor (`queue`).
 ///
 /// Everything but `summary` is confined to `queue`: requests for one view run in arrival
 /// order, and requests for different views run in parallel.
 final class ViewHost: @unchecked Sendable {
     let name: String
-    let queue: DispatchQueue
+    let queue: ViewExecutor
     /// Internal rather than private only for the staged commit (`ViewHost+Staging.swift`).
     let view: View
     /// Subscription ids and their connections, in subscription order.
@@ -34,10 +34,8 @@ final class ViewHost: @unchecked Sendable {
         self.name = name
         self.view = view
         self.itemBudget = itemBudget
-        // No target: a serial queue on Dispatch's overcommitting pool, which starts a thread
-        // when the ones it has are busy, so a long request on one view never holds up another
-        // (on the fixed-width global pool, two of them stopped every client).
-        queue = DispatchQueue(label: "layoutd.view", qos: .userInitiated)
+        // Serial; queued work drains on Dispatch's overcommitting pool (`ViewExecutor`).
+        queue = ViewExecutor(label: "layoutd.view")
         summary = Mutex(ViewSummary(strategy: view.strategyName, epoch: view.epoch, itemCount: view.model.numberOfItems))
     }
 

@@ -190,8 +190,8 @@ logger.log(
 // READY=1 only now: the registry is loaded and the socket accepts.
 notifier.ready(status: server.statusSummary())
 if let interval = Notifier.watchdogInterval() {
-    // Half the interval, as sd_watchdog_enabled(3) advises; each ping proves the accept loop
-    // and every view queue answered.
+    // Half the interval, as sd_watchdog_enabled(3) advises; each ping proves the accept loop,
+    // every I/O thread and every view's executor answered.
     server.heartbeat(every: interval / 2) {
         notifier.watchdog()
         notifier.status(server.statusSummary())

@@ -128,6 +128,67 @@ class FairnessTests(ProcessTestCase):
         self.assertLess(max(gaps), 1.0, gaps)
 
 
+def huge_object_line(id, keys=32768):
+    """A line of about 0.9 MiB (under the default 1 MiB cap) holding one object with `keys`
+    keys (far past the parser's cap of 1,024 per object, so it is refused, but the daemon still
+    has to take in and frame the whole line)."""
+    members = ",".join('"key-%020d":0' % n for n in range(keys))
+    return ('{"id":%d,"method":"daemon.status","params":{"x":{%s}}}\n' % (id, members)).encode()
+
+
+class HugeLineTests(ProcessTestCase):
+    def test_huge_objects_on_three_connections_do_not_stall_small_requests(self):
+        """Three connections pipeline ~1 MiB lines, each one object of 32k keys, while a light
+        client keeps scrolling another view and a fresh client says hello now and then: no
+        small request waits a second (issue 19: with such lines run on the thread that reads
+        them, probes stalled up to 19 s). A stall check with a generous bound, not a
+        performance figure; the worst latency is printed."""
+        daemon = Daemon("--log-level", "notice")
+        daemon.start()
+        self.addCleanup(daemon.stop)
+        with Client(daemon.path, timeout=30) as setup:
+            self.assertIn("result", setup.call("view.create", flow_view("light", 200)))
+        line = huge_object_line(1)
+        self.assertGreater(len(line), 900000)
+        self.assertLessEqual(len(line), 1 << 20)
+        stop = threading.Event()
+        self.addCleanup(stop.set)
+        hogs = [Hog(daemon.path, stop, lambda id: line, in_flight=2) for _ in range(3)]
+        for hog in hogs:
+            hog.start()
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and not all(hog.replies for hog in hogs):
+            time.sleep(0.05)
+        latencies, hellos = [], []
+        started = time.monotonic()
+        with Client(daemon.path, timeout=30) as light:
+            n = 0
+            while time.monotonic() - started < 5:
+                n += 1
+                time.sleep(0.005)
+                before = time.monotonic()
+                reply = light.call("view.scroll", {"view": "light", "offset": {"x": 0, "y": (n * 37) % 2000}})
+                latencies.append(time.monotonic() - before)
+                self.assertIn("result", reply)
+                if n % 50 == 0:
+                    before = time.monotonic()
+                    with Client(daemon.path, timeout=30) as fresh:
+                        self.assertIn("result", fresh.call("daemon.hello"))
+                    hellos.append(time.monotonic() - before)
+        stop.set()
+        for hog in hogs:
+            self.assertIsNone(hog.failure)
+            self.assertGreater(hog.replies, 0, "a hog got no reply: the load never ran")
+        worst = max(latencies)
+        print("\n  light client beside 3 connections of 32k-key lines (%d huge lines answered): p50 %.1f ms, "
+              "p99 %.1f ms, max %.1f ms; connect+hello max %.1f ms" % (
+                  sum(hog.replies for hog in hogs), percentile(latencies, 0.5) * 1000,
+                  percentile(latencies, 0.99) * 1000, worst * 1000, max(hellos or [0]) * 1000))
+        self.assertLess(worst, 1.0)
+        self.assertTrue(hellos, "no hello in 5 s")
+        self.assertLess(max(hellos), 1.0)
+
+
 class WatchdogTests(ProcessTestCase):
     def test_a_busy_view_keeps_the_pings_a_stuck_one_stops_them(self):
         """What the watchdog proves: the main thread runs and every view answers a probe within
