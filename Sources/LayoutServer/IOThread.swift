@@ -50,7 +50,7 @@ final class IOThread: @unchecked Sendable {
         epoll = layoutd_epoll_create()
         wakeFD = layoutd_eventfd()
         precondition(epoll >= 0 && wakeFD >= 0, "epoll_create1/eventfd failed: \(SystemError("epoll"))")
-        _ = layoutd_epoll_control(epoll, 1, wakeFD, Self.readable)
+        _ = layoutd_epoll_control(epoll, EpollOperation.add.rawValue, wakeFD, Self.readable)
     }
 
     /// Starts the thread; returns once it runs.
@@ -117,14 +117,19 @@ final class IOThread: @unchecked Sendable {
     /// Returns false when epoll_ctl failed.
     @discardableResult
     func watch(_ fd: Int32, _ connection: Connection, from old: UInt32, to new: UInt32) -> Bool {
-        let op: Int32 = new == 0 ? 2 : old == 0 ? 1 : 3
+        let operation: EpollOperation = new == 0 ? .delete : old == 0 ? .add : .modify
         connections[fd] = connection
-        return layoutd_epoll_control(epoll, op, fd, new) == 0
+        return layoutd_epoll_control(epoll, operation.rawValue, fd, new) == 0
     }
 
     /// The connection closed its fd: forget it.
     func forget(_ fd: Int32) {
         connections[fd] = nil
+    }
+
+    /// epoll_ctl's operations (EPOLL_CTL_*, which the Glibc module does not expose).
+    enum EpollOperation: Int32 {
+        case add = 1, delete = 2, modify = 3
     }
 
     static let readable: UInt32 = 0x001
