@@ -424,6 +424,8 @@ final class Connection: @unchecked Sendable {
         guard line.count <= Self.inlineLineLimit else {
             return offload { [service, id] in service.submit(line: line, from: id, completion: completion) }
         }
+        // The hot mutations, read straight from the bytes; they only hand their work to a view.
+        if let hot = HotRequest.decode(line) { return service.submit(hot, from: id, completion: completion) }
         let request: Request
         do {
             request = try Request.decode(line)

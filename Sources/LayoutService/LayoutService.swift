@@ -136,6 +136,7 @@ public final class LayoutService: Sendable {
 
     /// Decodes a request line and submits it; an undecodable line is answered at once.
     public func submit(line: some Collection<UInt8>, from connection: ConnectionID, completion: @escaping @Sendable (Outcome) -> Void) {
+        if let hot = HotRequest.decode(line) { return submit(hot, from: connection, completion: completion) }
         let request: Request
         do {
             request = try Request.decode(line)
@@ -155,18 +156,7 @@ public final class LayoutService: Sendable {
     /// running the view's executor or another thread. `submit` never blocks its thread.
     public func submit(_ request: Request, from connection: ConnectionID, completion: @escaping @Sendable (Outcome) -> Void) {
         requestCount.add(1, ordering: .relaxed)
-        let view = request.params["view"]?.stringValue
-        let finish: @Sendable (Result<[UInt8], WireError>, [Event]) -> Void = { [self] result, events in
-            switch result {
-            case .success(let encoded):
-                completion(Outcome(
-                    reply: request.id.map { Envelope.result(id: $0, encoded: encoded) }, events: events, method: request.method, view: view))
-            case .failure(let error):
-                errorCount.add(1, ordering: .relaxed)
-                completion(Outcome(
-                    reply: request.id.map { Envelope.error(id: $0, error) }, events: [], method: request.method, view: view, error: error.name))
-            }
-        }
+        let finish = finisher(id: request.id, method: request.method, view: request.params["view"]?.stringValue, completion: completion)
         var params = ParamsReader(request.params)
         do throws(WireError) {
             switch request.method {
@@ -209,10 +199,7 @@ public final class LayoutService: Sendable {
                 // idle (on the caller's I/O thread, no hand-off), anything else queues and runs
                 // on a pool thread (`ViewExecutor`). A thread blocked behind a view's queued
                 // work once left no thread to run it: the soak caught every connection stalling.
-                // A plugin's layout is code we do not know the cost of: never on an I/O thread.
-                let inline = Self.inlineMethods.contains(request.method)
-                    && registry.origin(of: host.summary.withLock { $0.strategy }) == .builtIn
-                host.queue.run(inline: inline) { [self, params] in
+                host.queue.run(inline: runsInline(request.method, on: host)) { [self, params] in
                     var params = params
                     do throws(WireError) {
                         let (result, events) = try host.perform(request.method, &params, connection: connection, registry: { self.registry }) { () throws(WireError) -> Int in
@@ -231,6 +218,45 @@ public final class LayoutService: Sendable {
         } catch {
             finish(.failure(error), [])
         }
+    }
+
+    /// Carries out a hot mutation decoded straight from its line (`HotRequest.decode`): what
+    /// `submit(_: Request, ...)` does for the same request, without its params read again.
+    public func submit(_ hot: HotRequest, from connection: ConnectionID, completion: @escaping @Sendable (Outcome) -> Void) {
+        requestCount.add(1, ordering: .relaxed)
+        let name = hot.options.view
+        let finish = finisher(id: hot.id, method: hot.method, view: name, completion: completion)
+        guard let host = directory.withLock({ $0.views[name] }) else { return finish(.failure(Self.viewNotFound(name)), []) }
+        host.queue.run(inline: runsInline(hot.method, on: host)) {
+            do throws(WireError) {
+                let (result, events) = try host.perform(hot.params)
+                finish(.success(result), events)
+            } catch {
+                finish(.failure(error), [])
+            }
+        }
+    }
+
+    /// How a request completes: its reply (none for a notification) built around the encoded
+    /// result or the refusal, with the request's method and view for the logs.
+    private func finisher(
+        id: RequestID?, method: String, view: String?, completion: @escaping @Sendable (Outcome) -> Void
+    ) -> @Sendable (Result<[UInt8], WireError>, [Event]) -> Void {
+        { [self] result, events in
+            switch result {
+            case .success(let encoded):
+                completion(Outcome(reply: id.map { Envelope.result(id: $0, encoded: encoded) }, events: events, method: method, view: view))
+            case .failure(let error):
+                errorCount.add(1, ordering: .relaxed)
+                completion(Outcome(reply: id.map { Envelope.error(id: $0, error) }, events: [], method: method, view: view, error: error.name))
+            }
+        }
+    }
+
+    /// Whether a request for `host` may run on the caller's (I/O) thread when the view is
+    /// free. A plugin's layout is code we do not know the cost of: never on an I/O thread.
+    private func runsInline(_ method: String, on host: ViewHost) -> Bool {
+        Self.inlineMethods.contains(method) && registry.origin(of: host.summary.withLock { $0.strategy }) == .builtIn
     }
 
     /// Methods cheap enough to run on the caller's thread (an I/O thread) when their view is

@@ -192,6 +192,15 @@ final class ViewHost: @unchecked Sendable {
     private func mutate(
         _ method: String, _ params: inout ParamsReader, registry: () -> StrategyRegistry
     ) throws(WireError) -> (result: [UInt8], applied: Bool) {
+        // The hot methods read their params into the same typed values the byte decoder makes
+        // (`HotRequest`), so both paths run one action.
+        switch method {
+        case "view.scroll": return try mutate(.scroll(ScrollParams(&params)))
+        case "view.select": return try mutate(.select(SelectParams(&params)))
+        case "view.measure": return try mutate(.measure(MeasureParams(&params)))
+        case "view.update": return try mutate(.update(UpdateParams(&params)))
+        default: break
+        }
         let animated = try params.optionalBool("animated") ?? false
         let ifEpoch = try params.optionalInteger("ifEpoch")
         let dryRun = try params.optionalBool("dryRun") ?? false
@@ -205,27 +214,6 @@ final class ViewHost: @unchecked Sendable {
             let sections = try WireModel.sections(&params, "sections").map(WireMapping.section)
             growth = sections.reduce(0) { $0 + $1.items.count } - model.numberOfItems
             action = { view throws(LayoutError) in try view.replaceData(sections, animated: animated, ifEpoch: ifEpoch) }
-        case "view.update":
-            let updates = try WireModel.updates(&params, "updates").map(WireMapping.update)
-            growth = Self.growth(of: updates, in: model)
-            action = { view throws(LayoutError) in try view.performBatch(updates, animated: animated, ifEpoch: ifEpoch) }
-        case "view.measure":
-            var sizes = [(id: String, size: Size)]()
-            for var entry in try params.objects("sizes") {
-                sizes.append((try entry.string("id"), try entry.size("size")))
-                try entry.finish()
-            }
-            action = { view throws(LayoutError) in try view.measure(sizes, animated: animated, ifEpoch: ifEpoch) }
-        case "view.select":
-            let ids = try params.stringArray("ids")
-            let modeName = try params.optionalString("mode") ?? "set"
-            guard let mode = SelectionMode(rawValue: modeName) else {
-                throw .invalidParams("params.mode", "must be set, add, remove or toggle")
-            }
-            action = { view throws(LayoutError) in try view.select(ids, mode: mode, animated: animated, ifEpoch: ifEpoch) }
-        case "view.scroll":
-            let offset = try params.point("offset")
-            action = { view throws(LayoutError) in try view.scroll(to: offset, ifEpoch: ifEpoch) }
         case "view.scrollEnd":
             let proposed = try params.point("proposed")
             let velocity = try params.optionalPoint("velocity") ?? .zero
@@ -250,7 +238,52 @@ final class ViewHost: @unchecked Sendable {
             throw .methodNotFound(method)
         }
         try params.finish()
-        let countBefore = model.numberOfItems
+        return try apply(action, growth: growth, dryRun: dryRun)
+    }
+
+    /// A hot mutation whose params are read already (by `ParamsReader` or straight from the
+    /// line's bytes), carried out. Must run on `queue`.
+    func perform(_ hot: HotRequest.Params) throws(WireError) -> (result: [UInt8], events: [Event]) {
+        guard !isDeleted else { throw notFound }
+        let (result, applied) = try mutate(hot)
+        guard applied else { return (result, []) }
+        return (result, invalidated(result))
+    }
+
+    private func mutate(_ hot: HotRequest.Params) throws(WireError) -> (result: [UInt8], applied: Bool) {
+        let action: (View) throws(LayoutError) -> Invalidation
+        var growth = 0
+        let options: MutationOptions
+        switch hot {
+        case .scroll(let params):
+            options = params.options
+            action = { view throws(LayoutError) in try view.scroll(to: params.offset, ifEpoch: options.ifEpoch) }
+        case .select(let params):
+            options = params.options
+            // The wire's modes are the engine's, name for name.
+            let mode = SelectionMode(rawValue: params.mode.rawValue)!
+            action = { view throws(LayoutError) in
+                try view.select(params.ids, mode: mode, animated: options.animated, ifEpoch: options.ifEpoch)
+            }
+        case .measure(let params):
+            options = params.options
+            let sizes = params.sizes.map { (id: $0.id, size: $0.size) }
+            action = { view throws(LayoutError) in try view.measure(sizes, animated: options.animated, ifEpoch: options.ifEpoch) }
+        case .update(let params):
+            options = params.options
+            let updates = params.updates.map(WireMapping.update)
+            growth = Self.growth(of: updates, in: view.model)
+            action = { view throws(LayoutError) in try view.performBatch(updates, animated: options.animated, ifEpoch: options.ifEpoch) }
+        }
+        return try apply(action, growth: growth, dryRun: options.dryRun)
+    }
+
+    /// The common tail of every mutation, once its params are all read: reserve the growth,
+    /// run the action on the view (or, for a dry run, on a copy), release what was not used.
+    private func apply(
+        _ action: (View) throws(LayoutError) -> Invalidation, growth: Int, dryRun: Bool
+    ) throws(WireError) -> (result: [UInt8], applied: Bool) {
+        let countBefore = view.model.numberOfItems
         do {
             try itemBudget.reserve(growth)
         } catch {
