@@ -99,8 +99,8 @@ public enum FuzzTargets {
         maximumViews: 3, view: ViewLimits(maximumItems: 300, maximumBatchSize: 40, maximumWindowElements: 24), maximumTotalItems: 500,
         maximumLineLength: 4096, maximumSubscriptions: 4)
     static let observer: ConnectionID = 99
-    /// The methods that answer with an invalidation: each success moves the epoch by one.
-    static let mutatingMethods = Set(MethodCatalog.methods.filter { $0.result == "invalidation" }.map(\.name))
+    /// The methods whose success moves their view's epoch by one (the catalog's `mutates`).
+    static let mutatingMethods = Set(MethodCatalog.methods.filter(\.mutates).map(\.name))
     static let readOnlyMethods: Set<String> = [
         "daemon.hello", "daemon.describe", "daemon.status", "daemon.sync", "strategy.list", "view.list", "view.get", "view.query", "view.item",
     ]

@@ -13,6 +13,23 @@ public enum MethodCatalog {
         public var summary: String
         public var parameters: [Parameter]
         public var result: String
+        /// Whether a success changes a view and moves its epoch by one: the result is an
+        /// invalidation, every subscriber gets a `view.invalidated`, and the params take
+        /// `ifEpoch` and `dryRun`. `daemon.describe` says so per method.
+        public var mutates: Bool
+
+        init(name: String, summary: String, parameters: [Parameter], result: String, mutates: Bool = false) {
+            self.name = name
+            self.summary = summary
+            self.parameters = parameters
+            self.result = result
+            self.mutates = mutates
+        }
+
+        /// A mutating `view.*` method: the common `mutation` parameters, then its own.
+        static func mutation(_ name: String, _ summary: String, _ own: [Parameter], result: String = "invalidation") -> Method {
+            Method(name: name, summary: summary, parameters: MethodCatalog.mutation + own, result: result, mutates: true)
+        }
     }
 
     public static let protocolVersions = [1]
@@ -54,25 +71,16 @@ public enum MethodCatalog {
         Method(name: "view.delete", summary: "delete a view", parameters: [p("view", "string", "the view's name")], result: "{}"),
         Method(name: "view.list", summary: "every view with its strategy and epoch", parameters: [], result: "{views}"),
         Method(name: "view.get", summary: "a view's state and the elements in its window", parameters: [p("view", "string", "the view's name")], result: "snapshot"),
-        Method(name: "view.setData", summary: "replace all data, diffed by id", parameters: mutation + [p("sections", "[section]", "the new data")], result: "invalidation"),
-        Method(name: "view.update", summary: "an atomic batch of inserts, deletes, moves and reloads", parameters: mutation + [p("updates", "[update]", "the batch")], result: "invalidation"),
-        Method(name: "view.measure", summary: "measured sizes (self-sizing)", parameters: mutation + [p("sizes", "[{id, size}]", "measurements")], result: "invalidation"),
-        Method(
-            name: "view.select", summary: "change the selection",
-            parameters: mutation + [p("ids", "[string]", "item ids"), p("mode", "set|add|remove|toggle", "how (default set)", required: false)],
-            result: "invalidation"),
-        Method(name: "view.scroll", summary: "a new content offset", parameters: mutation + [p("offset", "{x, y}", "the offset")], result: "invalidation"),
-        Method(
-            name: "view.scrollEnd", summary: "where scrolling comes to rest (snapping)",
-            parameters: mutation + [p("proposed", "{x, y}", "where the fling would end"), p("velocity", "{x, y}", "points per second", required: false)],
-            result: "invalidation with targetContentOffset"),
-        Method(name: "view.resize", summary: "a new viewport size", parameters: mutation + [p("size", "{width, height}", "the size")], result: "invalidation"),
-        Method(name: "view.configure", summary: "change strategy parameters", parameters: mutation + [p("params", "object", "the parameters that change")], result: "invalidation"),
-        Method(
-            name: "view.setStrategy", summary: "switch strategy, first visible item anchored",
-            parameters: mutation + [p("strategy", "string", "a registered strategy"), p("params", "object", "its parameters", required: false)],
-            result: "invalidation"),
-        Method(name: "view.setWindowMargin", summary: "change the window margin", parameters: mutation + [p("margin", "number", "points")], result: "invalidation"),
+        Method.mutation("view.setData", "replace all data, diffed by id", [p("sections", "[section]", "the new data")]),
+        Method.mutation("view.update", "an atomic batch of inserts, deletes, moves and reloads", [p("updates", "[update]", "the batch")]),
+        Method.mutation("view.measure", "measured sizes (self-sizing)", [p("sizes", "[{id, size}]", "measurements")]),
+        Method.mutation("view.select", "change the selection", [p("ids", "[string]", "item ids"), p("mode", "set|add|remove|toggle", "how (default set)", required: false)]),
+        Method.mutation("view.scroll", "a new content offset", [p("offset", "{x, y}", "the offset")]),
+        Method.mutation("view.scrollEnd", "where scrolling comes to rest (snapping)", [p("proposed", "{x, y}", "where the fling would end"), p("velocity", "{x, y}", "points per second", required: false)], result: "invalidation with targetContentOffset"),
+        Method.mutation("view.resize", "a new viewport size", [p("size", "{width, height}", "the size")]),
+        Method.mutation("view.configure", "change strategy parameters", [p("params", "object", "the parameters that change")]),
+        Method.mutation("view.setStrategy", "switch strategy, first visible item anchored", [p("strategy", "string", "a registered strategy"), p("params", "object", "its parameters", required: false)]),
+        Method.mutation("view.setWindowMargin", "change the window margin", [p("margin", "number", "points")]),
         Method(
             name: "view.stage.begin", summary: "open a staged upload: data for one setData too large for one line or batch",
             parameters: [
@@ -93,8 +101,9 @@ public enum MethodCatalog {
                 p("upload", "string", "from view.stage.begin on this connection"),
                 p("animated", "bool", "include a transition (default false)", required: false),
                 p("ifEpoch", "integer", "refuse with StaleEpoch unless the view is at this epoch", required: false),
+                p("dryRun", "bool", "return the result as if applied, with dryRun: true, change nothing and leave the upload open (default false)", required: false),
             ],
-            result: "invalidation"),
+            result: "invalidation", mutates: true),
         Method(
             name: "view.stage.abort", summary: "end an upload unapplied", parameters: [p("upload", "string", "from view.stage.begin on this connection")],
             result: "{}"),

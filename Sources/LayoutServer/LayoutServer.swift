@@ -104,14 +104,8 @@ public final class LayoutServer: @unchecked Sendable {
                 maximumWindowElements: settings.maximumWindowElements),
             maximumTotalItems: settings.maximumTotalItems, maximumLineLength: settings.maximumLineLength,
             maximumSubscriptions: settings.maximumSubscriptions)
-        // The hooks reach back into the server, which exists once init returns.
-        let box = ServerBox()
-        service = LayoutService(
-            registry: registry, limits: limits,
-            hooks: ServiceHooks(
-                status: { box.server?.statusFields() ?? [:] }, reload: { box.server?.reload() ?? .success([:]) },
-                limits: { ["maximumLineLength": .number(Double(box.server?.settings.maximumLineLength ?? 0))] }))
-        box.server = self
+        service = LayoutService(registry: registry, limits: limits)
+        service.attach(control: self)
     }
 
     public var settings: ServerSettings { state.withLock { $0.settings } }
@@ -453,7 +447,7 @@ public final class LayoutServer: @unchecked Sendable {
 
     // MARK: Status
 
-    func statusFields() -> JSONObject {
+    public func statusFields() -> JSONObject {
         let state = state.withLock { ($0.admitted, $0.accepted, $0.refused, $0.dropped, $0.generation, $0.fdExhausted) }
         let uptime = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
         return [
@@ -473,7 +467,8 @@ public final class LayoutServer: @unchecked Sendable {
         defer { fclose(file) }
         var buffer = [CChar](repeating: 0, count: 128)
         guard fgets(&buffer, Int32(buffer.count), file) != nil else { return 0 }
-        let fields = String(cString: buffer).split(separator: " ").compactMap { Int($0) }
+        let text = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let fields = text.split(separator: " ").compactMap { Int($0) }
         guard fields.count >= 2 else { return 0 }
         return fields[1] * Int(sysconf(Int32(_SC_PAGESIZE)))
     }
@@ -491,7 +486,7 @@ public struct ServerNotifications: Sendable {
     }
 }
 
-/// Lets the service's hooks reach the server that owns the service.
-private final class ServerBox: @unchecked Sendable {
-    weak var server: LayoutServer?
+extension LayoutServer: DaemonControl {
+    public func reloadConfiguration() -> Result<JSONObject, WireError> { reload() }
+    public var maximumLineLength: Int { settings.maximumLineLength }
 }

@@ -31,26 +31,17 @@ public struct ServiceLimits: Hashable, Sendable {
     }
 }
 
-/// What the transport adds to the service: its counters and configuration reloads.
-public struct ServiceHooks: Sendable {
-    /// Fields merged into `daemon.status` (connections, uptime, memory…).
-    public var status: @Sendable () -> JSONObject
-    /// Re-reads the configuration for `daemon.reload`; the result's fields.
-    public var reload: @Sendable () -> Result<JSONObject, WireError>
-    /// Limits the transport enforces (the line cap), as they are now, for `daemon.hello`.
-    public var limits: @Sendable () -> JSONObject
-
-    public init(
-        status: @escaping @Sendable () -> JSONObject = { [:] },
-        reload: @escaping @Sendable () -> Result<JSONObject, WireError> = {
-            .success(["generation": .number(0), "changed": .array([]), "restartRequired": .array([])])
-        },
-        limits: @escaping @Sendable () -> JSONObject = { [:] }
-    ) {
-        self.status = status
-        self.reload = reload
-        self.limits = limits
-    }
+/// What the transport that owns a service adds to it: its counters, configuration reloads and
+/// the line cap it enforces now. `LayoutServer` conforms; a service without one (tests, the
+/// fuzzer) answers with its own values.
+public protocol DaemonControl: AnyObject, Sendable {
+    /// Fields appended to `daemon.status` (uptime, generation, connections, memory), in order.
+    func statusFields() -> JSONObject
+    /// Re-reads the configuration for `daemon.reload`: the result's fields, or why not.
+    func reloadConfiguration() -> Result<JSONObject, WireError>
+    /// The longest request line the transport accepts now (a reload may change it), which
+    /// `daemon.hello` reports.
+    var maximumLineLength: Int { get }
 }
 
 /// The daemon's logic without a transport: requests in, replies and events out.
@@ -70,7 +61,14 @@ public final class LayoutService: Sendable {
     private let currentRegistry: Mutex<StrategyRegistry>
     public let limits: ServiceLimits
     public let serverName: String
-    private let hooks: ServiceHooks
+    /// Weak: the control owns the service. Set once, by `attach`.
+    private let controlReference = Mutex(ControlReference())
+
+    private struct ControlReference {
+        weak var control: (any DaemonControl)?
+    }
+
+    private var control: (any DaemonControl)? { controlReference.withLock { $0.control } }
 
     private struct Directory {
         var views: [String: ViewHost] = [:]
@@ -109,15 +107,19 @@ public final class LayoutService: Sendable {
     private let errorCount = Atomic<Int>(0)
 
     public init(
-        registry: StrategyRegistry = .builtIn, limits: ServiceLimits = ServiceLimits(), serverName: String = "layoutd",
-        hooks: ServiceHooks = ServiceHooks()
+        registry: StrategyRegistry = .builtIn, limits: ServiceLimits = ServiceLimits(), serverName: String = "layoutd"
     ) {
         currentRegistry = Mutex(registry)
         self.limits = limits
         self.serverName = serverName
-        self.hooks = hooks
         itemBudget = ItemBudget(maximum: limits.maximumTotalItems)
         staging = StagingArea(itemBudget: itemBudget, limits: limits)
+    }
+
+    /// The transport that owns this service: `daemon.status`, `daemon.reload` and
+    /// `daemon.hello` ask it (held weakly).
+    public func attach(control: any DaemonControl) {
+        controlReference.withLock { $0.control = control }
     }
 
     /// Views created from now on, and strategy switches, use `registry` (a reload loaded
@@ -150,8 +152,8 @@ public final class LayoutService: Sendable {
     }
 
     /// Carries out `request` for `connection` and calls `completion` exactly once with the
-    /// reply and the events it caused. Daemon-wide methods, and `inlineMethods` whose view is
-    /// idle, complete before `submit` returns, on the caller's thread; other view methods,
+    /// reply and the events it caused. Daemon-wide methods, and inline methods (`Methods`)
+    /// whose view is idle, complete before `submit` returns, on the caller's thread; other view methods,
     /// `daemon.sync`, `view.delete` and `view.unsubscribe` complete later, on a pool thread
     /// running the view's executor or another thread. `submit` never blocks its thread.
     public func submit(_ request: Request, from connection: ConnectionID, completion: @escaping @Sendable (Outcome) -> Void) {
@@ -159,11 +161,12 @@ public final class LayoutService: Sendable {
         let finish = finisher(id: request.id, method: request.method, view: request.params["view"]?.stringValue, completion: completion)
         var params = ParamsReader(request.params)
         do throws(WireError) {
-            switch request.method {
-            case "daemon.sync":
+            guard let method = Methods.named[request.method] else { throw .methodNotFound(request.method) }
+            switch method.route {
+            case .barrier:
                 try params.finish()
                 barrier { finish(.success(JSONWriter.encode(.object([:]))), []) }
-            case "view.delete":
+            case .delete:
                 let name = try params.string("view")
                 try params.finish()
                 let host = try directory.withLock { (directory) throws(WireError) -> ViewHost in
@@ -178,7 +181,7 @@ public final class LayoutService: Sendable {
                     }
                     finish(.success(JSONWriter.encode(.object([:]))), events)
                 }
-            case "view.unsubscribe":
+            case .unsubscribe:
                 let id = try params.integer("subscription")
                 try params.finish()
                 let notOurs = WireError.invalidParams("params.subscription", "is not a subscription of this connection")
@@ -190,9 +193,9 @@ public final class LayoutService: Sendable {
                     directory.withLock { $0.removeSubscription(id) }
                     finish(.success(JSONWriter.encode(.object([:]))), [])
                 }
-            case _ where StagingArea.methods.contains(request.method):
+            case .staging:
                 try stage(request.method, &params, connection: connection, finish: finish)
-            case _ where ViewHost.mutations.contains(request.method) || ViewHost.reads.contains(request.method):
+            case .view:
                 let name = try params.string("view")
                 guard let host = directory.withLock({ $0.views[name] }) else { throw Self.viewNotFound(name) }
                 // Never waits for the view: a cheap method runs here and now when the view is
@@ -212,7 +215,7 @@ public final class LayoutService: Sendable {
                         finish(.failure(error), [])
                     }
                 }
-            default:
+            case .daemon:
                 finish(.success(JSONWriter.encode(try daemonMethod(request.method, &params))), [])
             }
         } catch {
@@ -256,25 +259,13 @@ public final class LayoutService: Sendable {
     /// Whether a request for `host` may run on the caller's (I/O) thread when the view is
     /// free. A plugin's layout is code we do not know the cost of: never on an I/O thread.
     private func runsInline(_ method: String, on host: ViewHost) -> Bool {
-        Self.inlineMethods.contains(method) && registry.origin(of: host.summary.withLock { $0.strategy }) == .builtIn
+        Methods.named[method]?.execution == .inline && registry.origin(of: host.summary.withLock { $0.strategy }) == .builtIn
     }
 
-    /// Methods cheap enough to run on the caller's thread (an I/O thread) when their view is
-    /// free: O(log n) or O(window) work. Everything that may cost O(n) (`view.create`,
-    /// `setData`, `update`, `setStrategy`, `configure`, `resize`, `setWindowMargin`,
-    /// `stage.commit`, `describe`, `reload`) runs on a pool thread, and so does every request
-    /// for a view laid out by a plugin. Until the method table carries this class.
-    public static let inlineMethods: Set<String> = [
-        "view.scroll", "view.scrollEnd", "view.select", "view.measure", "view.get", "view.query", "view.item",
-        "view.subscribe", "view.unsubscribe", "daemon.hello", "daemon.status", "view.list", "strategy.list", "daemon.sync",
-    ]
-
-    /// Whether `submit` of `method` returns at once on the caller's thread: an inline method,
-    /// or one that only hands its work to a view's executor. The transport runs every other
-    /// method's `submit` off its I/O threads.
+    /// Whether `submit` of `method` returns at once on the caller's thread (the table's
+    /// `ServiceMethod.submitsQuickly`); an unknown method is refused at once.
     public static func submitsQuickly(_ method: String) -> Bool {
-        inlineMethods.contains(method) || ViewHost.mutations.contains(method) || ViewHost.reads.contains(method)
-            || method == "view.delete"
+        Methods.named[method]?.submitsQuickly ?? true
     }
 
     /// Handles one line and waits for it: the reply, then the events it caused, numbered per
@@ -385,7 +376,7 @@ public final class LayoutService: Sendable {
         case "daemon.status": result = status()
         case "daemon.reload":
             try params.finish()
-            result = .object(try hooks.reload().get())
+            result = .object(try (control?.reloadConfiguration() ?? Self.unconfigured).get())
         case "strategy.list": result = .object(["strategies": WireMapping.strategies(registry)])
         case "view.create": result = try create(&params)
         case "view.list": result = list()
@@ -394,6 +385,11 @@ public final class LayoutService: Sendable {
         try params.finish()
         return result
     }
+
+    /// `daemon.reload` of a service no transport controls: nothing to read, nothing changed.
+    private static let unconfigured: Result<JSONObject, WireError> = .success([
+        "generation": .number(0), "changed": .array([]), "restartRequired": .array([]),
+    ])
 
     private func hello(_ params: inout ParamsReader) throws(WireError) -> JSONValue {
         var offered = MethodCatalog.protocolVersions
@@ -417,7 +413,7 @@ public final class LayoutService: Sendable {
             "maximumWindowElements": .number(Double(limits.view.maximumWindowElements)),
             "maximumUploads": .number(Double(limits.maximumUploads)),
         ]
-        for (key, value) in hooks.limits().pairs { reported[key] = value }
+        if let control { reported["maximumLineLength"] = .number(Double(control.maximumLineLength)) }
         return .object([
             "protocol": .number(Double(version)), "server": .string(serverName), "version": .string(Release.version),
             "limits": .object(reported),
@@ -451,7 +447,7 @@ public final class LayoutService: Sendable {
                             "required": .bool(parameter.required), "summary": .string(parameter.summary),
                         ])
                     }),
-                    "result": .string(method.result),
+                    "result": .string(method.result), "mutates": .bool(method.mutates),
                     "paramsSchema": schemas["methods/\(method.name).params.json"] ?? .null,
                     "resultSchema": schemas["methods/\(method.name).result.json"] ?? .null,
                 ])
@@ -477,7 +473,7 @@ public final class LayoutService: Sendable {
             "uploads": .object(["open": .number(Double(staged.open)), "items": .number(Double(staged.items))]),
             "requests": .number(Double(requestsServed)), "errors": .number(Double(errorsReturned)),
         ]
-        for (key, value) in hooks.status().pairs { object[key] = value }
+        for (key, value) in (control?.statusFields() ?? [:]).pairs { object[key] = value }
         return .object(object)
     }
 

@@ -53,8 +53,6 @@ struct StagedUpload: Sendable {
 /// it ends whatever the commit's outcome). Its items count against the daemon's item budget
 /// the whole time, so staged data cannot exhaust memory.
 final class StagingArea: Sendable {
-    /// The methods of staged uploads, routed by `LayoutService.stage`.
-    static let methods: Set<String> = ["view.stage.begin", "view.stage.append", "view.stage.commit", "view.stage.abort"]
 
     private struct Table {
         var uploads: [String: StagedUpload] = [:]

@@ -39,15 +39,6 @@ final class ViewHost: @unchecked Sendable {
         summary = Mutex(ViewSummary(strategy: view.strategyName, epoch: view.epoch, itemCount: view.model.numberOfItems))
     }
 
-    /// The methods that change a view and notify its subscribers.
-    static let mutations: Set<String> = [
-        "view.setData", "view.update", "view.measure", "view.select", "view.scroll", "view.scrollEnd", "view.resize",
-        "view.configure", "view.setStrategy", "view.setWindowMargin",
-    ]
-
-    /// Methods that read one view; they run on its queue like the mutations.
-    static let reads: Set<String> = ["view.get", "view.query", "view.item", "view.subscribe"]
-
     // MARK: On the queue
 
     var notFound: WireError {

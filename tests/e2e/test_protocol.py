@@ -286,7 +286,7 @@ COLLAPSIBLE = ("collapsible", {"itemSize": {"width": 90, "height": 90}})
 ULTRAVISUAL = ("ultravisual", {})
 DISPLAY = ("display", {})
 
-# Every mutating method (ViewHost.mutations), each on a strategy where it changes something,
+# Every mutating method named by its view (daemon.describe's `mutates`), each on a strategy where it changes something,
 # animated wherever the method animates; after a first scroll, so anchors and windows matter.
 MUTATIONS = [
     ("view.setData", FLOW, {"animated": True, "sections": [
@@ -364,9 +364,9 @@ class DryRunTests(unittest.TestCase):
     def test_every_mutation_previews_exactly_what_it_then_does(self):
         from harness import Client  # noqa: F401  (the daemon is the class's)
 
-        self.assertEqual({method for method, _, _ in MUTATIONS}, {
-            "view.setData", "view.update", "view.measure", "view.select", "view.scroll", "view.scrollEnd",
-            "view.resize", "view.configure", "view.setStrategy", "view.setWindowMargin"})
+        described = json.loads(self.line("daemon.describe", {}))["result"]["methods"]
+        mutating = {m["name"] for m in described if m["mutates"] and any(p["name"] == "view" for p in m["params"])}
+        self.assertEqual({method for method, _, _ in MUTATIONS}, mutating)
         for method, (strategy, strategy_params), params in MUTATIONS:
             with self.subTest(method=method, strategy=strategy):
                 name = self.fresh_view(strategy, strategy_params)

@@ -32,9 +32,12 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import harness  # noqa: E402  (Daemon: one layoutd on a temporary socket)
 
 STRATEGIES = ("flow", "collapsible", "ultravisual", "display")
-MUTATIONS = frozenset(("view.setData", "view.update", "view.measure", "view.select", "view.scroll", "view.scrollEnd",
-                       "view.resize", "view.configure", "view.setStrategy", "view.setWindowMargin"))
-ANIMATED = MUTATIONS - {"view.scroll", "view.scrollEnd", "view.setWindowMargin"}
+# The methods whose success moves their view's epoch (daemon.describe's `mutates`, limited to
+# those named by a `view` parameter), read from the daemon at setup (`Soak.phases`).
+MUTATIONS = frozenset()
+# Mutations the driver sends with animated: true now and then (the rest are immediate).
+ANIMATED = frozenset()
+NOT_ANIMATED = frozenset(("view.scroll", "view.scrollEnd", "view.setWindowMargin"))
 MAX_LINE = 65536
 SETTINGS = ("partial-line-timeout=1", "write-stall-timeout=2", "output-cap=262144", "max-line-length=%d" % MAX_LINE)
 HANG = 30.0  # seconds without an expected reply, event or close: the daemon hangs
@@ -1123,7 +1126,11 @@ class Soak:
         self.path, rng = daemon.path, random.Random(self.seed)
         self.say("layoutd %s (pid %d), seed %d: %g s, %d clients, %d views" % (self.binary, daemon.process.pid, self.seed, self.seconds, self.clients, self.views))
         setup = Conn(daemon.path)
-        self.methods = [m["name"] for m in setup.call({"id": 1, "method": "daemon.describe"})["result"]["methods"]]
+        described = setup.call({"id": 1, "method": "daemon.describe"})["result"]["methods"]
+        self.methods = [m["name"] for m in described]
+        global MUTATIONS, ANIMATED
+        MUTATIONS = frozenset(m["name"] for m in described if m["mutates"] and any(p["name"] == "view" for p in m["params"]))
+        ANIMATED = MUTATIONS - NOT_ANIMATED
         self.creates, self.models = [], {}
         for index in range(self.views):
             params = shared_view_params(rng, index)
