@@ -1,3 +1,5 @@
+import LayoutService
+
 /// The daemon's tunable limits: defaults, then the configuration file, then command-line
 /// flags. `daemon.reload` (and SIGHUP) re-reads the file; connection settings apply to new
 /// lines and connections at once, service settings (views, items, batch, window) at the next
@@ -5,10 +7,12 @@
 ///
 /// Every setting has a range (`SettingKey.range`): a value outside it is refused by name, so a
 /// typo such as `partial-line-timeout = 1e-300` cannot turn a limit off or make it absurd.
+/// The service's limits take their defaults from `ServiceLimits.standard` (the one place they are
+/// written); the settings only name them and bound them.
 public struct ServerSettings: Hashable, Sendable {
     /// Longest request line in bytes; a longer one is refused with `LineTooLong` and closes the
     /// connection.
-    public var maximumLineLength = 1 << 20
+    public var maximumLineLength = ServiceLimits.standard.maximumLineLength
     public var maximumConnections = 1024
     public var maximumConnectionsPerUID = 256
     /// Unsent bytes at which a connection stops running its queued requests, its
@@ -30,22 +34,22 @@ public struct ServerSettings: Hashable, Sendable {
     /// Bytes of queued request lines at which a connection's input is paused.
     public var maximumQueuedBytes = 4 << 20
     /// Subscriptions one connection may hold at once.
-    public var maximumSubscriptions = 256
+    public var maximumSubscriptions = ServiceLimits.standard.maximumSubscriptions
     /// A view whose queue has not answered a health probe for this long withholds the
     /// watchdog ping (a request that runs this long is taken as stuck).
     public var watchdogViewTimeout: Double = 60
-    public var maximumViews = 256
+    public var maximumViews = ServiceLimits.standard.maximumViews
     /// I/O threads, each with its own epoll set; 0: one per online CPU.
     public var ioThreads = 0
-    public var maximumItemsPerView = 2_000_000
+    public var maximumItemsPerView = ServiceLimits.standard.view.maximumItems
     /// All views together: the bound on memory (about 200 bytes an item).
-    public var maximumTotalItems = 5_000_000
+    public var maximumTotalItems = ServiceLimits.standard.maximumTotalItems
     /// Items and sections one request may name. A batch must fit in a line, so the limit in
     /// effect is at most `maximumLineLength / bytesPerBatchEntry` (`effectiveBatchSize`).
-    public var maximumBatchSize = 50_000
+    public var maximumBatchSize = ServiceLimits.standard.view.maximumBatchSize
     /// Elements a view's window (viewport plus margin) may hold: what one snapshot, delta or
     /// query page carries at most.
-    public var maximumWindowElements = 20_000
+    public var maximumWindowElements = ServiceLimits.standard.view.maximumWindowElements
     /// Where strategy plugins are loaded from, in order: `plugin-dir` lines of the file, then
     /// `--plugin-dir` flags, then the default directory.
     public var pluginDirectories: [String] = []

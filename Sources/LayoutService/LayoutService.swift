@@ -29,6 +29,9 @@ public struct ServiceLimits: Hashable, Sendable {
         self.maximumSubscriptions = maximumSubscriptions
         self.maximumUploads = maximumUploads
     }
+
+    /// The defaults, which the daemon's settings (`ServerSettings`) start from.
+    public static let standard = ServiceLimits()
 }
 
 /// What the transport that owns a service adds to it: its counters, configuration reloads and

@@ -10,7 +10,7 @@ public struct ViewLimits: Hashable, Sendable {
     /// window is cut to the elements nearest the viewport.
     public var maximumWindowElements: Int
 
-    public init(maximumItems: Int = 2_000_000, maximumBatchSize: Int = 100_000, maximumWindowElements: Int = 20_000) {
+    public init(maximumItems: Int = 2_000_000, maximumBatchSize: Int = 50_000, maximumWindowElements: Int = 20_000) {
         self.maximumItems = maximumItems
         self.maximumBatchSize = maximumBatchSize
         self.maximumWindowElements = maximumWindowElements
