@@ -489,11 +489,8 @@ public final class LayoutService: Sendable {
         let strategy = try params.string("strategy")
         let parameters = try WireMapping.parameters(try params.optionalObject("params"))
         var viewportReader = try params.object("viewport")
-        let viewport = Viewport(
-            size: Size(width: try viewportReader.number("width"), height: try viewportReader.number("height")),
-            offset: try viewportReader.optionalPoint("offset") ?? .zero,
-            contentInsets: try viewportReader.optionalInsets("contentInsets") ?? .zero)
-        try viewportReader.finish()
+        let wire = try WireViewport.read(&viewportReader)
+        let viewport = Viewport(size: wire.size, offset: wire.offset, contentInsets: wire.contentInsets)
         let margin = try params.optionalNumber("windowMargin") ?? 0
         var sections = [SectionSpec]()
         if params.has("sections") { sections = try WireModel.sections(&params, "sections").map(WireMapping.section) }
