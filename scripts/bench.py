@@ -347,8 +347,9 @@ def ipc_tables(rows):
     if pinned_rows:
         lines.extend(["", "Where the time of the floor goes: the same echo with client and server on one CPU (`taskset -c 0`),",
                       "so no wakeup crosses to another CPU. On this VM a CPU with nothing to run halts, and waking it costs",
-                      "tens of µs each way; the daemon hands each request between threads (see the context switches below)",
-                      "and pays that too.", "",
+                      "tens of µs each way. The daemon pays that wakeup like the echo does (the ratio to the echo under",
+                      "the same placement is in the targets), and answers on the thread that read the request (one",
+                      "context switch a request, the client's wakeup, as the echo's; see below).", "",
                       "| view | echo, default placement p50 / p99 µs | echo, one CPU p50 / p99 µs | placement's share of the floor |",
                       "|---|---:|---:|---:|"])
         for strategy, one, default in pinned_rows:

@@ -588,14 +588,6 @@ private struct HotCursor {
                 let escape = base[position]
                 position += 1
                 switch escape {
-                case UInt8(ascii: "\""): decoded.append(0x22)
-                case UInt8(ascii: "\\"): decoded.append(0x5C)
-                case UInt8(ascii: "/"): decoded.append(0x2F)
-                case UInt8(ascii: "b"): decoded.append(0x08)
-                case UInt8(ascii: "f"): decoded.append(0x0C)
-                case UInt8(ascii: "n"): decoded.append(0x0A)
-                case UInt8(ascii: "r"): decoded.append(0x0D)
-                case UInt8(ascii: "t"): decoded.append(0x09)
                 case UInt8(ascii: "u"):
                     guard let first = hex4() else { return nil }
                     var value = first
@@ -609,7 +601,9 @@ private struct HotCursor {
                     }
                     guard let scalar = Unicode.Scalar(value) else { return nil }
                     decoded.append(contentsOf: UTF8.encode(scalar)!)
-                default: return nil
+                default:
+                    guard let byte = JSONEscape.byte(for: escape) else { return nil }
+                    decoded.append(byte)
                 }
             default:
                 if byte < 0x20 { return nil }
@@ -625,13 +619,7 @@ private struct HotCursor {
         var value: UInt32 = 0
         for _ in 0..<4 {
             let byte = base[position]
-            let digit: UInt8
-            switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
-            default: return nil
-            }
+            guard let digit = JSONEscape.hexDigit(byte) else { return nil }
             value = value * 16 + UInt32(digit)
             position += 1
         }

@@ -188,17 +188,11 @@ private struct Cursor {
                 position += 1
                 guard let escape = current else { throw error("unexpected end of input in an escape") }
                 position += 1
-                switch escape {
-                case UInt8(ascii: "\""): decoded.append(0x22)
-                case UInt8(ascii: "\\"): decoded.append(0x5C)
-                case UInt8(ascii: "/"): decoded.append(0x2F)
-                case UInt8(ascii: "b"): decoded.append(0x08)
-                case UInt8(ascii: "f"): decoded.append(0x0C)
-                case UInt8(ascii: "n"): decoded.append(0x0A)
-                case UInt8(ascii: "r"): decoded.append(0x0D)
-                case UInt8(ascii: "t"): decoded.append(0x09)
-                case UInt8(ascii: "u"): try unicodeEscape(into: &decoded)
-                default: throw error("invalid escape")
+                if escape == UInt8(ascii: "u") {
+                    try unicodeEscape(into: &decoded)
+                } else {
+                    guard let byte = JSONEscape.byte(for: escape) else { throw error("invalid escape") }
+                    decoded.append(byte)
                 }
             default:
                 if byte < 0x20 { throw error("unescaped control character in a string") }
@@ -233,14 +227,8 @@ private struct Cursor {
         var value: UInt32 = 0
         for _ in 0..<4 {
             guard let byte = current else { throw error("unexpected end of input in \\u escape") }
-            let digit: UInt32
-            switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = UInt32(byte - UInt8(ascii: "0"))
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = UInt32(byte - UInt8(ascii: "a") + 10)
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = UInt32(byte - UInt8(ascii: "A") + 10)
-            default: throw error("invalid hex digit in \\u escape")
-            }
-            value = value * 16 + digit
+            guard let digit = JSONEscape.hexDigit(byte) else { throw error("invalid hex digit in \\u escape") }
+            value = value * 16 + UInt32(digit)
             position += 1
         }
         return value
@@ -295,5 +283,37 @@ private struct Cursor {
             throw JSONError(offset: start, reason: "number out of range")
         }
         return value
+    }
+}
+
+/// What a string escape means, for both readers of JSON strings (`JSONParser` and the hot
+/// requests' byte decoder), so they cannot disagree.
+enum JSONEscape {
+    /// The byte a one-character escape (the character after the backslash) stands for; nil for `u`
+    /// (four hex digits follow) and for anything that is not an escape.
+    @inline(__always)
+    static func byte(for escape: UInt8) -> UInt8? {
+        switch escape {
+        case UInt8(ascii: "\""): 0x22
+        case UInt8(ascii: "\\"): 0x5C
+        case UInt8(ascii: "/"): 0x2F
+        case UInt8(ascii: "b"): 0x08
+        case UInt8(ascii: "f"): 0x0C
+        case UInt8(ascii: "n"): 0x0A
+        case UInt8(ascii: "r"): 0x0D
+        case UInt8(ascii: "t"): 0x09
+        default: nil
+        }
+    }
+
+    /// The value of a hex digit of a `\u` escape, nil for any other byte.
+    @inline(__always)
+    static func hexDigit(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
     }
 }

@@ -34,6 +34,29 @@ def build_big_view(client, name, items, batch=50000):
         assert "result" in reply, reply
 
 
+
+def probe_while_busy(test, path, seconds, hello_every):
+    """Scrolls the view "light" every 5 ms for `seconds` (a UI's frames) and opens a fresh
+    connection for a daemon.hello every `hello_every` scrolls: the round trips' and the
+    connections' latencies, in seconds."""
+    latencies, hellos = [], []
+    started = time.monotonic()
+    with Client(path, timeout=30) as light:
+        n = 0
+        while time.monotonic() - started < seconds:
+            n += 1
+            time.sleep(0.005)
+            before = time.monotonic()
+            reply = light.call("view.scroll", {"view": "light", "offset": {"x": 0, "y": (n * 37) % 2000}})
+            latencies.append(time.monotonic() - before)
+            test.assertIn("result", reply)
+            if n % hello_every == 0:
+                before = time.monotonic()
+                with Client(path, timeout=30) as fresh:
+                    test.assertIn("result", fresh.call("daemon.hello"))
+                hellos.append(time.monotonic() - before)
+    return latencies, hellos
+
 class Hog(threading.Thread):
     """Keeps the daemon busy until `stop`: pipelines CPU-heavy lines (or whole-view queries)
     and reads the replies, a few in flight at a time."""
@@ -92,22 +115,8 @@ class FairnessTests(ProcessTestCase):
             time.sleep(0.05)
         mark = len(notify.messages)
         started = time.monotonic()
-        latencies, connects = [], []
-        with Client(daemon.path, timeout=30) as light:
-            # Six seconds of round trips, paced like a scrolling UI (a frame every 5 ms).
-            n = 0
-            while time.monotonic() - started < 6:
-                n += 1
-                time.sleep(0.005)
-                before = time.monotonic()
-                reply = light.call("view.scroll", {"view": "light", "offset": {"x": 0, "y": (n * 37) % 2000}})
-                latencies.append(time.monotonic() - before)
-                self.assertIn("result", reply)
-                if n % 40 == 0:
-                    before = time.monotonic()
-                    with Client(daemon.path, timeout=30) as fresh:
-                        self.assertIn("result", fresh.call("daemon.hello"))
-                    connects.append(time.monotonic() - before)
+        # Six seconds of round trips, paced like a scrolling UI (a frame every 5 ms).
+        latencies, connects = probe_while_busy(self, daemon.path, seconds=6, hello_every=40)
         elapsed = time.monotonic() - started
         stop.set()
         with notify.lock:
@@ -159,22 +168,7 @@ class HugeLineTests(ProcessTestCase):
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline and not all(hog.replies for hog in hogs):
             time.sleep(0.05)
-        latencies, hellos = [], []
-        started = time.monotonic()
-        with Client(daemon.path, timeout=30) as light:
-            n = 0
-            while time.monotonic() - started < 5:
-                n += 1
-                time.sleep(0.005)
-                before = time.monotonic()
-                reply = light.call("view.scroll", {"view": "light", "offset": {"x": 0, "y": (n * 37) % 2000}})
-                latencies.append(time.monotonic() - before)
-                self.assertIn("result", reply)
-                if n % 50 == 0:
-                    before = time.monotonic()
-                    with Client(daemon.path, timeout=30) as fresh:
-                        self.assertIn("result", fresh.call("daemon.hello"))
-                    hellos.append(time.monotonic() - before)
+        latencies, hellos = probe_while_busy(self, daemon.path, seconds=5, hello_every=50)
         stop.set()
         for hog in hogs:
             self.assertIsNone(hog.failure)
