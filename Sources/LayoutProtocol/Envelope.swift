@@ -83,12 +83,7 @@ public enum Envelope {
     public static func result(id: RequestID, encoded result: [UInt8]) -> [UInt8] {
         var head = JSONWriter(capacity: 64 + JSONString.maximumLength(id))
         head.beginResult(id: id)
-        var line = head.finish()
-        line.reserveCapacity(line.count + result.count + 2)
-        line.append(contentsOf: result)
-        line.append(UInt8(ascii: "}"))
-        line.append(0x0A)
-        return line
+        return line(head, closingAround: result)
     }
 
     /// `{"id": …, "result": …}` with the result written by `body` straight into the reply's
@@ -121,10 +116,15 @@ public enum Envelope {
         head.write(raw: #","seq":"#)
         head.write(Double(seq))
         head.write(raw: #","params":"#)
-        // The params (often a whole invalidation) are copied once into a line of exact size.
+        return line(head, closingAround: params)
+    }
+
+    /// `head`'s bytes, then `body` (often a whole invalidation) copied once, then the `}` and
+    /// newline that close the line: one buffer of the exact size, no slack to clear.
+    private static func line(_ head: consuming JSONWriter, closingAround body: [UInt8]) -> [UInt8] {
         var line = head.finish()
-        line.reserveCapacity(line.count + params.count + 2)
-        line.append(contentsOf: params)
+        line.reserveCapacity(line.count + body.count + 2)
+        line.append(contentsOf: body)
         line.append(UInt8(ascii: "}"))
         line.append(0x0A)
         return line

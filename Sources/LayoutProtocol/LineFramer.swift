@@ -21,29 +21,33 @@ public struct LineFramer: Sendable {
     /// Lines completed before an over-long one are returned (they were sent first and deserve
     /// their replies); then `failed` is set and everything after is dropped.
     public mutating func append(_ chunk: some Collection<UInt8>) -> [[UInt8]] {
-        guard !failed else { return [] }
         var lines = [[UInt8]]()
-        let bytes = Array(chunk)
+        Array(chunk).withUnsafeBytes { bytes in append(bytes) { lines.append($0) } }
+        return lines
+    }
+
+    /// Feeds `chunk` (an I/O thread's read buffer, framed in place) and calls `line` with every
+    /// line it completes, without the terminator, in order. Each byte is looked at once to
+    /// find the newline and copied once, so taking in a 1 MiB line costs tens of microseconds.
+    public mutating func append(_ chunk: UnsafeRawBufferPointer, _ line: ([UInt8]) -> Void) {
+        guard !failed else { return }
         var start = 0
-        while start < bytes.count {
-            guard let newline = bytes[start...].firstIndex(of: 0x0A) else {
-                pending.append(contentsOf: bytes[start...])
+        while start < chunk.count {
+            var newline = start
+            while newline < chunk.count, chunk[newline] != 0x0A { newline += 1 }
+            pending.append(contentsOf: UnsafeRawBufferPointer(rebasing: chunk[start..<newline]))
+            guard newline < chunk.count else {
                 // A carriage return may still be waiting for its newline.
                 let content = pending.last == 0x0D ? pending.count - 1 : pending.count
                 if content > maximumLineLength { fail() }
-                break
+                return
             }
-            pending.append(contentsOf: bytes[start..<newline])
             if pending.last == 0x0D { pending.removeLast() }
-            if pending.count > maximumLineLength {
-                fail()
-                break
-            }
-            if !pending.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { lines.append(pending) }
-            pending.removeAll(keepingCapacity: true)
+            if pending.count > maximumLineLength { return fail() }
+            if pending.contains(where: { $0 != 0x20 && $0 != 0x09 }) { line(pending) }
+            pending.removeAll(keepingCapacity: pending.capacity <= 1 << 16)
             start = newline + 1
         }
-        return lines
     }
 
     private mutating func fail() {

@@ -1,7 +1,7 @@
 import LayoutGeometry
 
 /// A viewport as `view.create`'s params carry it: `{"width", "height", "offset"?,
-/// "contentInsets"?}` (a snapshot writes every field, `WireMapping.snapshot`).
+/// "contentInsets"?}` (a snapshot writes every field, `WireMapping.encodedSnapshot`).
 public struct WireViewport: Hashable, Sendable {
     public var size: Size
     public var offset: Point

@@ -105,7 +105,7 @@ final class Connection: @unchecked Sendable {
     /// huge line never stalls the other connections of its thread.
     static let inlineLineLimit = 65536
 
-    private var framer: InputFramer
+    private var framer: LineFramer
     /// Complete lines waiting for the request before them, or a last error line, from
     /// `queuedHead` on. Slots before it are emptied as they are taken: a taken line must not
     /// stay in memory until the array is next compacted (the soak measured 80 MiB held that
@@ -156,7 +156,7 @@ final class Connection: @unchecked Sendable {
         self.server = server
         self.service = service
         self.settings = settings
-        framer = InputFramer(maximumLineLength: settings.maximumLineLength)
+        framer = LineFramer(maximumLineLength: settings.maximumLineLength)
     }
 
     private var unsent: Int { output.count - outputStart }
@@ -346,9 +346,8 @@ final class Connection: @unchecked Sendable {
 
     /// Pauses input while the client has many requests queued or much unread output.
     private func applyBackpressure() {
-        guard case .open(let input, let running) = phase, input != .ended(peerClosed: false), input != .ended(peerClosed: true) else {
-            return
-        }
+        guard case .open(let input, let running) = phase else { return }
+        if case .ended = input { return }
         let backlog = queued.count - queuedHead
         let shouldPause = backlog >= settings.maximumQueuedRequests || queuedBytes >= settings.maximumQueuedBytes || unsent > settings.outputCap
         if shouldPause, input == .reading {
@@ -430,8 +429,7 @@ final class Connection: @unchecked Sendable {
         do {
             request = try Request.decode(line)
         } catch {
-            // Answered at once (decoded again, which only a refused line pays for).
-            return service.submit(line: line, from: id, completion: completion)
+            return service.refuse(error, completion: completion)
         }
         if LayoutService.submitsQuickly(request.method) {
             service.submit(request, from: id, completion: completion)

@@ -146,12 +146,16 @@ public final class LayoutService: Sendable {
         do {
             request = try Request.decode(line)
         } catch {
-            requestCount.add(1, ordering: .relaxed)
-            errorCount.add(1, ordering: .relaxed)
-            completion(Outcome(reply: Envelope.error(id: error.id, error.error), events: [], error: error.error.name))
-            return
+            return refuse(error, completion: completion)
         }
         submit(request, from: connection, completion: completion)
+    }
+
+    /// Answers a line that is not a request (`Request.decode` refused it) at once.
+    public func refuse(_ failure: RequestFailure, completion: @escaping @Sendable (Outcome) -> Void) {
+        requestCount.add(1, ordering: .relaxed)
+        errorCount.add(1, ordering: .relaxed)
+        completion(Outcome(reply: Envelope.error(id: failure.id, failure.error), events: [], error: failure.error.name))
     }
 
     /// Carries out `request` for `connection` and calls `completion` exactly once with the
@@ -219,7 +223,7 @@ public final class LayoutService: Sendable {
                     }
                 }
             case .daemon:
-                finish(.success(JSONWriter.encode(try daemonMethod(request.method, &params))), [])
+                finish(.success(try daemonMethod(request.method, &params)), [])
             }
         } catch {
             finish(.failure(error), [])
@@ -354,8 +358,15 @@ public final class LayoutService: Sendable {
         let host = entry.host
         host.queue.async {
             guard !host.isDeleted, host.subscribers.contains(where: { $0.subscription == subscription }) else { return completion(nil) }
-            let params = JSONWriter.encode(.object(["view": .string(host.name), "skipped": .number(Double(skipped)), "snapshot": host.snapshot()]))
-            completion(Event(connection: connection, name: "view.resync", subscription: subscription, params: params))
+            var params = JSONWriter(capacity: 64)
+            params.write(raw: #"{"view":"#)
+            params.write(host.name)
+            params.write(raw: #","skipped":"#)
+            params.write(Double(skipped))
+            params.write(raw: #","snapshot":"#)
+            params.write(encoded: host.snapshot())
+            params.append(UInt8(ascii: "}"))
+            completion(Event(connection: connection, name: "view.resync", subscription: subscription, params: params.finish()))
         }
     }
 
@@ -371,7 +382,8 @@ public final class LayoutService: Sendable {
 
     // MARK: Daemon-wide methods
 
-    private func daemonMethod(_ method: String, _ params: inout ParamsReader) throws(WireError) -> JSONValue {
+    /// A daemon-wide method's encoded result.
+    private func daemonMethod(_ method: String, _ params: inout ParamsReader) throws(WireError) -> [UInt8] {
         let result: JSONValue
         switch method {
         case "daemon.hello": result = try hello(&params)
@@ -381,12 +393,16 @@ public final class LayoutService: Sendable {
             try params.finish()
             result = .object(try (control?.reloadConfiguration() ?? Self.unconfigured).get())
         case "strategy.list": result = .object(["strategies": WireMapping.strategies(registry)])
-        case "view.create": result = try create(&params)
+        case "view.create":
+            // The new view's snapshot, written directly.
+            let snapshot = try create(&params)
+            try params.finish()
+            return snapshot
         case "view.list": result = list()
         default: throw .methodNotFound(method)
         }
         try params.finish()
-        return result
+        return JSONWriter.encode(result)
     }
 
     /// `daemon.reload` of a service no transport controls: nothing to read, nothing changed.
@@ -482,7 +498,7 @@ public final class LayoutService: Sendable {
 
     // MARK: Views
 
-    private func create(_ params: inout ParamsReader) throws(WireError) -> JSONValue {
+    private func create(_ params: inout ParamsReader) throws(WireError) -> [UInt8] {
         let name = try params.string("view")
         guard !name.isEmpty, name.utf8.count <= 256 else { throw .invalidParams("params.view", "must be 1 to 256 bytes") }
         try checkRoom(for: name)

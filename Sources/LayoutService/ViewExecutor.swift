@@ -71,13 +71,13 @@ public final class ViewExecutor: Sendable {
     /// `async` does. Either way, `block` runs after everything submitted before it.
     public func run(inline: Bool, _ block: @escaping @Sendable () -> Void) {
         guard inline else { return enqueue(Work(block: block, cheap: false)) }
-        let started = Self.now()
         let mine = state.withLock { state in
             guard !state.busy, !state.heavy else { return false }
             state.busy = true
             return true
         }
         guard mine else { return enqueue(Work(block: block, cheap: true)) }
+        let started = Self.now()
         block()
         let elapsed = Self.now() &- started
         let more = state.withLock { state in

@@ -59,7 +59,7 @@ final class ViewHost: @unchecked Sendable {
         switch method {
         case "view.get":
             try params.finish()
-            return (JSONWriter.encode(snapshot()), [])
+            return (snapshot(), [])
         case "view.query":
             return (try query(&params), [])
         case "view.item":
@@ -71,7 +71,13 @@ final class ViewHost: @unchecked Sendable {
             try params.finish()
             let id = try newSubscription()
             subscribers.append((id, connection))
-            return (JSONWriter.encode(.object(["subscription": .number(Double(id)), "snapshot": snapshot()])), [])
+            var result = JSONWriter(capacity: 64)
+            result.write(raw: #"{"subscription":"#)
+            result.write(Double(id))
+            result.write(raw: #","snapshot":"#)
+            result.write(encoded: snapshot())
+            result.append(UInt8(ascii: "}"))
+            return (result.finish(), [])
         default:
             let (result, applied) = try mutate(method, &params, registry: registry)
             // A dry run changed nothing, so there is nothing to tell subscribers.
@@ -132,7 +138,7 @@ final class ViewHost: @unchecked Sendable {
     var itemCount: Int { view.model.numberOfItems }
 
     /// The state `view.get` returns (also the `snapshot` of subscriptions and resyncs).
-    func snapshot() -> JSONValue { WireMapping.snapshot(view, name: name) }
+    func snapshot() -> [UInt8] { WireMapping.encodedSnapshot(view, name: name) }
 
     /// Removes a subscription; false when it is not this connection's. Must run on `queue`.
     func unsubscribe(_ subscription: Int, connection: ConnectionID) -> Bool {
@@ -192,9 +198,9 @@ final class ViewHost: @unchecked Sendable {
         case "view.update": return try mutate(.update(UpdateParams(&params)))
         default: break
         }
-        let animated = try params.optionalBool("animated") ?? false
-        let ifEpoch = try params.optionalInteger("ifEpoch")
-        let dryRun = try params.optionalBool("dryRun") ?? false
+        // `view` again (the service read it to find this view), then animated, ifEpoch, dryRun.
+        let options = try MutationOptions(&params)
+        let (animated, ifEpoch) = (options.animated, options.ifEpoch)
         let model = view.model
         // Decode everything first: a request with a bad or unknown field must change nothing.
         let action: (View) throws(LayoutError) -> Invalidation
@@ -229,7 +235,7 @@ final class ViewHost: @unchecked Sendable {
             throw .methodNotFound(method)
         }
         try params.finish()
-        return try apply(action, growth: growth, dryRun: dryRun)
+        return try apply(action, growth: growth, dryRun: options.dryRun)
     }
 
     /// A hot mutation whose params are read already (by `ParamsReader` or straight from the

@@ -98,29 +98,6 @@ enum WireMapping {
         .array(registry.registered.map(strategy) + registry.refusals.map(refusal))
     }
 
-    static func transition(_ transition: Transition) -> JSONValue {
-        .object([
-            "duration": .number(transition.duration),
-            "segments": .array(transition.segments.map { segment in
-                .object([
-                    "kind": .string(segment.key.kind.rawValue), "id": .string(segment.key.id),
-                    "from": attributes(segment.from), "to": attributes(segment.to),
-                    "delay": .number(segment.delay), "duration": .number(segment.duration),
-                ])
-            }),
-        ])
-    }
-
-    static func changes(_ changes: DataChanges) -> JSONValue {
-        func ids(_ list: [String]) -> JSONValue { .array(list.map { .string($0) }) }
-        return .object([
-            "insertedItems": ids(changes.insertedItems), "deletedItems": ids(changes.deletedItems),
-            "movedItems": ids(changes.movedItems), "reloadedItems": ids(changes.reloadedItems),
-            "insertedSections": ids(changes.insertedSections), "deletedSections": ids(changes.deletedSections),
-            "movedSections": ids(changes.movedSections), "reloadedSections": ids(changes.reloadedSections),
-        ])
-    }
-
     /// An invalidation as the wire carries it (`mutations.md`), written in one pass into one
     /// buffer: constant keys as pre-made byte runs, elements through `JSONWriter.write(_:
     /// WireAttributes)`. This is the only encoding of an invalidation; the reply and every
@@ -241,8 +218,10 @@ enum WireMapping {
         writer.append(UInt8(ascii: "}"))
     }
 
-    /// The bytes `JSONWriter.encode(snapshot(view, name:))` writes, without the tree for the
-    /// window's elements (what `view.get`, `view.subscribe` and `view.resync` carry).
+    /// The view's state with the elements of its window (what `view.create`, `view.get`,
+    /// `view.subscribe` and `view.resync` carry), written directly; `windowTruncated: true`
+    /// only when the window was cut to `maximumWindowElements` (absent otherwise, so snapshots
+    /// of windows that fit read as they always did).
     static func encodedSnapshot(_ view: View, name: String) -> [UInt8] {
         let contents = view.windowContents()
         var writer = JSONWriter(capacity: 1024 + 192 * contents.elements.count)
@@ -281,27 +260,6 @@ enum WireMapping {
         write(contents.elements, into: &writer)
         if contents.isTruncated { writer.write(raw: #","windowTruncated":true"#) }
         writer.append(UInt8(ascii: "}"))
-    }
-
-    /// The view's state with the elements of its window; `windowTruncated: true` only when the
-    /// window was cut to `maximumWindowElements` (absent otherwise, so snapshots of windows
-    /// that fit read as they always did).
-    static func snapshot(_ view: View, name: String) -> JSONValue {
-        let contents = view.windowContents()
-        var object: JSONObject = [
-            "view": .string(name), "strategy": .string(view.strategyName), "params": StrategyJSON.parameters(view.parameters),
-            "epoch": .number(Double(view.epoch)),
-            "viewport": .object([
-                "width": .number(view.viewport.size.width), "height": .number(view.viewport.size.height),
-                "offset": .point(view.viewport.offset), "contentInsets": .insets(view.viewport.contentInsets),
-            ]),
-            "windowMargin": .number(view.windowMargin), "window": .rect(view.window),
-            "contentSize": .size(view.layout.contentSize),
-            "sectionCount": .number(Double(view.model.numberOfSections)), "itemCount": .number(Double(view.model.numberOfItems)),
-            "elements": .array(contents.elements.map(attributes)),
-        ]
-        if contents.isTruncated { object["windowTruncated"] = .bool(true) }
-        return .object(object)
     }
 
     /// An element key as `left` and the `view.query` cursor write it: `{kind, id}`.

@@ -2,6 +2,7 @@ import LayoutEngine
 import LayoutGeometry
 import LayoutProtocol
 @testable import LayoutService
+import StrategyCodec
 import Testing
 
 /// The direct writers must produce exactly the bytes of the `JSONValue` trees the daemon once
@@ -51,7 +52,7 @@ struct EncodingTests {
             strategy: strategy, sections: [SectionSpec(id: "s", items: items)],
             viewport: Viewport(size: Size(width: 390.5, height: 844), offset: Point(x: 0, y: 120.75), contentInsets: EdgeInsets(top: 1, left: 2, bottom: 3.5, right: 4)),
             windowMargin: 60.5, limits: ViewLimits(maximumWindowElements: 5))
-        let expected = JSONWriter.encode(WireMapping.snapshot(view, name: "snap\n"))
+        let expected = JSONWriter.encode(Self.snapshotReference(view, name: "snap\n"))
         let actual = WireMapping.encodedSnapshot(view, name: "snap\n")
         #expect(String(decoding: actual, as: UTF8.self) == String(decoding: expected, as: UTF8.self))
         #expect(String(decoding: actual, as: UTF8.self).contains(#""windowTruncated":true"#))
@@ -129,6 +130,26 @@ struct EncodingTests {
         if let target = invalidation.targetContentOffset { object["targetContentOffset"] = .point(target) }
         if let changes = invalidation.changes { object["changes"] = Self.changes(changes) }
         if let transition = invalidation.transition { object["transition"] = Self.transition(transition) }
+        return .object(object)
+    }
+
+    /// The snapshot as `views.md` lists its fields, in order (`windowTruncated` only when the
+    /// window was cut).
+    static func snapshotReference(_ view: View, name: String) -> JSONValue {
+        let contents = view.windowContents()
+        var object: JSONObject = [
+            "view": .string(name), "strategy": .string(view.strategyName), "params": StrategyJSON.parameters(view.parameters),
+            "epoch": .number(Double(view.epoch)),
+            "viewport": .object([
+                "width": .number(view.viewport.size.width), "height": .number(view.viewport.size.height),
+                "offset": .point(view.viewport.offset), "contentInsets": .insets(view.viewport.contentInsets),
+            ]),
+            "windowMargin": .number(view.windowMargin), "window": .rect(view.window),
+            "contentSize": .size(view.layout.contentSize),
+            "sectionCount": .number(Double(view.model.numberOfSections)), "itemCount": .number(Double(view.model.numberOfItems)),
+            "elements": .array(contents.elements.map(WireMapping.attributes)),
+        ]
+        if contents.isTruncated { object["windowTruncated"] = .bool(true) }
         return .object(object)
     }
 }
