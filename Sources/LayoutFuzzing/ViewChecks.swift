@@ -35,24 +35,24 @@ public enum ViewChecks {
                 let mutation = fuzzer.invalidMutation(for: view)
                 let before = ViewDump(view)
                 do {
-                    try mutation.apply(to: view)
+                    try mutation.apply(to: view, registry: registry)
                     return ["step \(step): \(mutation) was accepted"]
                 } catch {
                     if ViewDump(view) != before { return ["step \(step): refused \(mutation) changed the view (\(error.name))"] }
                 }
                 continue
             }
-            let mutation = fuzzer.mutation(for: view)
+            let mutation = fuzzer.mutation(for: view, registry: registry)
             history.append(mutation.description)
             let epoch = view.epoch
             let invalidation: Invalidation
             do {
-                invalidation = try mutation.apply(to: view)
+                invalidation = try mutation.apply(to: view, registry: registry)
             } catch {
                 return ["step \(step): valid \(mutation) refused: \(error.name) \(error.message)"]
             }
             var failures = effect(of: mutation, on: view, invalidation: invalidation)
-            failures += self.mirror(invalidation, mirror: &mirror, view: view, epoch: epoch)
+            failures += self.mirror(invalidation, mirror: &mirror, view: view, epoch: epoch, registry: registry)
             if !failures.isEmpty {
                 return failures.map { "step \(step): \($0)" } + ["last mutations:\n  " + history.suffix(5).joined(separator: "\n  ")]
             }
@@ -117,7 +117,8 @@ public enum ViewChecks {
 
     /// Applies `invalidation` to `mirror` and compares with a layout built from scratch.
     public static func mirror(
-        _ invalidation: Invalidation, mirror: inout [ElementKey: LayoutAttributes], view: View, epoch: Int
+        _ invalidation: Invalidation, mirror: inout [ElementKey: LayoutAttributes], view: View, epoch: Int,
+        registry: StrategyRegistry = .builtIn
     ) -> [String] {
         var failures = [String]()
         if invalidation.epoch != epoch + 1 { failures.append("epoch \(invalidation.epoch) after \(epoch)") }
@@ -132,7 +133,7 @@ public enum ViewChecks {
         }
         guard
             let fresh = try? Layout(
-                strategy: view.registry.makeStrategy(named: view.strategyName, parameters: view.parameters.values),
+                strategy: registry.makeStrategy(named: view.strategyName, parameters: view.parameters.values),
                 model: view.model, viewport: view.viewport)
         else {
             return failures + ["the view's own state does not rebuild"]

@@ -14,8 +14,10 @@ public enum ViewMutation: CustomStringConvertible {
     case configure([String: ParameterValue], animated: Bool)
     case switchStrategy(String, animated: Bool)
 
+    /// - Parameter registry: where `switchStrategy` finds its strategy (the one the view was
+    ///   created from).
     @discardableResult
-    public func apply(to view: View) throws(LayoutError) -> Invalidation {
+    public func apply(to view: View, registry: StrategyRegistry = .builtIn) throws(LayoutError) -> Invalidation {
         switch self {
         case .replace(let sections, let animated): try view.replaceData(sections, animated: animated)
         case .batch(let updates, let animated): try view.performBatch(updates, animated: animated)
@@ -26,7 +28,7 @@ public enum ViewMutation: CustomStringConvertible {
         case .resize(let size, let animated): try view.resize(to: size, animated: animated)
         case .margin(let margin): try view.setWindowMargin(margin)
         case .configure(let changes, let animated): try view.configure(changes, animated: animated)
-        case .switchStrategy(let name, let animated): try view.switchStrategy(to: name, animated: animated)
+        case .switchStrategy(let name, let animated): try view.switchStrategy(to: name, animated: animated, registry: registry)
         }
     }
 
@@ -93,7 +95,8 @@ public struct ViewFuzzer<Source: RandomNumberGenerator> {
 
     // MARK: Mutations
 
-    public mutating func mutation(for view: View) -> ViewMutation {
+    /// - Parameter registry: the strategies a switch may pick from (the view's own registry).
+    public mutating func mutation(for view: View, registry: StrategyRegistry = .builtIn) -> ViewMutation {
         let ids = view.model.sections.flatMap(\.itemIDs)
         let roll = int(0...99)
         switch roll {
@@ -109,7 +112,7 @@ public struct ViewFuzzer<Source: RandomNumberGenerator> {
         case 70..<75: return .resize(Size(width: half(300...900), height: half(300...1400)), animated: chance(30))
         case 75..<85: return .configure(configuration(for: view), animated: chance(50))
         case 85..<89: return .replace(chance(70) ? shuffledData(view) : sections(), animated: chance(30))
-        case 89..<93: return .switchStrategy(pick(Self.builtIns + view.registry.descriptors.map(\.name).filter { !Self.builtIns.contains($0) }), animated: chance(50))
+        case 89..<93: return .switchStrategy(pick(Self.builtIns + registry.descriptors.map(\.name).filter { !Self.builtIns.contains($0) }), animated: chance(50))
         default: return .margin(pick([0, 0, 50, 300]))
         }
     }

@@ -162,15 +162,14 @@ extension View {
 
     /// Switches to another strategy, first visible item anchored.
     ///
-    /// - Parameter registry: where to find `name`; by default the registry the view was
-    ///   created with.
+    /// - Parameter registry: where to find `name` (the view keeps none of its own).
     @discardableResult
     public func switchStrategy(
         to name: String, parameters: [String: ParameterValue] = [:], animated: Bool = false, ifEpoch: Int? = nil,
-        registry: StrategyRegistry? = nil
+        registry: StrategyRegistry = .builtIn
     ) throws(LayoutError) -> Invalidation {
         try mutate(ifEpoch: ifEpoch) { () throws(LayoutError) -> Outcome in
-            let strategy = try (registry ?? self.registry).makeStrategy(named: name, parameters: parameters)
+            let strategy = try registry.makeStrategy(named: name, parameters: parameters)
             let switched = layout.switchStrategy(
                 to: strategy, windowMargin: windowMargin, maximumWindowElements: limits.maximumWindowElements)
             strategyName = name

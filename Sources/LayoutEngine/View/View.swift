@@ -29,13 +29,14 @@ public final class View {
     public internal(set) var strategyName: String
     public internal(set) var windowMargin: Double
     public let limits: ViewLimits
-    /// Where the view was created from; `switchStrategy` looks names up here unless given another.
-    public let registry: StrategyRegistry
 
     // MARK: Lifecycle
 
     /// - Throws: `unknownStrategy`, `unknownParameter`, `invalidParameter`, `invalidViewport`,
     ///   model errors, `limitExceeded`.
+    /// - Parameter registry: where `name` is looked up. The view does not keep it: the owner of
+    ///   the registry (the daemon's service, which a reload may give new plugins) passes it again
+    ///   to `switchStrategy`.
     public init(
         strategy name: String, parameters: [String: ParameterValue] = [:], sections: [SectionSpec] = [],
         viewport: Viewport, windowMargin: Double = 0, limits: ViewLimits = ViewLimits(),
@@ -50,7 +51,6 @@ public final class View {
         strategyName = name
         self.windowMargin = windowMargin
         self.limits = limits
-        self.registry = registry
     }
 
     /// A view in the same state (epoch, data, selection, viewport, strategy, window margin)
@@ -68,7 +68,6 @@ public final class View {
         strategyName = other.strategyName
         windowMargin = other.windowMargin
         limits = other.limits
-        registry = other.registry
     }
 
     // MARK: Queries
