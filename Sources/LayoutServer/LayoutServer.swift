@@ -368,7 +368,7 @@ public final class LayoutServer: @unchecked Sendable {
 
     /// Re-reads the configuration: connection settings apply at once, service limits at the
     /// next start. A bad file changes nothing.
-    public func reload() -> Result<JSONObject, WireError> {
+    public func reload() -> Result<ReloadResult, WireError> {
         notifications.reloading()
         defer { notifications.ready(statusSummary()) }
         let fresh: ServerSettings
@@ -398,12 +398,9 @@ public final class LayoutServer: @unchecked Sendable {
         service.replaceRegistry(registry)
         let added = registry.descriptors.map(\.name).filter { !before.contains($0) }
         logger.log(.notice, "configuration reloaded (generation \(generation)); changed: \(changed.isEmpty ? "nothing" : changed.joined(separator: ", "))")
-        return .success([
-            "generation": .number(Double(generation)), "changed": .array(changed.map { .string($0) }),
-            "restartRequired": .array(restart.map { .string($0) }),
-            "strategiesAdded": .array(added.map { .string($0) }),
-            "pluginsRefused": .array(registry.refusals.map { .string($0.path) }),
-        ])
+        return .success(ReloadResult(
+            generation: generation, changed: changed, restartRequired: restart, strategiesAdded: added,
+            pluginsRefused: registry.refusals.map(\.path)))
     }
 
     // MARK: Health
@@ -447,18 +444,12 @@ public final class LayoutServer: @unchecked Sendable {
 
     // MARK: Status
 
-    public func statusFields() -> JSONObject {
+    public func transportStatus() -> TransportStatus {
         let state = state.withLock { ($0.admitted, $0.accepted, $0.refused, $0.dropped, $0.generation, $0.fdExhausted) }
-        let uptime = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
-        return [
-            "uptime": .number((uptime * 1000).rounded() / 1000), "generation": .number(Double(state.4)),
-            "connections": .object([
-                "open": .number(Double(state.0)), "accepted": .number(Double(state.1)),
-                "refused": .number(Double(state.2)), "dropped": .number(Double(state.3)),
-                "fdExhausted": .number(Double(state.5)), "maximum": .number(Double(min(settings.maximumConnections, fdCeiling))),
-            ]),
-            "memory": .object(["residentBytes": .number(Double(Self.residentBytes()))]),
-        ]
+        return TransportStatus(
+            uptime: Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9, generation: state.4,
+            openConnections: state.0, acceptedConnections: state.1, refusedConnections: state.2, droppedConnections: state.3,
+            fdExhausted: state.5, maximumConnections: min(settings.maximumConnections, fdCeiling), residentBytes: Self.residentBytes())
     }
 
     /// Resident set size from /proc/self/statm (resident pages × page size); 0 when unreadable.
@@ -487,6 +478,6 @@ public struct ServerNotifications: Sendable {
 }
 
 extension LayoutServer: DaemonControl {
-    public func reloadConfiguration() -> Result<JSONObject, WireError> { reload() }
+    public func reloadConfiguration() -> Result<ReloadResult, WireError> { reload() }
     public var maximumLineLength: Int { settings.maximumLineLength }
 }

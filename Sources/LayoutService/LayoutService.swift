@@ -38,10 +38,10 @@ public struct ServiceLimits: Hashable, Sendable {
 /// the line cap it enforces now. `LayoutServer` conforms; a service without one (tests, the
 /// fuzzer) answers with its own values.
 public protocol DaemonControl: AnyObject, Sendable {
-    /// Fields appended to `daemon.status` (uptime, generation, connections, memory), in order.
-    func statusFields() -> JSONObject
-    /// Re-reads the configuration for `daemon.reload`: the result's fields, or why not.
-    func reloadConfiguration() -> Result<JSONObject, WireError>
+    /// What the transport counts for `daemon.status` (uptime, generation, connections, memory).
+    func transportStatus() -> TransportStatus
+    /// Re-reads the configuration for `daemon.reload`: what changed, or why not.
+    func reloadConfiguration() -> Result<ReloadResult, WireError>
     /// The longest request line the transport accepts now (a reload may change it), which
     /// `daemon.hello` reports.
     var maximumLineLength: Int { get }
@@ -73,32 +73,35 @@ public final class LayoutService: Sendable {
 
     private var control: (any DaemonControl)? { controlReference.withLock { $0.control } }
 
+    /// The views by name, and the subscription slots connections hold. Which subscriptions
+    /// exist, and which view each watches, is the hosts' own record (`ViewHost.subscribers`);
+    /// the directory only counts slots, as the item budget counts items, so that
+    /// `maximumSubscriptions` holds exactly while one connection subscribes to several views at
+    /// once.
     private struct Directory {
         var views: [String: ViewHost] = [:]
-        var subscriptions: [Int: (connection: ConnectionID, host: ViewHost)] = [:]
         var nextSubscription = 1
-        /// Subscriptions each connection holds (what `maximumSubscriptions` caps).
-        var subscriptionCounts: [ConnectionID: Int] = [:]
+        /// Subscription slots each connection holds (what `maximumSubscriptions` caps).
+        var slotsHeld: [ConnectionID: Int] = [:]
         /// Sequencers of the synchronous `handle(line:from:)`; the server numbers its own.
         var sequencers: [ConnectionID: EventSequencer] = [:]
 
-        /// A new subscription id for `connection` on `host`, or `LimitExceeded`
-        /// (`subscriptions`) when the connection holds `maximum` already.
-        mutating func addSubscription(_ connection: ConnectionID, _ host: ViewHost, maximum: Int) throws(WireError) -> Int {
-            guard subscriptionCounts[connection, default: 0] < maximum else {
+        /// A new subscription id for `connection`, or `LimitExceeded` (`subscriptions`) when the
+        /// connection holds `maximum` already.
+        mutating func takeSlot(for connection: ConnectionID, maximum: Int) throws(WireError) -> Int {
+            guard slotsHeld[connection, default: 0] < maximum else {
                 throw LayoutError.limitExceeded(limit: "subscriptions", maximum: maximum).wire
             }
             let id = nextSubscription
             nextSubscription += 1
-            subscriptions[id] = (connection, host)
-            subscriptionCounts[connection, default: 0] += 1
+            slotsHeld[connection, default: 0] += 1
             return id
         }
 
-        mutating func removeSubscription(_ id: Int) {
-            guard let (connection, _) = subscriptions.removeValue(forKey: id) else { return }
-            subscriptionCounts[connection, default: 1] -= 1
-            if subscriptionCounts[connection] == 0 { subscriptionCounts[connection] = nil }
+        /// Gives back a slot of a subscription that ended (a closed connection's are all gone).
+        mutating func releaseSlot(of connection: ConnectionID) {
+            guard let held = slotsHeld[connection] else { return }
+            slotsHeld[connection] = held > 1 ? held - 1 : nil
         }
     }
 
@@ -169,61 +172,31 @@ public final class LayoutService: Sendable {
         var params = ParamsReader(request.params)
         do throws(WireError) {
             guard let method = Methods.named[request.method] else { throw .methodNotFound(request.method) }
-            switch method.route {
-            case .barrier:
-                try params.finish()
-                barrier { finish(.success(JSONWriter.encode(.object([:]))), []) }
-            case .delete:
-                let name = try params.string("view")
-                try params.finish()
-                let host = try directory.withLock { (directory) throws(WireError) -> ViewHost in
-                    guard let host = directory.views.removeValue(forKey: name) else { throw Self.viewNotFound(name) }
-                    return host
-                }
-                host.queue.async { [self] in
-                    itemBudget.release(host.itemCount)
-                    let events = host.delete()
-                    directory.withLock { directory in
-                        for event in events { directory.removeSubscription(event.subscription!) }
-                    }
-                    finish(.success(JSONWriter.encode(.object([:]))), events)
-                }
-            case .unsubscribe:
-                let id = try params.integer("subscription")
-                try params.finish()
-                let notOurs = WireError.invalidParams("params.subscription", "is not a subscription of this connection")
-                guard let host = directory.withLock({ $0.subscriptions[id] }).flatMap({ $0.connection == connection ? $0.host : nil }) else {
-                    throw notOurs
-                }
-                host.queue.async { [self] in
-                    guard host.unsubscribe(id, connection: connection) else { return finish(.failure(notOurs), []) }
-                    directory.withLock { $0.removeSubscription(id) }
-                    finish(.success(JSONWriter.encode(.object([:]))), [])
-                }
-            case .staging:
-                try stage(request.method, &params, connection: connection, finish: finish)
-            case .view:
-                let name = try params.string("view")
-                guard let host = directory.withLock({ $0.views[name] }) else { throw Self.viewNotFound(name) }
+            switch method.handler {
+            case .daemon(let handler):
+                finish(.success(try handler(self, &params)), [])
+            case .deferred(let handler):
+                try handler(self, &params, connection, finish)
+            case .view(let handler):
+                let host = try host(named: try params.string("view"))
                 // Never waits for the view: a cheap method runs here and now when the view is
                 // idle (on the caller's I/O thread, no hand-off), anything else queues and runs
                 // on a pool thread (`ViewExecutor`). A thread blocked behind a view's queued
                 // work once left no thread to run it: the soak caught every connection stalling.
-                host.queue.run(inline: runsInline(request.method, on: host)) { [self, params] in
+                host.queue.run(inline: runsInline(method, on: host)) { [self, params] in
                     var params = params
-                    do throws(WireError) {
-                        let (result, events) = try host.perform(request.method, &params, connection: connection, registry: { self.registry }) { () throws(WireError) -> Int in
-                            try directory.withLock { (directory) throws(WireError) -> Int in
-                                try directory.addSubscription(connection, host, maximum: limits.maximumSubscriptions)
-                            }
+                    let call = ViewCall(connection: connection, registry: { self.registry }) { () throws(WireError) -> Int in
+                        try self.directory.withLock { (directory) throws(WireError) -> Int in
+                            try directory.takeSlot(for: connection, maximum: self.limits.maximumSubscriptions)
                         }
+                    }
+                    do throws(WireError) {
+                        let (result, events) = try host.perform(handler, &params, call)
                         finish(.success(result), events)
                     } catch {
                         finish(.failure(error), [])
                     }
                 }
-            case .daemon:
-                finish(.success(try daemonMethod(request.method, &params)), [])
             }
         } catch {
             finish(.failure(error), [])
@@ -236,8 +209,10 @@ public final class LayoutService: Sendable {
         requestCount.add(1, ordering: .relaxed)
         let name = hot.options.view
         let finish = finisher(id: hot.id, method: hot.method, view: name, completion: completion)
-        guard let host = directory.withLock({ $0.views[name] }) else { return finish(.failure(Self.viewNotFound(name)), []) }
-        host.queue.run(inline: runsInline(hot.method, on: host)) {
+        guard let host = directory.withLock({ $0.views[name] }), let method = Methods.named[hot.method] else {
+            return finish(.failure(Self.viewNotFound(name)), [])
+        }
+        host.queue.run(inline: runsInline(method, on: host)) {
             do throws(WireError) {
                 let (result, events) = try host.perform(hot.params)
                 finish(.success(result), events)
@@ -249,9 +224,7 @@ public final class LayoutService: Sendable {
 
     /// How a request completes: its reply (none for a notification) built around the encoded
     /// result or the refusal, with the request's method and view for the logs.
-    private func finisher(
-        id: RequestID?, method: String, view: String?, completion: @escaping @Sendable (Outcome) -> Void
-    ) -> @Sendable (Result<[UInt8], WireError>, [Event]) -> Void {
+    private func finisher(id: RequestID?, method: String, view: String?, completion: @escaping @Sendable (Outcome) -> Void) -> Finish {
         { [self] result, events in
             switch result {
             case .success(let encoded):
@@ -265,8 +238,8 @@ public final class LayoutService: Sendable {
 
     /// Whether a request for `host` may run on the caller's (I/O) thread when the view is
     /// free. A plugin's layout is code we do not know the cost of: never on an I/O thread.
-    private func runsInline(_ method: String, on host: ViewHost) -> Bool {
-        Methods.named[method]?.execution == .inline && registry.origin(of: host.summary.withLock { $0.strategy }) == .builtIn
+    private func runsInline(_ method: ServiceMethod, on host: ViewHost) -> Bool {
+        method.execution == .inline && registry.origin(of: host.summary.withLock { $0.strategy }) == .builtIn
     }
 
     /// Whether `submit` of `method` returns at once on the caller's thread (the table's
@@ -299,15 +272,10 @@ public final class LayoutService: Sendable {
     /// once no request of the connection is still running.
     public func disconnect(_ connection: ConnectionID) {
         staging.discard(connection: connection)
-        // Each view once, however many of its subscriptions the connection held.
         let hosts = directory.withLock { directory in
-            var hosts = [ObjectIdentifier: ViewHost]()
-            for (id, subscription) in directory.subscriptions where subscription.connection == connection {
-                directory.removeSubscription(id)
-                hosts[ObjectIdentifier(subscription.host)] = subscription.host
-            }
+            directory.slotsHeld[connection] = nil
             directory.sequencers[connection] = nil
-            return Array(hosts.values)
+            return directory.views.values.filter { host in host.subscribers.withLock { $0.contains { $0.connection == connection } } }
         }
         for host in hosts {
             host.queue.async { host.drop(connection: connection) }
@@ -352,12 +320,9 @@ public final class LayoutService: Sendable {
     /// behind: `{view, skipped, snapshot}` as the params of a `view.resync` event, on the
     /// view's queue; nil when the subscription ended.
     public func resync(subscription: Int, connection: ConnectionID, skipped: Int, completion: @escaping @Sendable (Event?) -> Void) {
-        guard let entry = directory.withLock({ $0.subscriptions[subscription] }), entry.connection == connection else {
-            return completion(nil)
-        }
-        let host = entry.host
+        guard let host = host(watching: subscription, of: connection) else { return completion(nil) }
         host.queue.async {
-            guard !host.isDeleted, host.subscribers.contains(where: { $0.subscription == subscription }) else { return completion(nil) }
+            guard !host.isDeleted, host.holds(subscription, connection: connection) else { return completion(nil) }
             var params = JSONWriter(capacity: 64)
             params.write(raw: #"{"view":"#)
             params.write(host.name)
@@ -376,41 +341,60 @@ public final class LayoutService: Sendable {
         return host
     }
 
+    /// The view whose subscribers include `subscription` of `connection`, if any.
+    ///
+    /// - Complexity: O(views + their subscriptions); called per unsubscribe and resync only.
+    private func host(watching subscription: Int, of connection: ConnectionID) -> ViewHost? {
+        directory.withLock { $0.views.values.first { $0.holds(subscription, connection: connection) } }
+    }
+
     static func viewNotFound(_ name: String) -> WireError {
         WireError(name: "ViewNotFound", message: "no view named '\(name)'", data: ["view": .string(name)])
     }
 
     // MARK: Daemon-wide methods
 
-    /// A daemon-wide method's encoded result.
-    private func daemonMethod(_ method: String, _ params: inout ParamsReader) throws(WireError) -> [UInt8] {
-        let result: JSONValue
-        switch method {
-        case "daemon.hello": result = try hello(&params)
-        case "daemon.describe": result = describe()
-        case "daemon.status": result = status()
-        case "daemon.reload":
-            try params.finish()
-            result = .object(try (control?.reloadConfiguration() ?? Self.unconfigured).get())
-        case "strategy.list": result = .object(["strategies": WireMapping.strategies(registry)])
-        case "view.create":
-            // The new view's snapshot, written directly.
-            let snapshot = try create(&params)
-            try params.finish()
-            return snapshot
-        case "view.list": result = list()
-        default: throw .methodNotFound(method)
-        }
+    /// `view.delete`: the name is free at once; the view ends on its executor, after the work
+    /// queued before, and its subscribers get `view.deleted`.
+    func delete(_ params: inout ParamsReader, finish: @escaping Finish) throws(WireError) {
+        let name = try params.string("view")
         try params.finish()
-        return JSONWriter.encode(result)
+        let host = try directory.withLock { (directory) throws(WireError) -> ViewHost in
+            guard let host = directory.views.removeValue(forKey: name) else { throw Self.viewNotFound(name) }
+            return host
+        }
+        host.queue.async { [self] in
+            itemBudget.release(host.itemCount)
+            let events = host.delete()
+            directory.withLock { directory in
+                for event in events { directory.releaseSlot(of: event.connection) }
+            }
+            finish(.success(Methods.emptyObject), events)
+        }
+    }
+
+    /// `view.unsubscribe`: through the executor of the view the subscription watches, so that
+    /// the events of requests queued before it still arrive.
+    func unsubscribe(_ params: inout ParamsReader, connection: ConnectionID, finish: @escaping Finish) throws(WireError) {
+        let id = try params.integer("subscription")
+        try params.finish()
+        let notOurs = WireError.invalidParams("params.subscription", "is not a subscription of this connection")
+        guard let host = host(watching: id, of: connection) else { throw notOurs }
+        host.queue.async { [self] in
+            guard host.unsubscribe(id, connection: connection) else { return finish(.failure(notOurs), []) }
+            directory.withLock { $0.releaseSlot(of: connection) }
+            finish(.success(Methods.emptyObject), [])
+        }
+    }
+
+    func reload() throws(WireError) -> JSONValue {
+        (try (control?.reloadConfiguration() ?? Self.unconfigured).get()).json
     }
 
     /// `daemon.reload` of a service no transport controls: nothing to read, nothing changed.
-    private static let unconfigured: Result<JSONObject, WireError> = .success([
-        "generation": .number(0), "changed": .array([]), "restartRequired": .array([]),
-    ])
+    private static let unconfigured: Result<ReloadResult, WireError> = .success(ReloadResult(generation: 0))
 
-    private func hello(_ params: inout ParamsReader) throws(WireError) -> JSONValue {
+    func hello(_ params: inout ParamsReader) throws(WireError) -> JSONValue {
         var offered = MethodCatalog.protocolVersions
         if params.has("protocol") {
             guard let list = params.optionalValue("protocol")?.arrayValue, list.allSatisfy({ $0.integerValue != nil }) else {
@@ -449,7 +433,7 @@ public final class LayoutService: Sendable {
         return parsed
     }()
 
-    private func describe() -> JSONValue {
+    func describe() -> JSONValue {
         let schemas = Self.schemas
         var shared = JSONObject()
         for path in schemas.keys.sorted() where !path.contains("/") { shared[path] = schemas[path] }
@@ -481,24 +465,21 @@ public final class LayoutService: Sendable {
         ])
     }
 
-    private func status() -> JSONValue {
-        let (summaries, subscriptions) = directory.withLock { directory in
-            (directory.views.values.map { $0.summary.withLock { $0 } }, directory.subscriptions.count)
-        }
+    func status() -> JSONValue {
+        let hosts = directory.withLock { Array($0.views.values) }
+        let summaries = hosts.map { $0.summary.withLock { $0 } }
         let staged = staging.counts
-        var object: JSONObject = [
-            "views": .number(Double(summaries.count)), "items": .number(Double(summaries.reduce(0) { $0 + $1.itemCount })),
-            "subscriptions": .number(Double(subscriptions)),
-            "uploads": .object(["open": .number(Double(staged.open)), "items": .number(Double(staged.items))]),
-            "requests": .number(Double(requestsServed)), "errors": .number(Double(errorsReturned)),
-        ]
-        for (key, value) in (control?.statusFields() ?? [:]).pairs { object[key] = value }
-        return .object(object)
+        return DaemonStatus(
+            views: hosts.count, items: summaries.reduce(0) { $0 + $1.itemCount },
+            subscriptions: hosts.reduce(0) { total, host in total + host.subscribers.withLock { $0.count } },
+            openUploads: staged.open, uploadedItems: staged.items, requests: requestsServed, errors: errorsReturned,
+            transport: control?.transportStatus()
+        ).json
     }
 
     // MARK: Views
 
-    private func create(_ params: inout ParamsReader) throws(WireError) -> [UInt8] {
+    func create(_ params: inout ParamsReader) throws(WireError) -> [UInt8] {
         let name = try params.string("view")
         guard !name.isEmpty, name.utf8.count <= 256 else { throw .invalidParams("params.view", "must be 1 to 256 bytes") }
         try checkRoom(for: name)
@@ -554,7 +535,7 @@ public final class LayoutService: Sendable {
         }
     }
 
-    private func list() -> JSONValue {
+    func list() -> JSONValue {
         let hosts = directory.withLock { $0.views.values.sorted { $0.name < $1.name } }
         return .object([
             "views": .array(hosts.map { host in

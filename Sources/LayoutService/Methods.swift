@@ -1,3 +1,4 @@
+import LayoutEngine
 import LayoutProtocol
 
 /// Where the I/O core may carry out a request.
@@ -14,80 +15,159 @@ public enum ExecutionClass: String, Sendable {
     case offload
 }
 
-/// How the service routes a method: which part of it carries the method out.
-enum MethodRoute: Sendable {
-    /// Daemon-wide, answered on the submitting thread (`LayoutService.daemonMethod`).
-    case daemon
-    /// One view's read or mutation, on the view's executor (`ViewHost.perform`).
-    case view
-    /// A staged upload (`LayoutService.stage`).
-    case staging
-    /// `daemon.sync`: a barrier through every view.
-    case barrier
-    /// `view.delete`: the name taken at once, the view ended on its executor.
-    case delete
-    /// `view.unsubscribe`: through the executor of the view the subscription watches.
-    case unsubscribe
+/// How a request completes: with its encoded result or its refusal, and the events it caused.
+/// Called exactly once, on whatever thread finished the work.
+typealias Finish = @Sendable (Result<[UInt8], WireError>, [Event]) -> Void
+
+/// A view method's result and the events it caused for subscribers.
+typealias ViewReply = (result: [UInt8], events: [Event])
+
+/// What a view method's handler is given besides its params.
+struct ViewCall {
+    let connection: ConnectionID
+    /// The daemon's strategies now, which a reload may have grown since the view was created
+    /// (`view.setStrategy` reads it; no other method takes the lock).
+    let registry: () -> StrategyRegistry
+    /// Takes one of the connection's subscription slots and numbers it (`view.subscribe`).
+    let newSubscription: () throws(WireError) -> Int
 }
 
-/// One method as the service carries it out. What it is for clients (summary, parameters,
-/// whether it mutates) is `MethodCatalog`'s, in LayoutProtocol; its schemas are
-/// `protocol/schemas/methods/<name>.params.json` and `.result.json` (`SchemaCatalog`). The
-/// table and the catalog hold the same methods in the same order (`MethodTableTests`).
+/// Who carries out a method, and so what its handler is given.
+enum MethodHandler: Sendable {
+    /// Daemon-wide, answered on the submitting thread: the encoded result.
+    case daemon(@Sendable (LayoutService, inout ParamsReader) throws(WireError) -> [UInt8])
+    /// One view's read or mutation. The service reads `view` and finds the view first (so a
+    /// missing view is the error whatever else is wrong), then runs the handler on the view's
+    /// executor (`ViewHost.perform`).
+    case view(@Sendable (ViewHost, inout ParamsReader, ViewCall) throws(WireError) -> ViewReply)
+    /// Completes through `Finish`, at once or later on another thread: staged uploads, the
+    /// barrier, `view.delete` and `view.unsubscribe`, which reach views in their own ways.
+    case deferred(@Sendable (LayoutService, inout ParamsReader, ConnectionID, @escaping Finish) throws(WireError) -> Void)
+}
+
+/// One method as the service carries it out: its name, where it runs and its handler. What it
+/// is for clients (summary, parameters, whether it mutates) is `MethodCatalog`'s, in
+/// LayoutProtocol; its schemas are `protocol/schemas/methods/<name>.params.json` and
+/// `.result.json` (`SchemaCatalog`). The table and the catalog hold the same methods in the same
+/// order (`MethodTableTests`).
 public struct ServiceMethod: Sendable {
     public let name: String
-    let route: MethodRoute
+    /// For a view method, where the executor runs it; for any other, where `submit` may run:
+    /// an `offload` method's `submit` is called off the I/O threads by the transport.
     public let execution: ExecutionClass
+    let handler: MethodHandler
 
     /// Whether `submit` returns at once on the caller's thread for this method: it runs
-    /// inline, or it only hands its work to a view's executor or a barrier. The transport runs
-    /// every other method's `submit` off its I/O threads.
+    /// inline, or it is a view's method, which `submit` only hands to the view's executor.
     public var submitsQuickly: Bool {
-        switch route {
-        case .view, .delete, .unsubscribe, .barrier: true
-        case .daemon, .staging: execution == .inline
-        }
+        if case .view = handler { return true }
+        return execution == .inline
+    }
+
+    /// Whether the method works on an existing view that the service finds before anything else.
+    public var needsView: Bool {
+        if case .view = handler { return true }
+        return false
     }
 }
 
 /// Every method of the protocol, once, in `MethodCatalog`'s order: what routing, the I/O
-/// core's placement and the consistency tests read.
+/// core's placement and the consistency tests read. A new method is an entry here, its
+/// handler, its schemas and its `MethodCatalog` entry (with its docs in protocol/).
 public enum Methods {
     public static let all: [ServiceMethod] = [
-        method("daemon.hello", .daemon, .inline),
-        method("daemon.describe", .daemon, .offload),
-        method("daemon.status", .daemon, .inline),
-        method("daemon.sync", .barrier, .inline),
-        method("daemon.reload", .daemon, .offload),
-        method("strategy.list", .daemon, .inline),
-        method("view.create", .daemon, .offload),
-        method("view.delete", .delete, .offload),
-        method("view.list", .daemon, .inline),
-        method("view.get", .view, .inline),
-        method("view.setData", .view, .offload),
-        method("view.update", .view, .offload),
-        method("view.measure", .view, .inline),
-        method("view.select", .view, .inline),
-        method("view.scroll", .view, .inline),
-        method("view.scrollEnd", .view, .inline),
-        method("view.resize", .view, .offload),
-        method("view.configure", .view, .offload),
-        method("view.setStrategy", .view, .offload),
-        method("view.setWindowMargin", .view, .offload),
-        method("view.stage.begin", .staging, .offload),
-        method("view.stage.append", .staging, .offload),
-        method("view.stage.commit", .staging, .offload),
-        method("view.stage.abort", .staging, .offload),
-        method("view.query", .view, .inline),
-        method("view.item", .view, .inline),
-        method("view.subscribe", .view, .inline),
-        method("view.unsubscribe", .unsubscribe, .inline),
+        daemon("daemon.hello", .inline) { service, params throws(WireError) in try service.hello(&params) },
+        daemon("daemon.describe", .offload) { service, _ in service.describe() },
+        daemon("daemon.status", .inline) { service, _ in service.status() },
+        deferred("daemon.sync", .inline) { service, params, _, finish throws(WireError) in
+            try params.finish()
+            service.barrier { finish(.success(emptyObject), []) }
+        },
+        encodedDaemon("daemon.reload", .offload) { service, params throws(WireError) in
+            // Checked before the configuration is read: a refused request changes nothing.
+            try params.finish()
+            return JSONWriter.encode(try service.reload())
+        },
+        daemon("strategy.list", .inline) { service, _ in .object(["strategies": WireMapping.strategies(service.registry)]) },
+        encodedDaemon("view.create", .offload) { service, params throws(WireError) in try service.create(&params) },
+        // Inline: it takes the name and hands the rest to the view's executor.
+        deferred("view.delete", .inline) { service, params, _, finish throws(WireError) in try service.delete(&params, finish: finish) },
+        daemon("view.list", .inline) { service, _ in service.list() },
+        view("view.get", .inline) { host, params, _ throws(WireError) in
+            try params.finish()
+            return (host.snapshot(), [])
+        },
+        view("view.setData", .offload) { host, params, _ throws(WireError) in try host.setData(&params) },
+        view("view.update", .offload) { host, params, _ throws(WireError) in try host.mutate(.update(UpdateParams(&params))) },
+        view("view.measure", .inline) { host, params, _ throws(WireError) in try host.mutate(.measure(MeasureParams(&params))) },
+        view("view.select", .inline) { host, params, _ throws(WireError) in try host.mutate(.select(SelectParams(&params))) },
+        view("view.scroll", .inline) { host, params, _ throws(WireError) in try host.mutate(.scroll(ScrollParams(&params))) },
+        view("view.scrollEnd", .inline) { host, params, _ throws(WireError) in try host.scrollEnd(&params) },
+        view("view.resize", .offload) { host, params, _ throws(WireError) in try host.resize(&params) },
+        view("view.configure", .offload) { host, params, _ throws(WireError) in try host.configure(&params) },
+        view("view.setStrategy", .offload) { host, params, call throws(WireError) in try host.setStrategy(&params, registry: call.registry) },
+        view("view.setWindowMargin", .offload) { host, params, _ throws(WireError) in try host.setWindowMargin(&params) },
+        deferred("view.stage.begin", .offload) { service, params, connection, finish throws(WireError) in
+            finish(.success(try service.stageBegin(&params, connection: connection)), [])
+        },
+        deferred("view.stage.append", .offload) { service, params, connection, finish throws(WireError) in
+            finish(.success(try service.stageAppend(&params, connection: connection)), [])
+        },
+        deferred("view.stage.commit", .offload) { service, params, connection, finish throws(WireError) in
+            try service.stageCommit(&params, connection: connection, finish: finish)
+        },
+        deferred("view.stage.abort", .offload) { service, params, connection, finish throws(WireError) in
+            try service.stageAbort(&params, connection: connection)
+            finish(.success(emptyObject), [])
+        },
+        view("view.query", .inline) { host, params, _ throws(WireError) in (try host.query(&params), []) },
+        view("view.item", .inline) { host, params, _ throws(WireError) in (try host.item(&params), []) },
+        view("view.subscribe", .inline) { host, params, call throws(WireError) in
+            try params.finish()
+            return (try host.subscribe(call), [])
+        },
+        deferred("view.unsubscribe", .inline) { service, params, connection, finish throws(WireError) in
+            try service.unsubscribe(&params, connection: connection, finish: finish)
+        },
     ]
-
-    private static func method(_ name: String, _ route: MethodRoute, _ execution: ExecutionClass) -> ServiceMethod {
-        ServiceMethod(name: name, route: route, execution: execution)
-    }
 
     /// The table by name.
     public static let named: [String: ServiceMethod] = Dictionary(uniqueKeysWithValues: all.map { ($0.name, $0) })
+
+    /// `{}`: the result of methods that only confirm.
+    static let emptyObject = JSONWriter.encode(.object([:]))
+
+    /// A daemon-wide method whose result is a tree; its params are all read once it returns.
+    private static func daemon(
+        _ name: String, _ execution: ExecutionClass,
+        _ body: @escaping @Sendable (LayoutService, inout ParamsReader) throws(WireError) -> JSONValue
+    ) -> ServiceMethod {
+        encodedDaemon(name, execution) { service, params throws(WireError) in
+            let result = try body(service, &params)
+            try params.finish()
+            return JSONWriter.encode(result)
+        }
+    }
+
+    /// A daemon-wide method that writes its result itself (and checks its params' end).
+    private static func encodedDaemon(
+        _ name: String, _ execution: ExecutionClass,
+        _ body: @escaping @Sendable (LayoutService, inout ParamsReader) throws(WireError) -> [UInt8]
+    ) -> ServiceMethod {
+        ServiceMethod(name: name, execution: execution, handler: .daemon(body))
+    }
+
+    private static func view(
+        _ name: String, _ execution: ExecutionClass,
+        _ body: @escaping @Sendable (ViewHost, inout ParamsReader, ViewCall) throws(WireError) -> ViewReply
+    ) -> ServiceMethod {
+        ServiceMethod(name: name, execution: execution, handler: .view(body))
+    }
+
+    private static func deferred(
+        _ name: String, _ execution: ExecutionClass,
+        _ body: @escaping @Sendable (LayoutService, inout ParamsReader, ConnectionID, @escaping Finish) throws(WireError) -> Void
+    ) -> ServiceMethod {
+        ServiceMethod(name: name, execution: execution, handler: .deferred(body))
+    }
 }

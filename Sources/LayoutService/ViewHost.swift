@@ -11,17 +11,25 @@ struct ViewSummary: Sendable {
     var itemCount: Int
 }
 
+/// A subscription: its id and the connection that holds it.
+struct Subscriber: Sendable, Equatable {
+    let subscription: Int
+    let connection: ConnectionID
+}
+
 /// One named view, its subscribers and its serial executor (`queue`).
 ///
-/// Everything but `summary` is confined to `queue`: requests for one view run in arrival
-/// order, and requests for different views run in parallel.
+/// Everything but `summary` and `subscribers` is confined to `queue`: requests for one view run
+/// in arrival order, and requests for different views run in parallel.
 final class ViewHost: @unchecked Sendable {
     let name: String
     let queue: ViewExecutor
     /// Internal rather than private only for the staged commit (`ViewHost+Staging.swift`).
     let view: View
-    /// Subscription ids and their connections, in subscription order.
-    private(set) var subscribers: [(subscription: Int, connection: ConnectionID)] = []
+    /// The view's subscriptions, in subscription order: the one record of them. Changed only on
+    /// `queue` (so a view's events and its subscriptions change in one order); read by the
+    /// service from any thread to find the view a subscription watches.
+    let subscribers = Mutex<[Subscriber]>([])
     /// Set by `view.delete`; requests already queued then find no view.
     private(set) var isDeleted = false
     let summary: Mutex<ViewSummary>
@@ -45,45 +53,19 @@ final class ViewHost: @unchecked Sendable {
         WireError(name: "ViewNotFound", message: "no view named '\(name)'", data: ["view": .string(name)])
     }
 
-    /// Carries out a read or mutation. Must run on `queue`.
-    ///
-    /// - Parameter registry: the strategies a `view.setStrategy` may switch to (the daemon's
-    ///   current ones, which a reload may have grown since the view was created); read only by
-    ///   that method, so other requests take no lock for it.
-    /// - Returns: the encoded result and the events for subscribers.
+    /// Carries out a view method of the table (`Methods`). Must run on `queue`.
     func perform(
-        _ method: String, _ params: inout ParamsReader, connection: ConnectionID, registry: () -> StrategyRegistry,
-        newSubscription: () throws(WireError) -> Int
-    ) throws(WireError) -> (result: [UInt8], events: [Event]) {
+        _ handler: (ViewHost, inout ParamsReader, ViewCall) throws(WireError) -> ViewReply, _ params: inout ParamsReader, _ call: ViewCall
+    ) throws(WireError) -> ViewReply {
         guard !isDeleted else { throw notFound }
-        switch method {
-        case "view.get":
-            try params.finish()
-            return (snapshot(), [])
-        case "view.query":
-            return (try query(&params), [])
-        case "view.item":
-            let id = try params.string("id")
-            try params.finish()
-            guard let attributes = view.layout.attributes(forItem: id) else { throw LayoutError.itemNotFound(id).wire }
-            return (JSONWriter.encode(.object(["attributes": WireMapping.attributes(attributes)])), [])
-        case "view.subscribe":
-            try params.finish()
-            let id = try newSubscription()
-            subscribers.append((id, connection))
-            var result = JSONWriter(capacity: 64)
-            result.write(raw: #"{"subscription":"#)
-            result.write(Double(id))
-            result.write(raw: #","snapshot":"#)
-            result.write(encoded: snapshot())
-            result.append(UInt8(ascii: "}"))
-            return (result.finish(), [])
-        default:
-            let (result, applied) = try mutate(method, &params, registry: registry)
-            // A dry run changed nothing, so there is nothing to tell subscribers.
-            guard applied else { return (result, []) }
-            return (result, invalidated(result))
-        }
+        return try handler(self, &params, call)
+    }
+
+    /// A hot mutation whose params the byte decoder read (`HotRequest`), carried out. Must run
+    /// on `queue`.
+    func perform(_ hot: HotRequest.Params) throws(WireError) -> ViewReply {
+        guard !isDeleted else { throw notFound }
+        return try mutate(hot)
     }
 
     /// After a mutation was applied (on `queue`): the summary `view.list` reads, brought up
@@ -95,8 +77,12 @@ final class ViewHost: @unchecked Sendable {
     /// The `view.invalidated` event of an applied mutation for every subscriber, its params the
     /// reply's encoded result.
     func invalidated(_ result: [UInt8]) -> [Event] {
-        subscribers.map { Event(connection: $0.connection, name: "view.invalidated", subscription: $0.subscription, params: result) }
+        subscribers.withLock { subscribers in
+            subscribers.map { Event(connection: $0.connection, name: "view.invalidated", subscription: $0.subscription, params: result) }
+        }
     }
+
+    // MARK: Reads
 
     /// `view.query`: one page of the elements intersecting `rect`, in key order: at most
     /// `limit` (by default and at most `maximumWindowElements`) of those after the key `after`,
@@ -104,7 +90,7 @@ final class ViewHost: @unchecked Sendable {
     /// unpaged result (of the view as it is when each page is read).
     ///
     /// - Complexity: O(log n + k log k) for the k elements in `rect`, whatever the page.
-    private func query(_ params: inout ParamsReader) throws(WireError) -> [UInt8] {
+    func query(_ params: inout ParamsReader) throws(WireError) -> [UInt8] {
         let rect = try params.rect("rect")
         let maximum = view.limits.maximumWindowElements
         let limit = try params.optionalInteger("limit") ?? maximum
@@ -134,6 +120,28 @@ final class ViewHost: @unchecked Sendable {
         return writer.bytes
     }
 
+    /// `view.item`: one cell's attributes.
+    func item(_ params: inout ParamsReader) throws(WireError) -> [UInt8] {
+        let id = try params.string("id")
+        try params.finish()
+        guard let attributes = view.layout.attributes(forItem: id) else { throw LayoutError.itemNotFound(id).wire }
+        return JSONWriter.encode(.object(["attributes": WireMapping.attributes(attributes)]))
+    }
+
+    /// `view.subscribe`: a new subscription of the caller's connection and the snapshot its
+    /// events start from.
+    func subscribe(_ call: ViewCall) throws(WireError) -> [UInt8] {
+        let id = try call.newSubscription()
+        subscribers.withLock { $0.append(Subscriber(subscription: id, connection: call.connection)) }
+        var result = JSONWriter(capacity: 64)
+        result.write(raw: #"{"subscription":"#)
+        result.write(Double(id))
+        result.write(raw: #","snapshot":"#)
+        result.write(encoded: snapshot())
+        result.append(UInt8(ascii: "}"))
+        return result.finish()
+    }
+
     /// Items the view holds, all of them taken from the daemon's budget. Must run on `queue`.
     var itemCount: Int { view.model.numberOfItems }
 
@@ -142,22 +150,32 @@ final class ViewHost: @unchecked Sendable {
 
     /// Removes a subscription; false when it is not this connection's. Must run on `queue`.
     func unsubscribe(_ subscription: Int, connection: ConnectionID) -> Bool {
-        guard let index = subscribers.firstIndex(where: { $0.subscription == subscription && $0.connection == connection }) else { return false }
-        subscribers.remove(at: index)
-        return true
+        subscribers.withLock { subscribers in
+            guard let index = subscribers.firstIndex(of: Subscriber(subscription: subscription, connection: connection)) else { return false }
+            subscribers.remove(at: index)
+            return true
+        }
     }
 
     /// Forgets a closed connection's subscriptions. Must run on `queue`.
     func drop(connection: ConnectionID) {
-        subscribers.removeAll { $0.connection == connection }
+        subscribers.withLock { $0.removeAll { $0.connection == connection } }
+    }
+
+    /// Whether `connection` holds `subscription` on this view; from any thread.
+    func holds(_ subscription: Int, connection: ConnectionID) -> Bool {
+        subscribers.withLock { $0.contains(Subscriber(subscription: subscription, connection: connection)) }
     }
 
     /// Marks the view deleted and tells its subscribers. Must run on `queue`.
     func delete() -> [Event] {
         isDeleted = true
         let params = JSONWriter.encode(.object(["view": .string(name)]))
-        defer { subscribers = [] }
-        return subscribers.map { Event(connection: $0.connection, name: "view.deleted", subscription: $0.subscription, params: params) }
+        let ended = subscribers.withLock { subscribers in
+            defer { subscribers = [] }
+            return subscribers
+        }
+        return ended.map { Event(connection: $0.connection, name: "view.deleted", subscription: $0.subscription, params: params) }
     }
 
     /// The most items a batch can add: every kind of growth (inserted items and sections, and
@@ -175,7 +193,18 @@ final class ViewHost: @unchecked Sendable {
         }
     }
 
-    /// Every mutating `view.*` method: decode, apply through the view (which validates first).
+    // MARK: Mutations
+
+    /// What a mutating method does once its params are read: the most items it could add
+    /// (taken from the daemon's budget up front) and the action on the view.
+    struct Mutation {
+        var growth = 0
+        let action: (View) throws(LayoutError) -> Invalidation
+    }
+
+    /// A general (not hot) mutation: reads `view` again (the service read it to find this view),
+    /// then animated, ifEpoch and dryRun, then the method's own params (`read`), all before
+    /// anything changes, so a request with a bad or unknown field changes nothing.
     ///
     /// With `dryRun`, the same action runs against a copy of the view (`View.copy()`): the
     /// result is byte for byte the one the real call would return, plus `"dryRun":true`,
@@ -183,103 +212,104 @@ final class ViewHost: @unchecked Sendable {
     /// event is sent. The items the request could add are still reserved for the duration
     /// (and then all released), so a dry run refused for the budget is refused the same way.
     ///
-    /// - Returns: the encoded result, and whether the view changed (false for a dry run).
     /// - Complexity: a dry run costs the real call plus the copy: O(1) for built-in
     ///   strategies, then whatever storage the mutation writes is copied once (O(n) at worst).
     private func mutate(
-        _ method: String, _ params: inout ParamsReader, registry: () -> StrategyRegistry
-    ) throws(WireError) -> (result: [UInt8], applied: Bool) {
-        // The hot methods read their params into the same typed values the byte decoder makes
-        // (`HotRequest`), so both paths run one action.
-        switch method {
-        case "view.scroll": return try mutate(.scroll(ScrollParams(&params)))
-        case "view.select": return try mutate(.select(SelectParams(&params)))
-        case "view.measure": return try mutate(.measure(MeasureParams(&params)))
-        case "view.update": return try mutate(.update(UpdateParams(&params)))
-        default: break
-        }
-        // `view` again (the service read it to find this view), then animated, ifEpoch, dryRun.
+        _ params: inout ParamsReader, _ read: (inout ParamsReader, MutationOptions) throws(WireError) -> Mutation
+    ) throws(WireError) -> ViewReply {
         let options = try MutationOptions(&params)
-        let (animated, ifEpoch) = (options.animated, options.ifEpoch)
-        let model = view.model
-        // Decode everything first: a request with a bad or unknown field must change nothing.
-        let action: (View) throws(LayoutError) -> Invalidation
-        // The most items the request could add, taken from the daemon's budget up front.
-        var growth = 0
-        switch method {
-        case "view.setData":
+        let mutation = try read(&params, options)
+        try params.finish()
+        return try apply(mutation, dryRun: options.dryRun)
+    }
+
+    func setData(_ params: inout ParamsReader) throws(WireError) -> ViewReply {
+        try mutate(&params) { (params, options) throws(WireError) in
             let sections = try WireModel.sections(&params, "sections").map(WireMapping.section)
-            growth = sections.reduce(0) { $0 + $1.items.count } - model.numberOfItems
-            action = { view throws(LayoutError) in try view.replaceData(sections, animated: animated, ifEpoch: ifEpoch) }
-        case "view.scrollEnd":
+            return Mutation(growth: sections.reduce(0) { $0 + $1.items.count } - view.model.numberOfItems) { view throws(LayoutError) in
+                try view.replaceData(sections, animated: options.animated, ifEpoch: options.ifEpoch)
+            }
+        }
+    }
+
+    func scrollEnd(_ params: inout ParamsReader) throws(WireError) -> ViewReply {
+        try mutate(&params) { (params, options) throws(WireError) in
             let proposed = try params.point("proposed")
             let velocity = try params.optionalPoint("velocity") ?? .zero
-            action = { view throws(LayoutError) in try view.scrollEnd(proposed: proposed, velocity: velocity, ifEpoch: ifEpoch) }
-        case "view.resize":
+            return Mutation { view throws(LayoutError) in try view.scrollEnd(proposed: proposed, velocity: velocity, ifEpoch: options.ifEpoch) }
+        }
+    }
+
+    func resize(_ params: inout ParamsReader) throws(WireError) -> ViewReply {
+        try mutate(&params) { (params, options) throws(WireError) in
             let size = try params.size("size")
-            action = { view throws(LayoutError) in try view.resize(to: size, animated: animated, ifEpoch: ifEpoch) }
-        case "view.configure":
+            return Mutation { view throws(LayoutError) in try view.resize(to: size, animated: options.animated, ifEpoch: options.ifEpoch) }
+        }
+    }
+
+    func configure(_ params: inout ParamsReader) throws(WireError) -> ViewReply {
+        try mutate(&params) { (params, options) throws(WireError) in
             let changes = try WireMapping.parameters(try params.object("params"))
-            action = { view throws(LayoutError) in try view.configure(changes, animated: animated, ifEpoch: ifEpoch) }
-        case "view.setStrategy":
+            return Mutation { view throws(LayoutError) in try view.configure(changes, animated: options.animated, ifEpoch: options.ifEpoch) }
+        }
+    }
+
+    /// - Parameter registry: the daemon's strategies now (a reload may have added some).
+    func setStrategy(_ params: inout ParamsReader, registry: () -> StrategyRegistry) throws(WireError) -> ViewReply {
+        try mutate(&params) { (params, options) throws(WireError) in
             let strategy = try params.string("strategy")
             let parameters = try WireMapping.parameters(try params.optionalObject("params"))
             let strategies = registry()
-            action = { view throws(LayoutError) in
-                try view.switchStrategy(to: strategy, parameters: parameters, animated: animated, ifEpoch: ifEpoch, registry: strategies)
+            return Mutation { view throws(LayoutError) in
+                try view.switchStrategy(
+                    to: strategy, parameters: parameters, animated: options.animated, ifEpoch: options.ifEpoch, registry: strategies)
             }
-        case "view.setWindowMargin":
-            let margin = try params.number("margin")
-            action = { view throws(LayoutError) in try view.setWindowMargin(margin, ifEpoch: ifEpoch) }
-        default:
-            throw .methodNotFound(method)
         }
-        try params.finish()
-        return try apply(action, growth: growth, dryRun: options.dryRun)
+    }
+
+    func setWindowMargin(_ params: inout ParamsReader) throws(WireError) -> ViewReply {
+        try mutate(&params) { (params, options) throws(WireError) in
+            let margin = try params.number("margin")
+            return Mutation { view throws(LayoutError) in try view.setWindowMargin(margin, ifEpoch: options.ifEpoch) }
+        }
     }
 
     /// A hot mutation whose params are read already (by `ParamsReader` or straight from the
-    /// line's bytes), carried out. Must run on `queue`.
-    func perform(_ hot: HotRequest.Params) throws(WireError) -> (result: [UInt8], events: [Event]) {
-        guard !isDeleted else { throw notFound }
-        let (result, applied) = try mutate(hot)
-        guard applied else { return (result, []) }
-        return (result, invalidated(result))
-    }
-
-    private func mutate(_ hot: HotRequest.Params) throws(WireError) -> (result: [UInt8], applied: Bool) {
-        let action: (View) throws(LayoutError) -> Invalidation
-        var growth = 0
+    /// line's bytes): both paths run this one action.
+    func mutate(_ hot: HotRequest.Params) throws(WireError) -> ViewReply {
+        let mutation: Mutation
         let options: MutationOptions
         switch hot {
         case .scroll(let params):
             options = params.options
-            action = { view throws(LayoutError) in try view.scroll(to: params.offset, ifEpoch: options.ifEpoch) }
+            mutation = Mutation { view throws(LayoutError) in try view.scroll(to: params.offset, ifEpoch: options.ifEpoch) }
         case .select(let params):
             options = params.options
             // The wire's modes are the engine's, name for name.
             let mode = SelectionMode(rawValue: params.mode.rawValue)!
-            action = { view throws(LayoutError) in
+            mutation = Mutation { view throws(LayoutError) in
                 try view.select(params.ids, mode: mode, animated: options.animated, ifEpoch: options.ifEpoch)
             }
         case .measure(let params):
             options = params.options
             let sizes = params.sizes.map { (id: $0.id, size: $0.size) }
-            action = { view throws(LayoutError) in try view.measure(sizes, animated: options.animated, ifEpoch: options.ifEpoch) }
+            mutation = Mutation { view throws(LayoutError) in try view.measure(sizes, animated: options.animated, ifEpoch: options.ifEpoch) }
         case .update(let params):
             options = params.options
             let updates = params.updates.map(WireMapping.update)
-            growth = Self.growth(of: updates, in: view.model)
-            action = { view throws(LayoutError) in try view.performBatch(updates, animated: options.animated, ifEpoch: options.ifEpoch) }
+            mutation = Mutation(growth: Self.growth(of: updates, in: view.model)) { view throws(LayoutError) in
+                try view.performBatch(updates, animated: options.animated, ifEpoch: options.ifEpoch)
+            }
         }
-        return try apply(action, growth: growth, dryRun: options.dryRun)
+        return try apply(mutation, dryRun: options.dryRun)
     }
 
     /// The common tail of every mutation, once its params are all read: reserve the growth,
     /// run the action on the view (or, for a dry run, on a copy), release what was not used.
-    private func apply(
-        _ action: (View) throws(LayoutError) -> Invalidation, growth: Int, dryRun: Bool
-    ) throws(WireError) -> (result: [UInt8], applied: Bool) {
+    /// An applied mutation's reply is also every subscriber's `view.invalidated` event; a dry
+    /// run changed nothing, so there is nothing to tell them.
+    private func apply(_ mutation: Mutation, dryRun: Bool) throws(WireError) -> ViewReply {
+        let growth = mutation.growth
         let countBefore = view.model.numberOfItems
         do {
             try itemBudget.reserve(growth)
@@ -290,17 +320,18 @@ final class ViewHost: @unchecked Sendable {
         let invalidation: Invalidation
         do {
             target = dryRun ? try view.copy() : view
-            invalidation = try action(target)
+            invalidation = try mutation.action(target)
         } catch {
             itemBudget.release(max(growth, 0))
             throw error.wire
         }
         guard !dryRun else {
             itemBudget.release(max(growth, 0))
-            return (WireMapping.encodedInvalidation(invalidation, view: name, dryRun: true), false)
+            return (WireMapping.encodedInvalidation(invalidation, view: name, dryRun: true), [])
         }
         itemBudget.release(max(growth, 0) - (view.model.numberOfItems - countBefore))
         refreshSummary()
-        return (WireMapping.encodedInvalidation(invalidation, view: name), true)
+        let result = WireMapping.encodedInvalidation(invalidation, view: name)
+        return (result, invalidated(result))
     }
 }

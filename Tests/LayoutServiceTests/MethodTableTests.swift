@@ -45,6 +45,18 @@ struct MethodTableTests {
         }
     }
 
+    @Test("a method the service routes to an existing view requires `view`, in its schema and its catalog entry")
+    func viewMethodsNameTheirView() {
+        let catalog = Dictionary(uniqueKeysWithValues: MethodCatalog.methods.map { ($0.name, $0) })
+        let viewMethods = Methods.all.filter(\.needsView)
+        #expect(viewMethods.count >= 10, "only \(viewMethods.map(\.name)) route to a view")
+        for method in viewMethods {
+            let required = Self.schemas["methods/\(method.name).params.json"]?["required"]?.arrayValue?.compactMap(\.stringValue) ?? []
+            #expect(required.contains("view"), "\(method.name): its schema does not require view")
+            #expect(catalog[method.name]?.parameters.first { $0.name == "view" }?.required == true, "\(method.name): its catalog entry does not require view")
+        }
+    }
+
     @Test("methods that may cost O(n) never run on an I/O thread")
     func heavyMethodsOffload() {
         for name in ["view.create", "view.setData", "view.update", "view.setStrategy", "view.configure", "view.resize", "view.stage.commit", "daemon.reload"] {
