@@ -80,7 +80,7 @@ let package = Package(
         // Loopback round trip against a running daemon, beside a bare socket ping-pong.
         .executableTarget(name: "layoutd-roundtrip", dependencies: ["LayoutIPC", "LayoutProtocol"]),
         .executableTarget(name: "layout-demo", dependencies: ["LayoutEngine"]),
-        .executableTarget(name: "layout-bench", dependencies: ["LayoutEngine", "LayoutProtocol", "LayoutPlugins", "Waterfall"]),
+        .executableTarget(name: "layout-bench", dependencies: ["LayoutEngine", "LayoutProtocol", "LayoutService", "LayoutPlugins", "Waterfall"]),
         // Fuzz targets and the generators and checks they share with the property tests:
         // built with libFuzzer by `make fuzz` (fuzz/Package.swift), run on the committed
         // corpus and crashes by `swift test`. Not shipped.

@@ -3,7 +3,10 @@
 // and Taffy figures, computes the ratios and writes BENCHMARKS.md. Release builds only.
 //
 //   layout-bench [--json FILE] [--repetitions N] [--quick] [--counts 1000,100000] [--only GROUP]
-//   layout-bench --memory N      resident bytes per item of an N-item view (fresh process)
+//   layout-bench --memory N [--ids short|uuid] [--load engine|create|batches] [--views K]
+//                                resident memory of N items (over K views) in a fresh process,
+//                                built by the engine directly, through the service in one
+//                                view.create per view, or in 20k-item staged batches
 //
 // Every figure is the median of several repetitions with its spread (min–max), measured in one
 // run, so ratios between rows hold even on a noisy shared machine.
@@ -12,6 +15,7 @@ import LayoutEngine
 import LayoutGeometry
 import LayoutPlugins
 import LayoutProtocol
+import LayoutService
 import Waterfall
 
 struct Options {
@@ -19,6 +23,12 @@ struct Options {
     var repetitions = 5
     var counts = [1_000, 10_000, 100_000, 1_000_000]
     var memoryItems: Int?
+    /// For `--memory`: "short" ids (`item-123456`) or 36-character UUID-like ones.
+    var memoryIDs = "short"
+    /// For `--memory`: "engine" (a `View` built directly), "create" (one `view.create` line per
+    /// view through `LayoutService`) or "batches" (`view.stage.*` with 20k-item appends).
+    var memoryLoad = "engine"
+    var memoryViews = 1
     /// Where the release waterfall plugin is (`make plugins CONFIG=release` puts it there).
     var pluginDirectory = ".build/plugins/release"
     /// Measure only this group (engine, view, plugins, textbook, wire); set-up still runs.
@@ -32,6 +42,9 @@ struct Options {
             case "--repetitions": repetitions = iterator.next().flatMap(Int.init) ?? repetitions
             case "--quick": counts = [1_000, 10_000]
             case "--memory": memoryItems = iterator.next().flatMap(Int.init) ?? 1_000_000
+            case "--ids": memoryIDs = iterator.next() ?? memoryIDs
+            case "--load": memoryLoad = iterator.next() ?? memoryLoad
+            case "--views": memoryViews = iterator.next().flatMap(Int.init) ?? memoryViews
             case "--plugin-dir": pluginDirectory = iterator.next() ?? pluginDirectory
             case "--only": onlyGroup = iterator.next()
             case "--counts": counts = (iterator.next() ?? "").split(separator: ",").compactMap { Int($0) }
@@ -107,16 +120,100 @@ let phone = Viewport(size: Size(width: 390, height: 844))
 let registry = StrategyRegistry.builtIn
 var sink = 0
 
-// MARK: Memory (its own process: resident memory before and after one view)
+// MARK: Memory and loading (each configuration in its own process)
+
+/// A 36-character id shaped like a UUID, the same for the same index in every run.
+func uuidLikeID(_ index: Int) -> String {
+    var state = UInt64(truncatingIfNeeded: index) &* 0x9E37_79B9_7F4A_7C15
+    var hex = ""
+    for position in 0..<32 {
+        if [8, 12, 16, 20].contains(position) { hex += "-" }
+        state = state &* 6364136223846793005 &+ 1442695040888963407
+        hex += String(Int(state >> 60), radix: 16)
+    }
+    return hex
+}
+
+/// One memory row as a JSON line for scripts/bench.py (a single sample: the load is the run).
+func printRow(_ name: String, group: String, n: Int, unit: String, value: Double) {
+    var writer = JSONWriter()
+    writer.write(.object([
+        "name": .string(name), "group": .string(group), "strategy": .string("flow"), "n": .number(Double(n)), "unit": .string(unit),
+        "median": .number(value), "low": .number(value), "high": .number(value),
+    ]))
+    print(String(decoding: writer.bytes, as: UTF8.self))
+}
 
 if let count = options.memoryItems {
+    let views = max(1, options.memoryViews)
+    let perView = count / views
+    let uuids = options.memoryIDs == "uuid"
+    func itemID(_ index: Int) -> String { uuids ? uuidLikeID(index) : "item-\(index)" }
+    /// The items of view `view` as the wire carries them: `{"id":…,"size":{…}}` joined by commas.
+    func itemsJSON(_ view: Int, _ range: Range<Int>) -> String {
+        range.map { index in
+            let size = benchSize(index)
+            return #"{"id":"\#(itemID(view * perView + index))","size":{"width":\#(Int(size.width)),"height":\#(Int(size.height))}}"#
+        }.joined(separator: ",")
+    }
+    let service = LayoutService()
+    var kept = [View]()
+    // Request lines are built before the first reading, so their bytes are not counted.
+    var lines = [[UInt8]]()
+    let viewport = #""viewport":{"width":390,"height":844}"#
+    for view in 0..<views where options.memoryLoad != "engine" {
+        if options.memoryLoad == "create" {
+            lines.append(Array(#"{"id":1,"method":"view.create","params":{"view":"v\#(view)","strategy":"flow",\#(viewport),"sections":[{"id":"main","items":[\#(itemsJSON(view, 0..<perView))]}]}}"#.utf8))
+        } else {
+            lines.append(Array(#"{"id":1,"method":"view.create","params":{"view":"v\#(view)","strategy":"flow",\#(viewport)}}"#.utf8))
+            lines.append(Array(#"{"id":2,"method":"view.stage.begin","params":{"view":"v\#(view)"}}"#.utf8))
+            for start in stride(from: 0, to: perView, by: 20_000) {
+                let items = itemsJSON(view, start..<min(perView, start + 20_000))
+                lines.append(Array(#"{"id":3,"method":"view.stage.append","params":{"upload":"UPLOAD","sections":[{"id":"main","items":[\#(items)]}]}}"#.utf8))
+            }
+            lines.append(Array(#"{"id":4,"method":"view.stage.commit","params":{"upload":"UPLOAD"}}"#.utf8))
+        }
+    }
     let before = residentBytes()
-    var view: View? = try! View(strategy: "flow", sections: variableSpecs(count), viewport: phone)
-    sink &+= view!.model.numberOfItems
+    let started = clock.now
+    if options.memoryLoad == "engine" {
+        for view in 0..<views {
+            let specs = [SectionSpec(id: "main", items: (0..<perView).map { ItemSpec(id: itemID(view * perView + $0), size: benchSize($0)) })]
+            kept.append(try! View(strategy: "flow", sections: specs, viewport: phone))
+        }
+    } else {
+        var upload = ""
+        for var line in lines {
+            // The upload's id is known once begun; it replaces the placeholder in place.
+            if !upload.isEmpty, let range = String(decoding: line, as: UTF8.self).range(of: "UPLOAD") {
+                var text = String(decoding: line, as: UTF8.self)
+                text.replaceSubrange(range, with: upload)
+                line = Array(text.utf8)
+            }
+            let reply = service.handle(line: line, from: 1).first!.line
+            let text = String(decoding: reply, as: UTF8.self)
+            guard !text.contains(#""error""#) else { fatalError("layout-bench: the service refused a load request: \(text.prefix(300))") }
+            if let range = text.range(of: #""upload":""#) {
+                upload = String(text[range.upperBound...].prefix { $0 != "\"" })
+            }
+        }
+    }
+    let elapsed = seconds(clock.now - started)
     let after = residentBytes()
-    let perItem = Double(after - before) / Double(count)
-    print(#"{"name":"resident bytes per item (flow view, variable sizes, string ids)","group":"memory","strategy":"flow","n":\#(count),"unit":"B/item","median":\#(perItem),"low":\#(perItem),"high":\#(perItem)}"#)
-    view = nil
+    sink &+= kept.count + service.viewNames.count
+    let how = ["engine": "built by the engine", "create": "one view.create", "batches": "20k-item staged batches"][options.memoryLoad]!
+    if options.memoryLoad == "engine" && options.memoryIDs == "short" && views == 1 {
+        // The row's name predates the other configurations; kept so runs compare.
+        printRow("resident bytes per item (flow view, variable sizes, string ids)", group: "memory", n: count, unit: "B/item", value: Double(after - before) / Double(count))
+    } else if views == 1 {
+        printRow("resident bytes per item (\(options.memoryIDs) ids, \(how))", group: "memory", n: count, unit: "B/item", value: Double(after - before) / Double(count))
+    } else {
+        printRow("resident MiB of \(count) items over \(views) views (\(options.memoryIDs) ids, \(how))", group: "memory", n: count, unit: "MiB", value: Double(after) / Double(1 << 20))
+    }
+    if options.memoryLoad != "engine" && views == 1 {
+        printRow("load \(count) items (\(options.memoryIDs) ids) through the service: \(how)", group: "load", n: count, unit: "s", value: elapsed)
+    }
+    kept = []
     exit(0)
 }
 
@@ -171,10 +268,25 @@ for count in options.counts {
             viewport: phone, windowMargin: 200)
         if strategy == "collapsible" { try! view.select(stackingSelection(ids: ids), mode: .set) }
         let viewExtent = view.layout.contentSize.height
+        // A finger's scroll: 16 pt a frame, 100 frames down from the middle and 100 back up, so
+        // every n scrolls the same distance and a tick moves the window by one step (rows
+        // enter and leave at the edges) rather than jumping.
+        let middle = max(0, viewExtent / 2 - 800)
         let ticks = 2_000
         measure("\(strategy): scroll tick", group: "view", strategy: strategy, n: count, unit: "µs/op", scale: 1e6, per: ticks) {
             for tick in 0..<ticks {
-                sink &+= try! view.scroll(to: Point(x: 0, y: viewExtent * Double(tick) / Double(ticks))).entered.count
+                let frame = tick % 200
+                let step = Double(frame < 100 ? frame : 200 - frame)
+                sink &+= try! view.scroll(to: Point(x: 0, y: middle + 16 * step)).entered.count
+            }
+        }
+        // A jump: every offset a quarter of the content away from the last, so the whole window
+        // is replaced each time (at 1k items the content is still many windows tall).
+        let jumps = 200
+        measure("\(strategy): jump scroll", group: "view", strategy: strategy, n: count, unit: "µs/op", scale: 1e6, per: jumps) {
+            for jump in 0..<jumps {
+                let quarter = Double(1 + 2 * (jump % 2)) / 4
+                sink &+= try! view.scroll(to: Point(x: 0, y: viewExtent * quarter + Double(jump))).entered.count
             }
         }
         try! view.scroll(to: Point(x: 0, y: viewExtent / 2))
@@ -186,10 +298,29 @@ for count in options.counts {
         }
         let slow = 20
         var grow = 0.0
-        measure("\(strategy): one measured size", group: "view", strategy: strategy, n: count, unit: "µs/op", scale: 1e6, per: slow, repetitions: 3) {
+        // The cells on screen, as a client measures them after it renders them.
+        let visible = view.snapshot().filter { $0.kind == .cell }.map(\.id)
+        measure("\(strategy): one measured size inside the window", group: "view", strategy: strategy, n: count, unit: "µs/op", scale: 1e6, per: slow, repetitions: 3) {
+            for index in 0..<slow {
+                grow += 1
+                let id = visible[index % visible.count]
+                sink &+= try! view.measure([(id, Size(width: 60, height: 40 + grow.truncatingRemainder(dividingBy: 30)))]).changed.count
+            }
+        }
+        measure("\(strategy): one measured size above the window", group: "view", strategy: strategy, n: count, unit: "µs/op", scale: 1e6, per: slow, repetitions: 3) {
             for index in 0..<slow {
                 grow += 1
                 sink &+= try! view.measure([("item-\(index * 7)", Size(width: 60, height: 40 + grow))]).changed.count
+            }
+        }
+        var batched = 0
+        measure("\(strategy): 10-item batch above the window (anchored)", group: "view", strategy: strategy, n: count, unit: "µs/op", scale: 1e6, per: slow, repetitions: 3) {
+            for _ in 0..<slow {
+                let items = (0..<10).map { _ in
+                    batched += 1
+                    return ItemSpec(id: "batch-\(batched)")
+                }
+                sink &+= try! view.performBatch([.insertItems(items, section: "main", at: count / 4)]).changed.count
             }
         }
         var inserted = 0
