@@ -205,6 +205,18 @@ public enum CommandCatalog {
             examples: ["layoutctl query photos --rect 0,0,390,844", "layoutctl query photos --json | jq '.elements[] | select(.id == \"p4\") | .frame'"]),
         Command("item", "VIEW ID", "one item's attributes", method: "view.item", examples: ["layoutctl item photos p4"]),
         Command(
+            "hit", "VIEW X,Y", "the topmost element at a point (content coordinates), or none", method: "view.hitTest",
+            options: [CommandOption("--kinds", argument: "KIND,...", "only these kinds may be hit: cell, header, footer")],
+            examples: ["layoutctl hit photos 120,40", "layoutctl hit photos 120,40 --kinds header --json | jq .element.id"],
+            details: "Prints the element as `item` does, or `nothing at X,Y` (exit 0: a miss is an answer, not a failure)."),
+        Command(
+            "neighbor", "VIEW ID up|down|left|right|next|previous", "the item a keyboard moves to from an item, or none", method: "view.neighbor",
+            examples: ["layoutctl neighbor photos p4 down", "layoutctl neighbor photos p4 next --json | jq -r .element.id"],
+            details: """
+                Screen directions go by geometry, next and previous by the data's order; cells that share a frame \
+                (a collapsible stack) are one stop. Prints the element, or `nothing DIRECTION of ID` at the edge (exit 0).
+                """),
+        Command(
             "watch", "VIEW", "stream the view's invalidation events, one line each", method: "view.subscribe",
             options: [CommandOption("--monitor", short: "-m", "also print the snapshot first"), CommandOption("--count", argument: "N", "stop after N events")],
             examples: ["layoutctl watch photos", "layoutctl watch photos --count 1 --json | jq '.params.entered | length'"],

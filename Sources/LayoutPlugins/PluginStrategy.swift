@@ -66,6 +66,8 @@ public final class PluginStrategy: LayoutStrategy {
     private var headerEffects: [Double] = []
     private var footerEffects: [Double] = []
     public private(set) var contentSize = Size.zero
+    /// How far the transformed areas of the output reach beyond their frames (hit testing).
+    public private(set) var transformOverhang = 0.0
     private var itemIndex = BlockIndex()
     private var supplementaryIndex = BlockIndex()
     /// What the last adopted output needed repaired, if anything (the loader's self-check
@@ -390,10 +392,13 @@ public final class PluginStrategy: LayoutStrategy {
         repairs.size(&contentSize)
         let axis = scrollAxis
         let vertical = axis == .vertical
-        // One pass: repair (rarely needed, so checked branch-free first) and index.
+        var overhang = 0.0
+        // One pass: repair (rarely needed, so checked branch-free first), measure how far
+        // transforms reach, and index.
         itemIndex = items.withUnsafeMutableBufferPointer { items in
             BlockIndex(count: items.count) { index in
                 if !OutputRepair.isClean(items[index]) { repairs.attributes(&items[index]) }
+                if items[index].transform != Self.identity { overhang = max(overhang, Self.overhang(of: items[index])) }
                 let frame = items[index].frame
                 return vertical ? (frame.y, frame.y + frame.height) : (frame.x, frame.x + frame.width)
             }
@@ -404,6 +409,9 @@ public final class PluginStrategy: LayoutStrategy {
                 for index in headers.indices {
                     repairs.attributes(&headers[index])
                     repairs.attributes(&footers[index])
+                    for attributes in [headers[index], footers[index]] where attributes.transform != Self.identity {
+                        overhang = max(overhang, Self.overhang(of: attributes))
+                    }
                 }
                 return BlockIndex(count: sections.count * 2) { slot in
                     let section = sections[slot / 2]
@@ -416,8 +424,25 @@ public final class PluginStrategy: LayoutStrategy {
         itemEffects.withUnsafeMutableBufferPointer { repairs.effects($0) }
         headerEffects.withUnsafeMutableBufferPointer { repairs.effects($0) }
         footerEffects.withUnsafeMutableBufferPointer { repairs.effects($0) }
+        transformOverhang = overhang
         lastRepair = repairs.problem
         if let problem = repairs.problem { type.reportRepair(problem) }
+    }
+
+    private static let identity = (1.0, 0.0, 0.0, 1.0, 0.0, 0.0)
+
+    /// How far the element's area, its transform applied around its frame's centre, reaches
+    /// beyond its frame on any side: the bounds of the transformed corners against the frame.
+    static func overhang(of attributes: layoutd_attributes) -> Double {
+        let frame = rect(attributes.frame)
+        let (a, b, c, d, tx, ty) = attributes.transform
+        var (minX, maxX, minY, maxY) = (Double.infinity, -Double.infinity, Double.infinity, -Double.infinity)
+        for (x, y) in [(frame.minX, frame.minY), (frame.maxX, frame.minY), (frame.minX, frame.maxY), (frame.maxX, frame.maxY)] {
+            let (dx, dy) = (x - frame.midX, y - frame.midY)
+            let (screenX, screenY) = (frame.midX + a * dx + c * dy + tx, frame.midY + b * dx + d * dy + ty)
+            (minX, maxX, minY, maxY) = (min(minX, screenX), max(maxX, screenX), min(minY, screenY), max(maxY, screenY))
+        }
+        return max(0, frame.minX - minX, maxX - frame.maxX, frame.minY - minY, maxY - frame.maxY)
     }
 
     static func rect(_ rect: layoutd_rect) -> Rect { Rect(x: rect.x, y: rect.y, width: rect.width, height: rect.height) }

@@ -116,6 +116,20 @@ public enum MethodCatalog {
             ],
             result: "{elements, selected, next?}"),
         Method(name: "view.item", summary: "one item's attributes", parameters: [p("view", "string", "the view's name"), p("id", "string", "the item id")], result: "{attributes}"),
+        Method(
+            name: "view.hitTest", summary: "the topmost element at a point",
+            parameters: [
+                p("view", "string", "the view's name"), p("point", "{x, y}", "the point, in content coordinates"),
+                p("kinds", "[cell|header|footer]", "the kinds that may be hit (default: all)", required: false),
+            ],
+            result: "{element}"),
+        Method(
+            name: "view.neighbor", summary: "the item a keyboard moves to from an item",
+            parameters: [
+                p("view", "string", "the view's name"), p("id", "string", "the item id"),
+                p("direction", "up|down|left|right|next|previous", "by geometry, or by reading order"),
+            ],
+            result: "{element}"),
         Method(name: "view.subscribe", summary: "a snapshot, then view.invalidated events", parameters: [p("view", "string", "the view's name")], result: "{subscription, snapshot}"),
         Method(name: "view.unsubscribe", summary: "stop events", parameters: [p("subscription", "integer", "from view.subscribe")], result: "{}"),
     ]

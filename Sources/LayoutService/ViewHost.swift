@@ -128,6 +128,47 @@ final class ViewHost: @unchecked Sendable {
         return JSONWriter.encode(.object(["attributes": WireMapping.attributes(attributes)]))
     }
 
+    /// `view.hitTest`: the topmost element at a point, or null.
+    func hitTest(_ params: inout ParamsReader) throws(WireError) -> [UInt8] {
+        let point = try params.point("point")
+        var kinds = Set(ElementKind.allCases)
+        if params.has("kinds") {
+            guard let names = params.optionalValue("kinds")?.arrayValue, !names.isEmpty else {
+                throw .invalidParams("params.kinds", "must be a non-empty array of cell, header, footer")
+            }
+            kinds = []
+            for (index, name) in names.enumerated() {
+                guard let kind = name.stringValue.flatMap(ElementKind.init(rawValue:)) else {
+                    throw .invalidParams("params.kinds[\(index)]", "must be cell, header or footer")
+                }
+                kinds.insert(kind)
+            }
+        }
+        try params.finish()
+        guard point.isFinite else { throw .invalidParams("params.point", "must be finite") }
+        return Self.element(view.layout.hitTest(point, kinds: kinds))
+    }
+
+    /// `view.neighbor`: the item a keyboard moves to, or null at the content's edge.
+    func neighbor(_ params: inout ParamsReader) throws(WireError) -> [UInt8] {
+        let id = try params.string("id")
+        let name = try params.string("direction")
+        try params.finish()
+        guard let direction = NeighborDirection(rawValue: name) else {
+            throw .invalidParams("params.direction", "must be up, down, left, right, next or previous")
+        }
+        do {
+            return Self.element(try view.layout.neighbor(of: id, direction: direction))
+        } catch {
+            throw error.wire
+        }
+    }
+
+    /// `{"element": attributes}`, or `{"element": null}`.
+    private static func element(_ attributes: LayoutAttributes?) -> [UInt8] {
+        JSONWriter.encode(.object(["element": attributes.map(WireMapping.attributes) ?? .null]))
+    }
+
     /// `view.subscribe`: a new subscription of the caller's connection and the snapshot its
     /// events start from.
     func subscribe(_ call: ViewCall) throws(WireError) -> [UInt8] {

@@ -574,6 +574,25 @@ case "item":
     emit(call(client, "view.item", ["view": .string(words[0]), "id": .string(words[1])])) { result in
         elementsTable([result["attributes"] ?? .null])
     }
+case "hit":
+    let words = positional(2, "VIEW X,Y")
+    guard let point = ValueText.point(words[1]) else { usageError("the point is X,Y", command: command) }
+    var params: JSONObject = ["view": .string(words[0]), "point": .object(["x": .number(point.x), "y": .number(point.y)])]
+    if let kinds = invocation.value("--kinds") {
+        params["kinds"] = .array(kinds.split(separator: ",", omittingEmptySubsequences: false).map { .string(String($0)) })
+    }
+    let client = connect()
+    emit(call(client, "view.hitTest", params)) { result in
+        guard let element = result["element"], element != .null else { return "nothing at \(words[1])\n" }
+        return elementsTable([element])
+    }
+case "neighbor":
+    let words = positional(3, "VIEW ID DIRECTION")
+    let client = connect()
+    emit(call(client, "view.neighbor", ["view": .string(words[0]), "id": .string(words[1]), "direction": .string(words[2])])) { result in
+        guard let element = result["element"], element != .null else { return "nothing \(words[2]) of \(words[1])\n" }
+        return elementsTable([element])
+    }
 case "watch":
     Watcher.watch(view: positional(1, "VIEW")[0])
 case "render":

@@ -85,6 +85,24 @@ struct InProcessPluginTests {
         }
     }
 
+    @Test("hit testing finds a plugin's cell where its transform carries it past its frame, and a neighbour by frames alone")
+    func transformedHitTest() throws {
+        let registry = try Self.registry([Magnified.self])
+        let model = try CollectionModel(sections: [SectionSpec(id: "s", items: (0..<5).map { ItemSpec(id: "i\($0)") })])
+        let layout = try Layout(strategy: registry.makeStrategy(named: "magnified"), model: model, viewport: Viewport(size: Size(width: 100, height: 500)))
+        try layout.select(["i2"], mode: .set)
+        // i2's frame is 0..<100 × 200..<300, scaled 2× around (50, 250): it covers 150..<350 and
+        // is drawn over its neighbours.
+        #expect(layout.strategy.transformOverhang == 50)
+        #expect(layout.hitTest(Point(x: 50, y: 160))?.id == "i2", "over i1, inside i2's scaled area")
+        #expect(layout.hitTest(Point(x: 50, y: 140))?.id == "i1")
+        #expect(layout.hitTest(Point(x: 50, y: 349))?.id == "i2")
+        try layout.select(["i2"], mode: .toggle)
+        #expect(layout.strategy.transformOverhang == 0)
+        #expect(layout.hitTest(Point(x: 50, y: 160))?.id == "i1")
+        #expect(try layout.neighbor(of: "i1", direction: .down)?.id == "i2")
+    }
+
     @Test("effects reach the attributes of cells, headers and footers by name; unset ones are absent")
     func effects() throws {
         let registry = try Self.registry([Rows.self])
@@ -206,5 +224,28 @@ final class Columns: PluginLayout {
             if let footer = columns.endSection(footerSize: section.footerSize) { output[footer: index] = PluginAttributes(frame: footer) }
         }
         output.contentSize = columns.contentSize
+    }
+}
+
+/// One column of 100 × 100 cells; a selected cell is drawn scaled 2× (on top).
+final class Magnified: PluginLayout {
+    static let descriptor = StrategyDescriptor(name: "magnified", summary: "a column; selected cells scaled 2×", parameters: [])
+    static let effectNames: [String] = []
+    let defaultItemSize = Size(width: 100, height: 100)
+
+    init(parameters: ResolvedParameters) throws(PluginError) {}
+
+    func layout(_ input: PluginInput, into output: inout PluginOutput) {
+        output.contentSize = Size(width: 100, height: 100 * Double(input.itemCount))
+        for index in 0..<input.itemCount {
+            let selected = input.isSelected(index)
+            output[item: index] = PluginAttributes(
+                frame: Rect(x: 0, y: 100 * Double(index), width: 100, height: 100), zIndex: selected ? 1 : 0,
+                transform: selected ? .scale(x: 2, y: 2) : .identity)
+        }
+        for section in 0..<input.sectionCount {
+            output[header: section] = PluginAttributes(frame: .zero, isHidden: true)
+            output[footer: section] = PluginAttributes(frame: .zero, isHidden: true)
+        }
     }
 }

@@ -72,6 +72,11 @@ public protocol LayoutStrategy: AnyObject {
     /// in no guaranteed order.
     func elements(in rect: Rect, model: CollectionModel) -> [LayoutAttributes]
 
+    /// How far beyond its frame any element's drawn area reaches, its transform applied around
+    /// the frame's centre (0 when no element has a transform, the default): how much farther
+    /// than the point itself hit testing must look.
+    var transformOverhang: Double { get }
+
     /// The attributes of one cell, or `nil` if the id is not in the model.
     func attributes(forItem id: String, model: CollectionModel) -> LayoutAttributes?
 
@@ -154,6 +159,9 @@ extension LayoutStrategy {
     }
 
     public func targetContentOffset(proposed: Point, velocity: Point) -> Point { proposed }
+
+    /// The built-in strategies set no transforms.
+    public var transformOverhang: Double { 0 }
 
     /// Fade in at the final frame: UIKit's default for inserted items.
     public func initialAttributes(forAppearing attributes: LayoutAttributes, model: CollectionModel) -> LayoutAttributes {
