@@ -260,6 +260,21 @@ for count in options.counts {
             }
         }
 
+        // Hit testing and keyboard moves at points and items spread over the whole content.
+        let probes = 1_000
+        let size = layout.contentSize
+        measure("\(strategy): hitTest", group: "engine", strategy: strategy, n: count, unit: "µs/query", scale: 1e6, per: probes) {
+            for probe in 0..<probes {
+                let fraction = Double(probe) / Double(probes)
+                sink &+= layout.hitTest(Point(x: size.width * Double(probe % 7) / 7 + 3, y: size.height * fraction))?.zIndex ?? 0
+            }
+        }
+        measure("\(strategy): neighbor down", group: "engine", strategy: strategy, n: count, unit: "µs/query", scale: 1e6, per: probes) {
+            for probe in 0..<probes {
+                sink &+= (try! layout.neighbor(of: ids[probe * (count / probes)], direction: .down))?.zIndex ?? 0
+            }
+        }
+
         // A view: what one mutation costs end to end (validation, the strategy's update,
         // anchoring, the window delta with a 200 pt margin).
         let view = try! View(
