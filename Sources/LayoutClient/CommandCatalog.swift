@@ -179,8 +179,12 @@ public enum CommandCatalog {
             details: "At least one ID, or --clear: a select without either is refused (exit 64) rather than read as clearing the selection."),
         Command(
             "scroll", "VIEW", "a new content offset", method: "view.scroll",
-            options: [CommandOption("--x", argument: "X", "offset x (default: unchanged)"), CommandOption("--y", argument: "Y", "offset y (default: unchanged)"), mutation[1]],
-            examples: ["layoutctl scroll photos --y 540"]),
+            options: [
+                CommandOption("--x", argument: "X", "offset x (default: unchanged)"), CommandOption("--y", argument: "Y", "offset y (default: unchanged)"),
+                CommandOption("--velocity", argument: "VX,VY", "points per second: the reply names prefetch, the cells about to enter"),
+                CommandOption("--horizon", argument: "SECONDS", "how far prefetch looks ahead (default 0.25, with --velocity)"), mutation[1],
+            ],
+            examples: ["layoutctl scroll photos --y 540", "layoutctl scroll photos --y 540 --velocity 0,2000 --json | jq -c .prefetch"]),
         Command(
             "scroll-end", "VIEW", "where a fling comes to rest (snapping)", method: "view.scrollEnd",
             options: [

@@ -205,15 +205,31 @@ private struct HotCursor {
     mutating func scroll() -> ScrollParams? {
         var options = MutationOptions(view: "")
         var offset = Point.zero
+        var velocity: Point?
+        var horizon: Double?
         var seen: UInt32 = 0
         let finished = object { cursor, key in
             if let handled = cursor.option(key, &options, &seen) { return handled }
-            guard cursor.key(key, is: "offset"), cursor.mark(1 << 8, &seen), let point = cursor.point() else { return false }
-            offset = point
+            if cursor.key(key, is: "offset") {
+                guard cursor.mark(1 << 8, &seen), let point = cursor.point() else { return false }
+                offset = point
+            } else if cursor.key(key, is: "velocity") {
+                guard cursor.mark(1 << 9, &seen) else { return false }
+                if cursor.literalNull() { return true }
+                guard let point = cursor.point() else { return false }
+                velocity = point
+            } else if cursor.key(key, is: "horizon") {
+                guard cursor.mark(1 << 10, &seen) else { return false }
+                if cursor.literalNull() { return true }
+                guard let value = cursor.number() else { return false }
+                horizon = value
+            } else {
+                return false
+            }
             return true
         }
         guard finished, seen & (1 << 0) != 0, seen & (1 << 8) != 0 else { return nil }
-        return ScrollParams(options: options, offset: offset)
+        return ScrollParams(options: options, offset: offset, velocity: velocity, horizon: horizon)
     }
 
     mutating func select() -> SelectParams? {

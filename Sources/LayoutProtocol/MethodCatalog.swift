@@ -75,7 +75,13 @@ public enum MethodCatalog {
         Method.mutation("view.update", "an atomic batch of inserts, deletes, moves and reloads", [p("updates", "[update]", "the batch")]),
         Method.mutation("view.measure", "measured sizes (self-sizing)", [p("sizes", "[{id, size}]", "measurements")]),
         Method.mutation("view.select", "change the selection", [p("ids", "[string]", "item ids"), p("mode", "set|add|remove|toggle", "how (default set)", required: false)]),
-        Method.mutation("view.scroll", "a new content offset", [p("offset", "{x, y}", "the offset")]),
+        Method.mutation(
+            "view.scroll", "a new content offset",
+            [
+                p("offset", "{x, y}", "the offset"),
+                p("velocity", "{x, y}", "points per second: asks for prefetch, the cells entering within horizon", required: false),
+                p("horizon", "number", "seconds prefetch looks ahead, up to 5 (default 0.25)", required: false),
+            ], result: "invalidation with prefetch when velocity is given"),
         Method.mutation("view.scrollEnd", "where scrolling comes to rest (snapping)", [p("proposed", "{x, y}", "where the fling would end"), p("velocity", "{x, y}", "points per second", required: false)], result: "invalidation with targetContentOffset"),
         Method.mutation("view.resize", "a new viewport size", [p("size", "{width, height}", "the size")]),
         Method.mutation("view.configure", "change strategy parameters", [p("params", "object", "the parameters that change")]),

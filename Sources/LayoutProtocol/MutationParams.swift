@@ -36,16 +36,38 @@ public struct MutationOptions: Hashable, Sendable {
 public struct ScrollParams: Hashable, Sendable {
     public var options: MutationOptions
     public var offset: Point
+    /// How fast the client is scrolling (points per second): asks for `prefetch` in the reply.
+    public var velocity: Point?
+    /// How far ahead `prefetch` looks, in seconds (default `defaultHorizon`).
+    public var horizon: Double?
 
-    public init(options: MutationOptions, offset: Point) {
+    /// 250 ms: what an image takes to arrive over a slow network, about.
+    public static let defaultHorizon = 0.25
+    /// The longest horizon a request may ask for.
+    public static let maximumHorizon = 5.0
+
+    public init(options: MutationOptions, offset: Point, velocity: Point? = nil, horizon: Double? = nil) {
         self.options = options
         self.offset = offset
+        self.velocity = velocity
+        self.horizon = horizon
     }
 
     public init(_ reader: inout ParamsReader) throws(WireError) {
         options = try MutationOptions(&reader)
         offset = try reader.point("offset")
+        velocity = try reader.optionalPoint("velocity")
+        horizon = try reader.optionalNumber("horizon")
         try reader.finish()
+    }
+
+    /// Checks what the types alone do not: a horizon only with a velocity, and in range.
+    public func validate() throws(WireError) {
+        guard let horizon else { return }
+        guard velocity != nil else { throw .invalidParams("params.horizon", "needs velocity") }
+        guard horizon > 0, horizon <= Self.maximumHorizon else {
+            throw .invalidParams("params.horizon", "must be more than 0 and at most \(Int(Self.maximumHorizon)) seconds")
+        }
     }
 }
 

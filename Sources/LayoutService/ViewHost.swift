@@ -241,6 +241,9 @@ final class ViewHost: @unchecked Sendable {
     struct Mutation {
         var growth = 0
         let action: (View) throws(LayoutError) -> Invalidation
+        /// Reads the `prefetch` ids off the view once the action ran (`view.scroll` with a
+        /// velocity).
+        var prefetch: ((View) -> [String])?
     }
 
     /// A general (not hot) mutation: reads `view` again (the service read it to find this view),
@@ -322,8 +325,16 @@ final class ViewHost: @unchecked Sendable {
         let options: MutationOptions
         switch hot {
         case .scroll(let params):
+            try params.validate()
             options = params.options
-            mutation = Mutation { view throws(LayoutError) in try view.scroll(to: params.offset, ifEpoch: options.ifEpoch) }
+            mutation = Mutation(
+                action: { view throws(LayoutError) in try view.scroll(to: params.offset, ifEpoch: options.ifEpoch) },
+                prefetch: params.velocity.map { velocity in
+                    let horizon = params.horizon ?? ScrollParams.defaultHorizon
+                    return { view in
+                        view.layout.prefetch(window: view.window, velocity: velocity, horizon: horizon, maximum: view.limits.maximumWindowElements)
+                    }
+                })
         case .select(let params):
             options = params.options
             // The wire's modes are the engine's, name for name.
@@ -366,13 +377,14 @@ final class ViewHost: @unchecked Sendable {
             itemBudget.release(max(growth, 0))
             throw error.wire
         }
+        let prefetch = mutation.prefetch?(target)
         guard !dryRun else {
             itemBudget.release(max(growth, 0))
-            return (WireMapping.encodedInvalidation(invalidation, view: name, dryRun: true), [])
+            return (WireMapping.encodedInvalidation(invalidation, view: name, prefetch: prefetch, dryRun: true), [])
         }
         itemBudget.release(max(growth, 0) - (view.model.numberOfItems - countBefore))
         refreshSummary()
-        let result = WireMapping.encodedInvalidation(invalidation, view: name)
+        let result = WireMapping.encodedInvalidation(invalidation, view: name, prefetch: prefetch)
         return (result, invalidated(result))
     }
 }

@@ -106,14 +106,16 @@ enum WireMapping {
     /// - Parameter dryRun: appends `"dryRun":true` as the last key: the result of a dry run
     ///   is the real one's bytes with only that marker added.
     /// - Complexity: O(bytes written).
-    static func encodedInvalidation(_ invalidation: Invalidation, view: String, dryRun: Bool = false) -> [UInt8] {
+    ///
+    /// - Parameter prefetch: a scroll's `prefetch` ids (`view.scroll` with a velocity).
+    static func encodedInvalidation(_ invalidation: Invalidation, view: String, prefetch: [String]? = nil, dryRun: Bool = false) -> [UInt8] {
         var writer = JSONWriter(capacity: 1024 + 192 * (invalidation.entered.count + invalidation.changed.count) + 48 * invalidation.left.count)
-        write(invalidation, view: view, dryRun: dryRun, into: &writer)
+        write(invalidation, view: view, prefetch: prefetch, dryRun: dryRun, into: &writer)
         return writer.finish()
     }
 
     /// `encodedInvalidation`, appended to `writer`.
-    static func write(_ invalidation: Invalidation, view: String, dryRun: Bool = false, into writer: inout JSONWriter) {
+    static func write(_ invalidation: Invalidation, view: String, prefetch: [String]? = nil, dryRun: Bool = false, into writer: inout JSONWriter) {
         let context = invalidation.context
         writer.write(raw: #"{"view":"#)
         writer.write(view)
@@ -194,6 +196,10 @@ enum WireMapping {
                 writer.append(UInt8(ascii: "}"))
             }
             writer.write(raw: "]}")
+        }
+        if let prefetch {
+            writer.write(raw: #","prefetch":"#)
+            write(ids: prefetch, into: &writer)
         }
         if dryRun { writer.write(raw: #","dryRun":true"#) }
         writer.append(UInt8(ascii: "}"))

@@ -266,6 +266,9 @@ func invalidationTable(_ result: JSONValue) -> String {
     if !rows.isEmpty { text += elementsTable(rows) }
     let left = (result["left"]?.arrayValue ?? []).compactMap { $0["id"]?.stringValue }
     if !left.isEmpty { text += "left: " + left.joined(separator: " ") + "\n" }
+    if let prefetch = result["prefetch"]?.arrayValue {
+        text += "prefetch: " + (prefetch.isEmpty ? "nothing" : prefetch.compactMap(\.stringValue).joined(separator: " ")) + "\n"
+    }
     return text
 }
 
@@ -515,14 +518,14 @@ case "scroll", "scroll-end":
     var params = mutationParams(view)
     params["animated"] = nil
     let point: JSONValue = .object(["x": .number(x!), "y": .number(y!)])
-    if command.name == "scroll" {
-        params["offset"] = point
-    } else {
-        params["proposed"] = point
-        if let velocity = invocation.value("--velocity") {
-            guard let (x, y) = ValueText.point(velocity) else { usageError("--velocity takes VX,VY", command: command) }
-            params["velocity"] = .object(["x": .number(x), "y": .number(y)])
-        }
+    params[command.name == "scroll" ? "offset" : "proposed"] = point
+    if let velocity = invocation.value("--velocity") {
+        guard let (x, y) = ValueText.point(velocity) else { usageError("--velocity takes VX,VY", command: command) }
+        params["velocity"] = .object(["x": .number(x), "y": .number(y)])
+    }
+    if let horizon = invocation.value("--horizon") {
+        guard let seconds = ValueText.number(horizon) else { usageError("--horizon takes seconds", command: command) }
+        params["horizon"] = .number(seconds)
     }
     emit(call(client, command.method!, params), table: invalidationTable)
 case "resize":

@@ -175,6 +175,37 @@ struct NavigationTests {
         #expect(backward == stops.reversed(), "seed \(seed) \(strategy): previous")
     }
 
+    @Test("prefetch names exactly the cells the moved window gains, in the order they enter", arguments: cases)
+    func prefetchMatchesMovedWindow(strategy: String, seed: UInt64) throws {
+        var fuzzer = ViewFuzzer(source: SeededGenerator(seed: seed))
+        let view = try randomView(strategy, &fuzzer)
+        let axis = view.layout.strategy.scrollAxis
+        let all = everything(view).filter { $0.kind == .cell }
+        for _ in 0..<20 {
+            let speed = fuzzer.half(-8_000...8_000)
+            let horizon = fuzzer.pick([0.05, 0.25, 1.0])
+            let velocity = axis == .vertical ? Point(x: fuzzer.half(-500...500), y: speed) : Point(x: speed, y: fuzzer.half(-500...500))
+            let window = view.window
+            let reach = speed * horizon
+            // The window swept over the horizon, along the scroll axis only.
+            let main = axis.mainRange(of: window)
+            let cross = axis.crossRange(of: window)
+            let swept = axis.rect(
+                cross: cross.min, main: min(main.min, main.min + reach), crossExtent: cross.max - cross.min,
+                mainExtent: main.max - main.min + abs(reach))
+            let expected = all.filter { $0.frame.intersects(swept) && !$0.frame.intersects(window) }
+                .sorted { a, b in
+                    let (ra, rb) = (axis.mainRange(of: a.frame), axis.mainRange(of: b.frame))
+                    let (ea, eb) = reach > 0 ? (ra.min, rb.min) : (-ra.max, -rb.max)
+                    return (ea, a.section, a.item ?? 0) < (eb, b.section, b.item ?? 0)
+                }
+                .map(\.id)
+            let found = view.layout.prefetch(window: window, velocity: velocity, horizon: horizon, maximum: 10_000)
+            #expect(found == (reach == 0 ? [] : expected), "seed \(seed) \(strategy): velocity \(velocity) horizon \(horizon)")
+            #expect(view.layout.prefetch(window: window, velocity: velocity, horizon: horizon, maximum: 2) == Array(found.prefix(2)))
+        }
+    }
+
     @Test("a screen-direction move equals the rule applied to every cell", arguments: cases)
     func geometricMatchesBruteForce(strategy: String, seed: UInt64) throws {
         var fuzzer = ViewFuzzer(source: SeededGenerator(seed: seed))

@@ -149,6 +149,8 @@ struct HotLineGenerator {
         case 0:
             method = "view.scroll"
             params.append(("offset", object([("x", number(double())), ("y", number(double()))])))
+            if chance(30) { params.append(("velocity", chance(15) ? "null" : object([("x", number(double())), ("y", number(double()))]))) }
+            if chance(20) { params.append(("horizon", chance(15) ? "null" : number(double()))) }
         case 1:
             method = "view.select"
             params.append(("ids", ids()))
@@ -250,6 +252,10 @@ struct HotRequestTests {
          HotRequest(id: .number(4711), params: .scroll(ScrollParams(options: MutationOptions(view: "photos"), offset: Point(x: 0, y: 1234.5))))),
         (#" {"params":{"offset":{"y":1.5e2,"x":-0},"view":"v","ifEpoch":3.0,"dryRun":true},"method":"view.scroll"} "#,
          HotRequest(id: nil, params: .scroll(ScrollParams(options: MutationOptions(view: "v", ifEpoch: 3, dryRun: true), offset: Point(x: 0, y: 150))))),
+        (#"{"id":5,"method":"view.scroll","params":{"view":"v","offset":{"x":0,"y":9},"velocity":{"y":-800,"x":0},"horizon":0.5}}"#,
+         HotRequest(id: .number(5), params: .scroll(ScrollParams(options: MutationOptions(view: "v"), offset: Point(x: 0, y: 9), velocity: Point(x: 0, y: -800), horizon: 0.5)))),
+        (#"{"id":5,"method":"view.scroll","params":{"view":"v","offset":{"x":0,"y":9},"velocity":null,"horizon":null}}"#,
+         HotRequest(id: .number(5), params: .scroll(ScrollParams(options: MutationOptions(view: "v"), offset: Point(x: 0, y: 9))))),
         (#"{"id":"a\u00e9","method":"view.select","params":{"view":"v","ids":["\ud83d\ude00","b"],"mode":null,"animated":null}}"#,
          HotRequest(id: .string("aé"), params: .select(SelectParams(options: MutationOptions(view: "v"), ids: ["😀", "b"], mode: .set))))
         ,
@@ -263,6 +269,9 @@ struct HotRequestTests {
         (#"{"id":1,"method":"view.scroll","params":{"view":"v","offset":{"x":0,"y":01}}}"#, nil),
         (#"{"id":1,"method":"view.scroll","params":{"view":"\ud800","offset":{"x":0,"y":1}}}"#, nil),
         (#"{"id":1,"method":"view.scroll","params":{"view":"v","offset":{"x":0,"y":1},"extra":1}}"#, nil),
+        (#"{"id":1,"method":"view.scroll","params":{"view":"v","offset":{"x":0,"y":1},"velocity":{"x":0},"horizon":1}}"#, nil),
+        (#"{"id":1,"method":"view.scroll","params":{"view":"v","offset":{"x":0,"y":1},"horizon":"1"}}"#, nil),
+        (#"{"id":1,"method":"view.scroll","params":{"view":"v","offset":{"x":0,"y":1},"horizon":1,"horizon":2}}"#, nil),
         (#"{"id":1,"method":"view.scroll","params":{"view":"v","offset":{"x":0,"y":null}}}"#, nil),
         (#"{"id":1,"method":"view.scroll","params":{"view":"v","offset":{"x":0,"y":1}}} x"#, nil),
         (#"{"id":1.5,"method":"view.scroll","params":{"view":"v","offset":{"x":0,"y":1}}}"#, nil),

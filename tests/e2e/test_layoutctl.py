@@ -285,6 +285,7 @@ class OutputTests(GoldenCase):
             ("delete", ["delete", "photos", "i0", "i1"]),
             ("configure", ["configure", "photos", "minimumInteritemSpacing=0", "itemSize=80x80"]),
             ("switch", ["switch", "photos", "display", "mode=list", "rowHeight=50"]),
+            ("scroll-prefetch", ["scroll", "photos", "--y", "0", "--velocity", "0,800"]),
             ("strategies", ["strategies"]),
             ("hello", ["hello"]),
         ]
