@@ -13,7 +13,7 @@ public struct LayoutSwitch: Hashable, Sendable {
 
 extension Layout {
     /// Switches to `newStrategy` (a reconfigured instance or another strategy), keeping the
-    /// first visible item anchored and planning the animation.
+    /// anchor still (by default the first visible item) and planning the animation.
     ///
     /// - Parameters:
     ///   - windowMargin: how far beyond the viewport, on every side, elements count as on
@@ -21,24 +21,21 @@ extension Layout {
     ///   - maximumWindowElements: the most elements each window holds (see
     ///     `windowContents(in:viewport:maximum:)`), so the transition has at most twice as many
     ///     segments.
+    ///   - anchor: what stays still (`AnchorPolicy`); its edge keeps its distance from the
+    ///     viewport's leading edge along the new scroll axis.
     /// - Complexity: a full prepare of `newStrategy`, plus O(log n + k log k) queries for the windows.
     @discardableResult
     public func switchStrategy(
-        to newStrategy: any LayoutStrategy, windowMargin: Double = 0, maximumWindowElements: Int = .max
+        to newStrategy: any LayoutStrategy, windowMargin: Double = 0, maximumWindowElements: Int = .max,
+        anchor: AnchorPolicy = .firstVisible
     ) -> LayoutSwitch {
         let old = strategy
         let oldViewport = viewport
-        let anchor = firstVisibleItem
+        let capture = captureAnchor(anchor)
 
         newStrategy.prepare(model: model, viewport: oldViewport)
         var newViewport = oldViewport
-        if let anchor, let moved = newStrategy.attributes(forItem: anchor.id, model: model) {
-            newViewport.offset = Self.anchoredOffset(
-                keeping: anchor.frame, oldAxis: old.scrollAxis, oldViewport: oldViewport,
-                at: moved.frame, in: newStrategy)
-        } else {
-            newViewport.offset = Self.clamped(oldViewport.offset, in: newStrategy)
-        }
+        newViewport.offset = Self.offset(restoring: capture, in: newStrategy, model: model)
         // The old layout's offset may lie outside the new content across its scroll axis too
         // (an inline row scrolled to x 1500, shown as a list): a switch rests on both axes.
         newViewport.offset = Self.clampedAcross(newViewport.offset, in: newStrategy)
@@ -56,7 +53,7 @@ extension Layout {
             from: (old, model, window(of: old, in: oldViewport)), to: (newStrategy, model, window(of: newStrategy, in: newViewport)))
         let transition = newStrategy.planTransition(from: old, moves: moves, model: model)
         adopt(newStrategy)
-        return LayoutSwitch(contentOffset: newViewport.offset, anchor: anchor?.id, transition: transition)
+        return LayoutSwitch(contentOffset: newViewport.offset, anchor: capture.anchorID, transition: transition)
     }
 
     /// Changes some of the strategy's parameters (the others keep their values) and switches to
@@ -65,25 +62,13 @@ extension Layout {
     /// - Throws: `unknownParameter` or `invalidParameter`; the layout is then unchanged.
     @discardableResult
     public func reconfigure(
-        _ changes: [String: ParameterValue], windowMargin: Double = 0, maximumWindowElements: Int = .max
+        _ changes: [String: ParameterValue], windowMargin: Double = 0, maximumWindowElements: Int = .max,
+        anchor: AnchorPolicy = .firstVisible
     ) throws(LayoutError) -> LayoutSwitch {
         let parameters = try strategy.descriptor.resolve(changes, over: strategy.parameters)
         return switchStrategy(
-            to: try strategy.reconfigured(with: parameters), windowMargin: windowMargin, maximumWindowElements: maximumWindowElements)
-    }
-
-    /// The offset that puts `newFrame` where `oldFrame` was relative to the viewport's leading
-    /// edge along the scroll axis, clamped to the new content's valid range:
-    /// `new = newFrame.min − (oldFrame.min − oldOffset)`.
-    static func anchoredOffset(
-        keeping oldFrame: Rect, oldAxis: Axis, oldViewport: Viewport, at newFrame: Rect, in strategy: any LayoutStrategy
-    ) -> Point {
-        let newAxis = strategy.scrollAxis
-        let distance = oldAxis.mainRange(of: oldFrame).min - oldAxis.main(of: oldViewport.offset)
-        let main = newAxis.mainRange(of: newFrame).min - distance
-        let cross = oldAxis == newAxis ? newAxis.cross(of: oldViewport.offset) : 0
-        let offset = newAxis == .vertical ? Point(x: cross, y: main) : Point(x: main, y: cross)
-        return clamped(offset, in: strategy)
+            to: try strategy.reconfigured(with: parameters), windowMargin: windowMargin, maximumWindowElements: maximumWindowElements,
+            anchor: anchor)
     }
 
     /// `offset` with its scroll-axis component inside `[−inset, max(−inset, content + inset − viewport)]`,

@@ -144,16 +144,11 @@ public final class Layout {
         strategy = prepared
     }
 
-    /// Moves the offset so `anchor` (attributes from before a change) is where it was on screen
-    /// in `oldViewport`, clamped to the valid range; if it is gone, only clamps.
-    func keepAnchor(_ anchor: LayoutAttributes?, oldViewport: Viewport) {
+    /// Moves the offset so `capture`'s anchor (taken before a change) is where it was on
+    /// screen, clamped to the valid range; an anchor that is gone only clamps.
+    func keep(_ capture: AnchorCapture) {
         var target = viewport
-        if let anchor, let moved = attributes(forItem: anchor.id) {
-            target.offset = Self.anchoredOffset(
-                keeping: anchor.frame, oldAxis: strategy.scrollAxis, oldViewport: oldViewport, at: moved.frame, in: strategy)
-        } else {
-            target.offset = Self.clamped(viewport.offset, in: strategy)
-        }
+        target.offset = Self.offset(restoring: capture, in: strategy, model: model)
         if target.offset != viewport.offset { _ = strategy.updateViewport(target, model: model) }
     }
 

@@ -15,6 +15,8 @@ public enum LayoutError: Error, Hashable, Sendable {
     case duplicateSectionID(String)
     case itemNotFound(String)
     case sectionNotFound(String)
+    /// A section that exists but has no element of that kind (a header, a footer).
+    case elementNotFound(kind: String, id: String)
     case invalidViewport(reason: String)
     case unknownStrategy(String)
     case duplicateStrategy(String)
@@ -39,6 +41,7 @@ public enum LayoutError: Error, Hashable, Sendable {
         case .duplicateSectionID: "DuplicateSectionID"
         case .itemNotFound: "ItemNotFound"
         case .sectionNotFound: "SectionNotFound"
+        case .elementNotFound: "ElementNotFound"
         case .invalidViewport: "InvalidViewport"
         case .unknownStrategy: "UnknownStrategy"
         case .duplicateStrategy: "DuplicateStrategy"
@@ -65,6 +68,8 @@ public enum LayoutError: Error, Hashable, Sendable {
             "no item with id '\(id)'"
         case .sectionNotFound(let id):
             "no section with id '\(id)'"
+        case .elementNotFound(let kind, let id):
+            "section '\(id)' has no \(kind)"
         case .invalidViewport(let reason):
             "invalid viewport: \(reason)"
         case .unknownStrategy(let name):
@@ -94,6 +99,7 @@ public enum LayoutError: Error, Hashable, Sendable {
         case .duplicateItemID(let id), .duplicateSectionID(let id),
             .itemNotFound(let id), .sectionNotFound(let id):
             ["id": id]
+        case .elementNotFound(let kind, let id): ["kind": kind, "id": id]
         case .invalidViewport(let reason): ["reason": reason]
         case .unknownStrategy(let name), .duplicateStrategy(let name): ["strategy": name]
         case .unknownParameter(let strategy, let parameter):

@@ -80,6 +80,11 @@ public enum ViewChecks {
             expect(view.layout.strategy.descriptor.name == name)
         case .scrollEnd:
             expect(invalidation.targetContentOffset == view.viewport.offset, "target \(String(describing: invalidation.targetContentOffset))")
+        case .scrollTo(let key, _, _):
+            expect(invalidation.targetContentOffset == view.viewport.offset && invalidation.anchor == key.id, "target \(String(describing: invalidation.targetContentOffset))")
+            expect(invalidation.needsMeasure != nil, "no needsMeasure")
+        case .setAnchor(let policy):
+            expect(view.anchorPolicy == policy && view.scrollTarget == nil, "policy \(view.anchorPolicy)")
         case .select(let ids, let mode, _):
             switch mode {
             case .add: expect(ids.allSatisfy(view.model.isSelected))
@@ -101,7 +106,7 @@ public enum ViewChecks {
         case .replace(let sections, _):
             expect(view.model.specs.map(\.id) == sections.map(\.id), "sections")
             expect(view.model.sections.map { Array($0.itemIDs) } == sections.map { $0.items.map(\.id) }, "items")
-        case .batch(let updates, _):
+        case .batch(let updates, _), .anchoredBatch(let updates, _):
             for update in updates {
                 switch update {
                 case .deleteItems(let ids): expect(ids.allSatisfy { view.model.indexPath(ofItem: $0) == nil }, "deleted items remain")

@@ -13,6 +13,10 @@ public enum ViewMutation: CustomStringConvertible {
     case margin(Double)
     case configure([String: ParameterValue], animated: Bool)
     case switchStrategy(String, animated: Bool)
+    case scrollTo(ElementKey, ScrollAlignment, offset: Double)
+    case setAnchor(AnchorPolicy)
+    /// A batch with the request's own anchor policy.
+    case anchoredBatch([BatchUpdate], anchor: AnchorPolicy)
 
     /// - Parameter registry: where `switchStrategy` finds its strategy (the one the view was
     ///   created from).
@@ -29,6 +33,9 @@ public enum ViewMutation: CustomStringConvertible {
         case .margin(let margin): try view.setWindowMargin(margin)
         case .configure(let changes, let animated): try view.configure(changes, animated: animated)
         case .switchStrategy(let name, let animated): try view.switchStrategy(to: name, animated: animated, registry: registry)
+        case .scrollTo(let key, let align, let offset): try view.scrollTo(key, align: align, offset: offset)
+        case .setAnchor(let policy): try view.setAnchor(policy)
+        case .anchoredBatch(let updates, let anchor): try view.performBatch(updates, anchor: anchor)
         }
     }
 
@@ -44,6 +51,9 @@ public enum ViewMutation: CustomStringConvertible {
         case .margin(let margin): "margin(\(margin))"
         case .configure(let changes, let animated): "configure(\(changes.sorted { $0.key < $1.key }), animated: \(animated))"
         case .switchStrategy(let name, let animated): "switchStrategy(\(name), animated: \(animated))"
+        case .scrollTo(let key, let align, let offset): "scrollTo(\(key), \(align), offset: \(offset))"
+        case .setAnchor(let policy): "setAnchor(\(policy))"
+        case .anchoredBatch(let updates, let anchor): "batch(\(updates), anchor: \(anchor))"
         }
     }
 }
@@ -113,7 +123,20 @@ public struct ViewFuzzer<Source: RandomNumberGenerator> {
         case 75..<85: return .configure(configuration(for: view), animated: chance(50))
         case 85..<89: return .replace(chance(70) ? shuffledData(view) : sections(), animated: chance(30))
         case 89..<93: return .switchStrategy(pick(Self.builtIns + registry.descriptors.map(\.name).filter { !Self.builtIns.contains($0) }), animated: chance(50))
-        default: return .margin(pick([0, 0, 50, 300]))
+        default:
+            guard chance(50) else { return .margin(pick([0, 0, 50, 300])) }
+            return anchoring(view, ids: ids)
+        }
+    }
+
+    /// `scrollTo`, `setAnchor`, or a batch with its own anchor.
+    mutating func anchoring(_ view: View, ids: [String]) -> ViewMutation {
+        let key: ElementKey? = ids.isEmpty ? nil : ElementKey(kind: .cell, id: pick(ids))
+        let policies: [AnchorPolicy] = [.firstVisible, .lastVisible, .end, .none] + (key.map { [.element($0, edge: pick(AnchorEdge.allCases), offset: chance(50) ? nil : half(-200...800))] } ?? [])
+        switch int(0...2) {
+        case 0 where key != nil: return .scrollTo(key!, pick(ScrollAlignment.allCases), offset: pick([0, 0, 20, -15]))
+        case 1: return .setAnchor(pick(policies))
+        default: return .anchoredBatch(batch(view), anchor: pick(policies.filter { if case .element = $0 { false } else { true } }))
         }
     }
 

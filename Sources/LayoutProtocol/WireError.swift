@@ -78,6 +78,7 @@ public enum ErrorCatalog {
         ("ReloadFailed", -32020, "the configuration could not be read or is invalid; nothing changed"),
         ("IdleTimeout", -32021, "a partial line made no progress, or was not complete, before its deadline; the connection closes"),
         ("OutputOverflow", -32022, "the client left more output unread than the daemon holds for it; the connection closes"),
+        ("ElementNotFound", -32023, "the section exists but has no element of that kind (a header, a footer)"),
         ("LineTooLong", -32700, "a line is longer than the limit; the connection closes"),
     ]
 

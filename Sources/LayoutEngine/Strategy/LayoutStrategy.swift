@@ -45,6 +45,10 @@ public protocol LayoutStrategy: AnyObject {
     /// compared against.
     var defaultItemSize: Size { get }
 
+    /// Whether `defaultItemSize` is an estimate that clients replace by measuring (flow's
+    /// `estimatedItemSize`), so items without a size of their own still need measuring.
+    var estimatesDefaultSize: Bool { get }
+
     /// The viewport of the last `prepare` or `updateViewport`.
     var viewport: Viewport { get }
 
@@ -162,6 +166,8 @@ extension LayoutStrategy {
 
     /// The built-in strategies set no transforms.
     public var transformOverhang: Double { 0 }
+
+    public var estimatesDefaultSize: Bool { false }
 
     /// Fade in at the final frame: UIKit's default for inserted items.
     public func initialAttributes(forAppearing attributes: LayoutAttributes, model: CollectionModel) -> LayoutAttributes {

@@ -46,6 +46,11 @@ public struct Invalidation: Hashable, Sendable {
     /// For `scrollEnd`: where scrolling comes to rest (already the new content offset).
     public var targetContentOffset: Point?
     /// The item kept in place on screen by a data change, resize or layout switch: the first
-    /// visible item before it, if any.
+    /// visible item before it (or the one the anchor policy names), if any.
     public var anchor: String?
+    /// The anchor policy that placed the content, when it is not the default `firstVisible`:
+    /// a policy's name, or "scrollTo" for a `scrollTo` target still in force.
+    public var anchorPolicy: String?
+    /// For `scrollTo`: cells in the new window whose sizes are still estimates.
+    public var needsMeasure: [String]?
 }

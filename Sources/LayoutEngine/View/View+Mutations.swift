@@ -8,8 +8,10 @@ extension View {
     ///
     /// - Complexity: O(n log n): a full prepare and the diff.
     @discardableResult
-    public func replaceData(_ sections: [SectionSpec], animated: Bool = false, ifEpoch: Int? = nil) throws(LayoutError) -> Invalidation {
-        try mutate(ifEpoch: ifEpoch) { () throws(LayoutError) -> Outcome in
+    public func replaceData(
+        _ sections: [SectionSpec], animated: Bool = false, ifEpoch: Int? = nil, anchor: AnchorPolicy? = nil
+    ) throws(LayoutError) -> Invalidation {
+        try mutate(ifEpoch: ifEpoch, anchor: anchor) { () throws(LayoutError) -> Outcome in
             var newModel = try CollectionModel(sections: sections)
             guard newModel.numberOfItems <= limits.maximumItems else {
                 throw .limitExceeded(limit: "items", maximum: limits.maximumItems)
@@ -21,7 +23,7 @@ extension View {
             outcome.context.invalidatesEverything = true
             outcome.context.invalidatesDataSourceCounts = changes.changesCounts
             outcome.context.invalidatedItems = changes.touchedItems
-            (outcome.transition, outcome.anchor, outcome.window) = try anchored(animated: animated) { () throws(LayoutError) -> Bool in
+            (outcome.transition, outcome.anchored, outcome.window) = try anchored(animated: animated, anchor: anchor) { () throws(LayoutError) -> Bool in
                 layout.replaceModel(newModel)
                 return true
             }
@@ -31,14 +33,16 @@ extension View {
 
     /// Applies an atomic batch of inserts, deletes, moves and reloads (see `BatchUpdate`).
     @discardableResult
-    public func performBatch(_ updates: [BatchUpdate], animated: Bool = false, ifEpoch: Int? = nil) throws(LayoutError) -> Invalidation {
-        try mutate(ifEpoch: ifEpoch) { () throws(LayoutError) -> Outcome in
+    public func performBatch(
+        _ updates: [BatchUpdate], animated: Bool = false, ifEpoch: Int? = nil, anchor: AnchorPolicy? = nil
+    ) throws(LayoutError) -> Invalidation {
+        try mutate(ifEpoch: ifEpoch, anchor: anchor) { () throws(LayoutError) -> Outcome in
             let size = updates.reduce(0) { $0 + $1.size }
             guard size <= limits.maximumBatchSize else {
                 throw .limitExceeded(limit: "batch size", maximum: limits.maximumBatchSize)
             }
             var outcome = Outcome()
-            (outcome.transition, outcome.anchor, outcome.window) = try anchored(animated: animated) { () throws(LayoutError) -> Bool in
+            (outcome.transition, outcome.anchored, outcome.window) = try anchored(animated: animated, anchor: anchor) { () throws(LayoutError) -> Bool in
                 let changes = try layout.apply(updates, maximumItems: limits.maximumItems)
                 outcome.changes = changes
                 return !changes.isEmpty
@@ -52,12 +56,12 @@ extension View {
     /// Self-sizing: measured sizes for ids; changes under 0.5 pt are no-ops.
     @discardableResult
     public func measure(
-        _ measurements: [(id: String, size: Size)], animated: Bool = false, ifEpoch: Int? = nil
+        _ measurements: [(id: String, size: Size)], animated: Bool = false, ifEpoch: Int? = nil, anchor: AnchorPolicy? = nil
     ) throws(LayoutError) -> Invalidation {
-        try mutate(ifEpoch: ifEpoch) { () throws(LayoutError) -> Outcome in
+        try mutate(ifEpoch: ifEpoch, anchor: anchor) { () throws(LayoutError) -> Outcome in
             try checkBatch(measurements.count)
             var outcome = Outcome()
-            (outcome.transition, outcome.anchor, outcome.window) = try anchored(animated: animated) { () throws(LayoutError) -> Bool in
+            (outcome.transition, outcome.anchored, outcome.window) = try anchored(animated: animated, anchor: anchor) { () throws(LayoutError) -> Bool in
                 outcome.context.invalidatedItems = try layout.applyMeasurements(measurements).map { layout.model.itemID(at: $0) }
                 return !outcome.context.invalidatedItems.isEmpty
             }
@@ -68,12 +72,12 @@ extension View {
     /// Changes the selection (expanding items open and close; collapsible stacks form).
     @discardableResult
     public func select(
-        _ ids: [String], mode: SelectionMode, animated: Bool = false, ifEpoch: Int? = nil
+        _ ids: [String], mode: SelectionMode, animated: Bool = false, ifEpoch: Int? = nil, anchor: AnchorPolicy? = nil
     ) throws(LayoutError) -> Invalidation {
-        try mutate(ifEpoch: ifEpoch) { () throws(LayoutError) -> Outcome in
+        try mutate(ifEpoch: ifEpoch, anchor: anchor) { () throws(LayoutError) -> Outcome in
             try checkBatch(ids.count)
             var outcome = Outcome()
-            (outcome.transition, outcome.anchor, outcome.window) = try anchored(animated: animated) { () throws(LayoutError) -> Bool in
+            (outcome.transition, outcome.anchored, outcome.window) = try anchored(animated: animated, anchor: anchor) { () throws(LayoutError) -> Bool in
                 outcome.context.invalidatedItems = try layout.select(ids, mode: mode)
                 return !outcome.context.invalidatedItems.isEmpty
             }
@@ -90,6 +94,8 @@ extension View {
             var moved = viewport
             moved.offset = offset
             try layout.setViewport(moved)
+            // The client scrolls by itself: a scrollTo target no longer holds.
+            scrollTarget = nil
             return Outcome()
         }
     }
@@ -108,22 +114,67 @@ extension View {
             }
             let target = Layout.clamped(layout.targetContentOffset(proposed: proposed, velocity: velocity), in: layout.strategy)
             try layout.scroll(toTarget: target)
+            scrollTarget = nil
             var outcome = Outcome()
             outcome.target = target
             return outcome
         }
     }
 
+    /// Scrolls so the element `key` (a cell by item id, a header or footer by section id) is
+    /// placed as `align` says (`Layout.scrollPlacement`), exactly, wherever it is: the frame is
+    /// the layout's own, estimates included. The element then stays the anchor of every later
+    /// mutation (unless one names its own) until the client scrolls by itself (`scroll`,
+    /// `scrollEnd`), another `scrollTo` or `setAnchor`: when the cells around it are measured or
+    /// change, the offset follows in the same invalidation, so the element does not move on
+    /// screen, and reaches its alignment once the content allows. `needsMeasure` lists the
+    /// cells in the new window whose sizes are still estimates.
+    ///
+    /// - Complexity: O(log n) for the element's frame and the scroll, plus the window delta.
+    @discardableResult
+    public func scrollTo(_ key: ElementKey, align: ScrollAlignment, offset: Double = 0, ifEpoch: Int? = nil) throws(LayoutError) -> Invalidation {
+        try mutate(ifEpoch: ifEpoch) { () throws(LayoutError) -> Outcome in
+            guard offset.isFinite, LayoutBounds.contains(offset) else {
+                throw .invalidViewport(reason: "the scrollTo offset must be finite and at most \(LayoutBounds.maximumText) in magnitude")
+            }
+            try validate(.element(key, edge: .start, offset: nil))
+            guard let frame = layout.attributes(for: key)?.frame else { throw .itemNotFound(key.id) }
+            let placement = layout.scrollPlacement(for: frame, align: align, offset: offset)
+            try layout.scroll(toTarget: placement.offset)
+            scrollTarget = .element(key, edge: placement.edge, offset: placement.distance)
+            var outcome = Outcome()
+            outcome.target = placement.offset
+            outcome.anchor = key.id
+            outcome.anchorPolicy = "scrollTo"
+            outcome.needsMeasure = layout.estimatedItems(in: window)
+            return outcome
+        }
+    }
+
+    /// Sets what later mutations keep still on screen (`AnchorPolicy`); a `scrollTo` target
+    /// in force ends.
+    @discardableResult
+    public func setAnchor(_ policy: AnchorPolicy, ifEpoch: Int? = nil) throws(LayoutError) -> Invalidation {
+        try mutate(ifEpoch: ifEpoch) { () throws(LayoutError) -> Outcome in
+            try validate(policy)
+            anchorPolicy = policy
+            scrollTarget = nil
+            return Outcome()
+        }
+    }
+
     /// A new viewport size (rotation, window resize); the first visible item stays in place.
     @discardableResult
-    public func resize(to size: Size, animated: Bool = false, ifEpoch: Int? = nil) throws(LayoutError) -> Invalidation {
-        try mutate(ifEpoch: ifEpoch) { () throws(LayoutError) -> Outcome in
+    public func resize(
+        to size: Size, animated: Bool = false, ifEpoch: Int? = nil, anchor: AnchorPolicy? = nil
+    ) throws(LayoutError) -> Invalidation {
+        try mutate(ifEpoch: ifEpoch, anchor: anchor) { () throws(LayoutError) -> Outcome in
             try Viewport.validate(size: size)
             var resized = viewport
             resized.size = size
             var outcome = Outcome()
             let changed = resized.size != viewport.size
-            (outcome.transition, outcome.anchor, outcome.window) = try anchored(animated: animated) { () throws(LayoutError) -> Bool in
+            (outcome.transition, outcome.anchored, outcome.window) = try anchored(animated: animated, anchor: anchor) { () throws(LayoutError) -> Bool in
                 if try layout.setViewport(resized) == .layout { outcome.context.invalidatesEverything = true }
                 return changed
             }
@@ -147,14 +198,16 @@ extension View {
     /// visible item anchored.
     @discardableResult
     public func configure(
-        _ changes: [String: ParameterValue], animated: Bool = false, ifEpoch: Int? = nil
+        _ changes: [String: ParameterValue], animated: Bool = false, ifEpoch: Int? = nil, anchor: AnchorPolicy? = nil
     ) throws(LayoutError) -> Invalidation {
-        try mutate(ifEpoch: ifEpoch) { () throws(LayoutError) -> Outcome in
+        try mutate(ifEpoch: ifEpoch, anchor: anchor) { () throws(LayoutError) -> Outcome in
+            let policy = anchorInForce(anchor)
             let switched = try layout.reconfigure(
-                changes, windowMargin: windowMargin, maximumWindowElements: limits.maximumWindowElements)
+                changes, windowMargin: windowMargin, maximumWindowElements: limits.maximumWindowElements, anchor: policy.policy)
             var outcome = Outcome()
             outcome.context.invalidatesEverything = true
             outcome.anchor = switched.anchor
+            outcome.anchorPolicy = policy.name
             if animated { outcome.transition = switched.transition }
             return outcome
         }
@@ -166,16 +219,18 @@ extension View {
     @discardableResult
     public func switchStrategy(
         to name: String, parameters: [String: ParameterValue] = [:], animated: Bool = false, ifEpoch: Int? = nil,
-        registry: StrategyRegistry = .builtIn
+        registry: StrategyRegistry = .builtIn, anchor: AnchorPolicy? = nil
     ) throws(LayoutError) -> Invalidation {
-        try mutate(ifEpoch: ifEpoch) { () throws(LayoutError) -> Outcome in
+        try mutate(ifEpoch: ifEpoch, anchor: anchor) { () throws(LayoutError) -> Outcome in
             let strategy = try registry.makeStrategy(named: name, parameters: parameters)
+            let policy = anchorInForce(anchor)
             let switched = layout.switchStrategy(
-                to: strategy, windowMargin: windowMargin, maximumWindowElements: limits.maximumWindowElements)
+                to: strategy, windowMargin: windowMargin, maximumWindowElements: limits.maximumWindowElements, anchor: policy.policy)
             strategyName = name
             var outcome = Outcome()
             outcome.context.invalidatesEverything = true
             outcome.anchor = switched.anchor
+            outcome.anchorPolicy = policy.name
             if animated { outcome.transition = switched.transition }
             return outcome
         }
@@ -190,6 +245,14 @@ extension View {
         var changes: DataChanges?
         var target: Point?
         var anchor: String?
+        /// The policy that placed the content, when not the default (`Invalidation.anchorPolicy`).
+        var anchorPolicy: String?
+        var needsMeasure: [String]?
+        /// Set by `anchored`: its id and policy name.
+        var anchored: Anchored {
+            get { Anchored(id: anchor, policy: anchorPolicy) }
+            set { (anchor, anchorPolicy) = (newValue.id, newValue.policy) }
+        }
         /// The window after the change, when `anchored` already computed it for a transition.
         var window: WindowContents?
     }
@@ -199,8 +262,11 @@ extension View {
     /// delta carries at most twice that many elements and keeps a mirror of the cut window exact.
     ///
     /// - Complexity: O(log n + k log k) for the two window queries, plus `body`.
-    private func mutate(ifEpoch: Int?, _ body: () throws(LayoutError) -> Outcome) throws(LayoutError) -> Invalidation {
+    ///
+    /// - Parameter anchor: the request's own anchor policy, checked before anything changes.
+    func mutate(ifEpoch: Int?, anchor: AnchorPolicy? = nil, _ body: () throws(LayoutError) -> Outcome) throws(LayoutError) -> Invalidation {
         if let ifEpoch, ifEpoch != epoch { throw .staleEpoch(expected: ifEpoch, actual: epoch) }
+        if let anchor { try validate(anchor) }
         var before = [ElementKey: LayoutAttributes]()
         for attributes in windowContents().elements { before[attributes.key] = attributes }
         let oldContentSize = layout.contentSize
@@ -230,7 +296,8 @@ extension View {
             epoch: epoch, contentSize: contentSize, contentOffset: viewport.offset, context: outcome.context,
             window: newWindow, entered: entered, changed: changed, left: before.keys.sorted(),
             windowTruncated: contents.isTruncated, transition: outcome.transition, changes: outcome.changes,
-            targetContentOffset: outcome.target, anchor: outcome.anchor)
+            targetContentOffset: outcome.target, anchor: outcome.anchor, anchorPolicy: outcome.anchorPolicy,
+            needsMeasure: outcome.needsMeasure)
     }
 
     private func checkBatch(_ count: Int) throws(LayoutError) {
@@ -252,9 +319,10 @@ extension View {
     /// - Returns: the transition (when animated), the anchor kept in place, and the window's
     ///   contents after the change when the transition needed them (`mutate` reuses them).
     private func anchored(
-        animated: Bool, _ change: () throws(LayoutError) -> Bool
-    ) throws(LayoutError) -> (Transition?, String?, WindowContents?) {
-        let anchor = layout.firstVisibleItem
+        animated: Bool, anchor override: AnchorPolicy?, _ change: () throws(LayoutError) -> Bool
+    ) throws(LayoutError) -> (Transition?, Anchored, WindowContents?) {
+        let policy = anchorInForce(override)
+        let capture = layout.captureAnchor(policy.policy)
         let oldViewport = viewport
         let oldWindow = window
         var captured = [ElementKey: LayoutAttributes]()
@@ -270,9 +338,12 @@ extension View {
             let old = Layout.windowContents(inWindow, viewport: oldViewport.bounds, axis: axis, maximum: limits.maximumWindowElements)
             oldKeys = Set(old.elements.map(\.key))
         }
-        guard try change() else { return (animated ? Transition(duration: 0, segments: []) : nil, nil, nil) }
-        layout.keepAnchor(anchor, oldViewport: oldViewport)
-        guard animated else { return (nil, anchor?.id, nil) }
+        guard try change() else { return (animated ? Transition(duration: 0, segments: []) : nil, Anchored(), nil) }
+        layout.keep(capture)
+        // A scrollTo target whose element the change removed no longer holds.
+        if case .element(let key, _, _)? = scrollTarget, layout.attributes(for: key) == nil { scrollTarget = nil }
+        let anchored = Anchored(id: capture.anchorID, policy: policy.name)
+        guard animated else { return (nil, anchored, nil) }
 
         let strategy = layout.strategy
         let newWindow = windowContents()
@@ -280,6 +351,20 @@ extension View {
         keys.formUnion(newWindow.elements.map(\.key))
         let moves = Layout.moves(
             of: keys, before: { captured[$0] }, after: { layout.attributes(for: $0) }, in: strategy, model: layout.model)
-        return (strategy.planTransition(from: strategy, moves: moves, model: layout.model), anchor?.id, newWindow)
+        return (strategy.planTransition(from: strategy, moves: moves, model: layout.model), anchored, newWindow)
+    }
+
+    /// The anchor of a change (`Invalidation.anchor` and `anchorPolicy`).
+    struct Anchored {
+        var id: String?
+        var policy: String?
+    }
+
+    /// The policy a change keeps still: the request's own, else a `scrollTo` target in force,
+    /// else the view's; with the name a reply gives it (nil for the default).
+    func anchorInForce(_ override: AnchorPolicy?) -> (policy: AnchorPolicy, name: String?) {
+        if let override { return (override, override == .firstVisible ? nil : override.name) }
+        if let scrollTarget { return (scrollTarget, "scrollTo") }
+        return (anchorPolicy, anchorPolicy == .firstVisible ? nil : anchorPolicy.name)
     }
 }

@@ -29,6 +29,11 @@ public final class View {
     public internal(set) var strategyName: String
     public internal(set) var windowMargin: Double
     public let limits: ViewLimits
+    /// What mutations keep still on screen unless a request names another (`setAnchor`).
+    public internal(set) var anchorPolicy: AnchorPolicy
+    /// Set by `scrollTo`: the target's edge and where it belongs, the anchor of every later
+    /// mutation (unless one names its own) until the client scrolls by itself.
+    public internal(set) var scrollTarget: AnchorPolicy?
 
     // MARK: Lifecycle
 
@@ -40,7 +45,7 @@ public final class View {
     public init(
         strategy name: String, parameters: [String: ParameterValue] = [:], sections: [SectionSpec] = [],
         viewport: Viewport, windowMargin: Double = 0, limits: ViewLimits = ViewLimits(),
-        registry: StrategyRegistry = .builtIn
+        registry: StrategyRegistry = .builtIn, anchor: AnchorPolicy = .firstVisible
     ) throws(LayoutError) {
         try Self.validate(windowMargin: windowMargin)
         let model = try CollectionModel(sections: sections)
@@ -51,6 +56,8 @@ public final class View {
         strategyName = name
         self.windowMargin = windowMargin
         self.limits = limits
+        anchorPolicy = anchor
+        try validate(anchor)
     }
 
     /// A view in the same state (epoch, data, selection, viewport, strategy, window margin)
@@ -68,6 +75,8 @@ public final class View {
         strategyName = other.strategyName
         windowMargin = other.windowMargin
         limits = other.limits
+        anchorPolicy = other.anchorPolicy
+        scrollTarget = other.scrollTarget
     }
 
     // MARK: Queries
@@ -93,6 +102,22 @@ public final class View {
 
     /// The elements of `windowContents()`.
     public func snapshot() -> [LayoutAttributes] { windowContents().elements }
+
+    /// An anchor that names an element must name one the view holds; an offset must be finite
+    /// and within `LayoutBounds`.
+    func validate(_ policy: AnchorPolicy) throws(LayoutError) {
+        guard case .element(let key, _, let offset) = policy else { return }
+        if let offset, !(offset.isFinite && LayoutBounds.contains(offset)) {
+            throw .invalidParameter(parameter: "anchor.offset", reason: "must be finite and at most \(LayoutBounds.maximumText) in magnitude")
+        }
+        guard layout.attributes(for: key) == nil else { return }
+        switch key.kind {
+        case .cell: throw .itemNotFound(key.id)
+        case .header, .footer:
+            if model.sectionIndex(of: key.id) == nil { throw .sectionNotFound(key.id) }
+            throw .elementNotFound(kind: key.kind.rawValue, id: key.id)
+        }
+    }
 
     static func validate(windowMargin: Double) throws(LayoutError) {
         guard windowMargin.isFinite, windowMargin >= 0 else {

@@ -37,6 +37,7 @@ public final class FlowLayout: NativeStrategy {
     public var scrollAxis: Axis { configuration.axis }
 
     public var defaultItemSize: Size { configuration.defaultItemSize }
+    public var estimatesDefaultSize: Bool { configuration.estimatedItemSize != nil }
 
     /// - Complexity: O(sections + items in sections with varying sizes).
     public func prepare(model: CollectionModel, viewport: Viewport) {

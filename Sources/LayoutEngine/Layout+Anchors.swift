@@ -1,0 +1,182 @@
+import LayoutGeometry
+
+/// An edge of an element along the scroll axis (for a vertical view: top, middle, bottom).
+public enum AnchorEdge: String, Hashable, Sendable, CaseIterable {
+    case start, center, end
+}
+
+/// What a change keeps still on screen (protocol/mutations.md, "Anchors").
+public enum AnchorPolicy: Hashable, Sendable {
+    /// The first visible cell's start edge stays where it is on screen: the default, and what
+    /// UIKit and most lists do.
+    case firstVisible
+    /// The last visible cell's end edge stays where it is on screen.
+    case lastVisible
+    /// The distance from the viewport's end to the content's end stays the same: a view
+    /// scrolled to the end stays at the end when items are appended or grow (chat, logs).
+    case end
+    /// The offset stays (clamped to the new content).
+    case none
+    /// `edge` of the element `key` sits `offset` points past the viewport's leading edge, or,
+    /// with no offset, where it is now.
+    case element(ElementKey, edge: AnchorEdge, offset: Double?)
+
+    /// The policy's name on the wire.
+    public var name: String {
+        switch self {
+        case .firstVisible: "firstVisible"
+        case .lastVisible: "lastVisible"
+        case .end: "end"
+        case .none: "none"
+        case .element: "item"
+        }
+    }
+}
+
+/// Where to put an element with `Layout.scrollPlacement(for:align:offset:)`.
+public enum ScrollAlignment: String, Hashable, Sendable, CaseIterable {
+    /// The element's start edge at the visible area's start (below the leading inset).
+    case start
+    case center
+    /// The element's end edge at the visible area's end.
+    case end
+    /// The least scroll that shows the whole element (start when it is larger than the area);
+    /// none when it is fully visible.
+    case nearest
+}
+
+/// An anchor as it was before a change: what `Layout.offset(restoring:in:)` puts back.
+public struct AnchorCapture: Hashable, Sendable {
+    enum Hold: Hashable, Sendable {
+        /// `edge` of `key` was `distance` points past the viewport's leading edge.
+        case element(ElementKey, AnchorEdge, distance: Double)
+        /// The viewport's end was `distance` points before the farthest resting offset.
+        case endDistance(Double)
+        case offset
+    }
+
+    let hold: Hold
+    let axis: Axis
+    let offset: Point
+    public let policy: AnchorPolicy
+
+    /// The element kept in place (the reply's `anchor`), when the policy holds one.
+    public var anchorID: String? {
+        if case .element(let key, _, _) = hold { return key.id }
+        return nil
+    }
+}
+
+extension Layout {
+    /// The last visible cell: the highest index path among cells intersecting the viewport.
+    public var lastVisibleItem: LayoutAttributes? {
+        elements(in: viewport.bounds).filter { $0.kind == .cell }.max { $0.indexPath! < $1.indexPath! }
+    }
+
+    /// The anchor `policy` names, as the layout is now. A policy whose visible cell there is
+    /// none of, or whose element is gone, keeps the offset instead.
+    public func captureAnchor(_ policy: AnchorPolicy) -> AnchorCapture {
+        let axis = strategy.scrollAxis
+        let leading = axis.main(of: viewport.offset)
+        func hold(_ attributes: LayoutAttributes?, _ edge: AnchorEdge, offset: Double? = nil) -> AnchorCapture.Hold {
+            guard let attributes else { return .offset }
+            let point = Self.edge(edge, of: attributes.frame, axis: axis)
+            return .element(attributes.key, edge, distance: offset ?? point - leading)
+        }
+        let held: AnchorCapture.Hold = switch policy {
+        case .firstVisible: hold(firstVisibleItem, .start)
+        case .lastVisible: hold(lastVisibleItem, .end)
+        case .end: .endDistance(Self.farthestOffset(in: strategy) - leading)
+        case .none: .offset
+        case .element(let key, let edge, let offset): hold(attributes(for: key), edge, offset: offset)
+        }
+        return AnchorCapture(hold: held, axis: axis, offset: viewport.offset, policy: policy)
+    }
+
+    /// The offset that puts `capture`'s anchor back where it was, in `strategy` (this layout's
+    /// after a change, or the one a switch moves to, already prepared), clamped to the valid
+    /// range along the scroll axis. Across it the offset is kept when the axis is the same, else
+    /// 0. An offset that is kept (the policy `none`, or an anchor element that is gone) keeps
+    /// both of its components.
+    static func offset(restoring capture: AnchorCapture, in strategy: any LayoutStrategy, model: CollectionModel) -> Point {
+        let axis = strategy.scrollAxis
+        let main: Double
+        switch capture.hold {
+        case .element(let key, let edge, let distance):
+            guard let moved = attributes(for: key, in: strategy, model: model) else { return clamped(capture.offset, in: strategy) }
+            main = Self.edge(edge, of: moved.frame, axis: axis) - distance
+        case .endDistance(let distance):
+            main = farthestOffset(in: strategy) - distance
+        case .offset:
+            return clamped(capture.offset, in: strategy)
+        }
+        let cross = capture.axis == axis ? axis.cross(of: capture.offset) : 0
+        return clamped(axis == .vertical ? Point(x: cross, y: main) : Point(x: main, y: cross), in: strategy)
+    }
+
+    /// Where `align` puts `frame`: the content offset (clamped to the valid range; the
+    /// cross-axis offset kept), and the edge of the frame it aligns with the distance that edge
+    /// belongs at from the viewport's leading edge (unclamped: where it goes once the content
+    /// allows). `offset` moves the element inward from the aligned edge (toward the trailing end
+    /// for `center`). The visible area is the viewport less its content insets; `nearest`
+    /// resolves to `start`, `end`, or, for an element fully visible already, its start edge
+    /// where it is.
+    public func scrollPlacement(for frame: Rect, align: ScrollAlignment, offset: Double = 0) -> (offset: Point, edge: AnchorEdge, distance: Double) {
+        let axis = strategy.scrollAxis
+        let insets = axis.logical(viewport.contentInsets)
+        let extent = axis.main(of: viewport.size)
+        let current = axis.main(of: viewport.offset)
+        let range = axis.mainRange(of: frame)
+        var resolved = align
+        if align == .nearest {
+            let visible = (min: current + insets.mainLeading, max: current + extent - insets.mainTrailing)
+            if range.min - offset < visible.min || range.max - range.min > visible.max - visible.min {
+                resolved = .start
+            } else if range.max + offset > visible.max {
+                resolved = .end
+            }
+        }
+        let (edge, distance): (AnchorEdge, Double) = switch resolved {
+        case .start: (.start, insets.mainLeading + offset)
+        case .end: (.end, extent - insets.mainTrailing - offset)
+        case .center: (.center, (extent + insets.mainLeading - insets.mainTrailing) / 2 + offset)
+        case .nearest: (.start, range.min - current)
+        }
+        let main = Self.edge(edge, of: frame, axis: axis) - distance
+        let point = axis == .vertical ? Point(x: viewport.offset.x, y: main) : Point(x: main, y: viewport.offset.y)
+        return (Self.clamped(point, in: strategy), edge, distance)
+    }
+
+    /// Cells intersecting `rect` whose sizes are still guesses: a client's estimate not yet
+    /// replaced by `view.measure`, or the strategy's estimated default. In reading order.
+    public func estimatedItems(in rect: Rect) -> [String] {
+        let sections = model.sections
+        let defaultIsEstimate = strategy.estimatesDefaultSize
+        return elements(in: rect).filter { attributes in
+            guard attributes.kind == .cell, let item = attributes.item else { return false }
+            switch sections[attributes.section].sizeSource(ofItem: item) {
+            case .estimated: return true
+            case .strategyDefault: return defaultIsEstimate
+            case .absolute, .measured: return false
+            }
+        }
+        .sorted { $0.indexPath! < $1.indexPath! }.map(\.id)
+    }
+
+    /// Where `edge` of `frame` lies along `axis`.
+    static func edge(_ edge: AnchorEdge, of frame: Rect, axis: Axis) -> Double {
+        let range = axis.mainRange(of: frame)
+        return switch edge {
+        case .start: range.min
+        case .center: (range.min + range.max) / 2
+        case .end: range.max
+        }
+    }
+
+    /// The farthest offset a scroll view can rest at along the scroll axis.
+    static func farthestOffset(in strategy: any LayoutStrategy) -> Double {
+        let axis = strategy.scrollAxis
+        let insets = axis.logical(strategy.viewport.contentInsets)
+        return max(-insets.mainLeading, axis.main(of: strategy.contentSize) + insets.mainTrailing - axis.main(of: strategy.viewport.size))
+    }
+}

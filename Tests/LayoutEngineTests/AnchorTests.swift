@@ -1,0 +1,177 @@
+import LayoutEngine
+import LayoutFuzzing
+import LayoutGeometry
+import TestSupport
+import Testing
+
+/// Anchor policies and `scrollTo` (`Layout+Anchors.swift`, `View.scrollTo`): what a change
+/// keeps still on screen, checked after random changes above, inside and below the window.
+@Suite("anchors and scrollTo")
+struct AnchorTests {
+    /// One column of self-sizing rows (estimated 50 tall), 200 rows, 390 × 600, scrolled to y.
+    func feed(rows: Int = 200, y: Double = 3_000, anchor: AnchorPolicy = .firstVisible) throws -> View {
+        let items = (0..<rows).map { ItemSpec(id: "r\($0)", estimatedSize: Size(width: 390, height: 50)) }
+        let view = try View(
+            strategy: "flow", parameters: ["minimumLineSpacing": .number(0), "minimumInteritemSpacing": .number(0)],
+            sections: [SectionSpec(id: "s", items: items)], viewport: Viewport(size: Size(width: 390, height: 600)), anchor: anchor)
+        try view.scroll(to: Point(x: 0, y: y))
+        return view
+    }
+
+    func edge(_ id: String, _ edge: AnchorEdge, in view: View) -> Double {
+        let frame = view.layout.attributes(forItem: id)!.frame
+        let point = switch edge {
+        case .start: frame.minY
+        case .center: frame.midY
+        case .end: frame.maxY
+        }
+        return point - view.viewport.offset.y
+    }
+
+    /// Whether `offset` lies strictly inside the range a scroll view can rest in, so clamping
+    /// played no part.
+    func unclamped(_ view: View) -> Bool {
+        let farthest = max(0, view.layout.contentSize.height - view.viewport.size.height)
+        return view.viewport.offset.y > 0 && view.viewport.offset.y < farthest
+    }
+
+    /// A random change: a measurement or a small batch above, inside or below the window.
+    func randomChange(_ view: View, _ fuzzer: inout ViewFuzzer<SeededGenerator>, counter: inout Int, anchor: AnchorPolicy? = nil) throws {
+        let ids = view.model.sections[0].itemIDs
+        let visible = view.snapshot().filter { $0.kind == .cell }.map(\.id)
+        let first = ids.firstIndex(of: visible.first ?? ids[0]) ?? 0
+        let last = ids.firstIndex(of: visible.last ?? ids[0]) ?? 0
+        let place = fuzzer.int(0...2)
+        let index = switch place {
+        case 0: fuzzer.int(0...max(0, first - 1))
+        case 1: fuzzer.int(first...max(first, last))
+        default: fuzzer.int(min(last + 1, ids.count - 1)...ids.count - 1)
+        }
+        switch fuzzer.int(0...2) {
+        case 0: try view.measure([(ids[index], Size(width: 390, height: fuzzer.half(40...400)))], anchor: anchor)
+        case 1:
+            counter += 1
+            try view.performBatch([.insertItems([ItemSpec(id: "n\(counter)", size: Size(width: 390, height: fuzzer.half(20...200)))], section: "s", at: index)], anchor: anchor)
+        default:
+            // Never the anchor itself: a removed anchor only clamps.
+            let id = ids[index]
+            guard !visible.prefix(1).contains(id), !visible.suffix(1).contains(id), ids.count > 20 else { return }
+            try view.performBatch([.deleteItems([id])], anchor: anchor)
+        }
+    }
+
+    static let seeds = (0..<UInt64(10)).map { 0xA4C_0000 + $0 }
+
+    @Test("firstVisible and lastVisible keep their cell's edge still, the view's policy or a request's", arguments: seeds)
+    func visibleEdgesStayStill(seed: UInt64) throws {
+        for (policy, asOverride) in [(AnchorPolicy.firstVisible, false), (.lastVisible, false), (.lastVisible, true)] {
+            var fuzzer = ViewFuzzer(source: SeededGenerator(seed: seed))
+            let view = try feed(anchor: asOverride ? .firstVisible : policy)
+            var counter = 0
+            for step in 0..<40 {
+                let cell = policy == .firstVisible ? view.layout.firstVisibleItem! : view.layout.lastVisibleItem!
+                let edgeKind: AnchorEdge = policy == .firstVisible ? .start : .end
+                let before = edge(cell.id, edgeKind, in: view)
+                try randomChange(view, &fuzzer, counter: &counter, anchor: asOverride ? policy : nil)
+                guard unclamped(view), view.model.contains(item: cell.id) else { continue }
+                #expect(edge(cell.id, edgeKind, in: view) == before, "seed \(seed) \(policy) step \(step): \(cell.id) moved on screen")
+            }
+        }
+    }
+
+    @Test("end keeps a view at the end as items are appended and grow; none keeps the offset", arguments: seeds)
+    func endAndNone(seed: UInt64) throws {
+        var fuzzer = ViewFuzzer(source: SeededGenerator(seed: seed))
+        let chat = try feed(rows: 40, y: 0, anchor: .end)
+        try chat.scroll(to: Point(x: 0, y: chat.layout.contentSize.height - 600))
+        for step in 0..<30 {
+            let count = chat.model.numberOfItems
+            if fuzzer.chance(50) {
+                try chat.performBatch([.insertItems([ItemSpec(id: "m\(step)", size: Size(width: 390, height: fuzzer.half(30...300)))], section: "s", at: count)])
+            } else {
+                try chat.measure([(chat.model.sections[0].itemIDs[count - 1 - fuzzer.int(0...3)], Size(width: 390, height: fuzzer.half(30...300)))])
+            }
+            #expect(chat.viewport.offset.y == chat.layout.contentSize.height - 600, "seed \(seed) step \(step): left the end")
+        }
+        let still = try feed(anchor: .none)
+        var counter = 0
+        for step in 0..<30 {
+            let before = still.viewport.offset
+            try randomChange(still, &fuzzer, counter: &counter)
+            guard unclamped(still) else { continue }
+            #expect(still.viewport.offset == before, "seed \(seed) step \(step): none moved the offset")
+        }
+    }
+
+    @Test("an element anchor holds its edge at the offset asked for")
+    func elementAnchor() throws {
+        var fuzzer = ViewFuzzer(source: SeededGenerator(seed: 3))
+        let view = try feed()
+        let key = ElementKey(kind: .cell, id: "r65")
+        try view.setAnchor(.element(key, edge: .center, offset: 250))
+        var counter = 0
+        for step in 0..<30 {
+            try randomChange(view, &fuzzer, counter: &counter)
+            guard unclamped(view), view.model.contains(item: "r65") else { continue }
+            #expect(edge("r65", .center, in: view) == 250, "step \(step)")
+        }
+        #expect(throws: LayoutError.itemNotFound("nope")) { try view.setAnchor(.element(ElementKey(kind: .cell, id: "nope"), edge: .start, offset: nil)) }
+        #expect(throws: LayoutError.sectionNotFound("t")) { try view.measure([("r1", Size(width: 390, height: 99))], anchor: .element(ElementKey(kind: .header, id: "t"), edge: .start, offset: nil)) }
+        #expect(throws: LayoutError.elementNotFound(kind: "header", id: "s")) { try view.setAnchor(.element(ElementKey(kind: .header, id: "s"), edge: .start, offset: nil)) }
+    }
+
+    static let alignments: [(ScrollAlignment, AnchorEdge)] = [(.start, .start), (.center, .center), (.end, .end)]
+
+    @Test("after scrollTo the target sits where it was asked to, through 50 measurements around it", arguments: seeds)
+    func scrollToStaysExact(seed: UInt64) throws {
+        var fuzzer = ViewFuzzer(source: SeededGenerator(seed: seed))
+        for (align, edgeKind) in Self.alignments {
+            let view = try feed(y: 0)
+            let target = fuzzer.int(30...170)
+            let offset = fuzzer.pick([0.0, 12, -8])
+            let result = try view.scrollTo(ElementKey(kind: .cell, id: "r\(target)"), align: align, offset: offset)
+            // The target's edge belongs at `distance` from the viewport's top.
+            let distance = switch align {
+            case .start: offset
+            case .end: 600 - offset
+            default: 300 + offset
+            }
+            let window = view.snapshot().filter { $0.kind == .cell }.sorted { $0.item! < $1.item! }.map(\.id)
+            #expect(result.needsMeasure == window, "every row is an estimate, in reading order")
+            #expect(result.anchor == "r\(target)" && result.anchorPolicy == "scrollTo")
+            #expect(edge("r\(target)", edgeKind, in: view) == distance)
+            for step in 0..<50 {
+                let near = max(0, min(199, target + fuzzer.int(-12...12)))
+                let changed = try view.measure([("r\(near)", Size(width: 390, height: fuzzer.half(20...300)))])
+                guard unclamped(view) else { continue }
+                #expect(edge("r\(target)", edgeKind, in: view) == distance, "seed \(seed) \(align) step \(step): r\(target) moved")
+                if changed.epoch > 0 { #expect(changed.anchorPolicy == "scrollTo" || changed.changed.isEmpty) }
+            }
+            // Scrolling by itself ends it: the next change keeps the first visible row instead.
+            try view.scroll(to: Point(x: 0, y: view.viewport.offset.y + 10))
+            let first = view.layout.firstVisibleItem!
+            let before = edge(first.id, .start, in: view)
+            let after = try view.measure([("r\(max(0, target - 20))", Size(width: 390, height: 333))])
+            #expect(after.anchorPolicy == nil)
+            if unclamped(view) { #expect(edge(first.id, .start, in: view) == before) }
+        }
+    }
+
+    @Test("scrollTo clamps at the ends, nearest scrolls the least, and unknown targets are refused")
+    func scrollToFixtures() throws {
+        let view = try feed(rows: 40, y: 0)
+        // 40 rows of 50: content 2000, the farthest rest is 1400.
+        try view.scrollTo(ElementKey(kind: .cell, id: "r39"), align: .start)
+        #expect(view.viewport.offset.y == 1_400)
+        try view.scrollTo(ElementKey(kind: .cell, id: "r0"), align: .end)
+        #expect(view.viewport.offset.y == 0)
+        try view.scrollTo(ElementKey(kind: .cell, id: "r20"), align: .nearest)
+        #expect(view.viewport.offset.y == 1_050 - 600, "below: its bottom edge at the viewport's bottom")
+        try view.scrollTo(ElementKey(kind: .cell, id: "r12"), align: .nearest)
+        #expect(view.viewport.offset.y == 450, "already visible: no scroll")
+        try view.scrollTo(ElementKey(kind: .cell, id: "r2"), align: .nearest)
+        #expect(view.viewport.offset.y == 100, "above: its top edge at the viewport's top")
+        #expect(throws: LayoutError.itemNotFound("zz")) { try view.scrollTo(ElementKey(kind: .cell, id: "zz"), align: .start) }
+        #expect(throws: LayoutError.elementNotFound(kind: "footer", id: "s")) { try view.scrollTo(ElementKey(kind: .footer, id: "s"), align: .start) }
+    }
+}
