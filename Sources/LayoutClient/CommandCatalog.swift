@@ -108,6 +108,7 @@ public enum CommandCatalog {
     static let mutation = [
         CommandOption("--animated", "ask for a transition (from/to attributes)"),
         CommandOption("--if-epoch", argument: "N", "refuse with StaleEpoch unless the view is at epoch N"),
+        CommandOption("--anchor", argument: "POLICY", "what this change keeps still: firstVisible, lastVisible, end or none (default: the view's)"),
     ]
 
     public static let commands: [Command] = [
@@ -202,6 +203,23 @@ public enum CommandCatalog {
         Command(
             "switch", "VIEW STRATEGY [NAME=VALUE...]", "switch strategy, first visible item anchored", method: "view.setStrategy", options: mutation,
             examples: ["layoutctl switch photos display mode=list --animated"]),
+        Command(
+            "scroll-to", "VIEW ID", "scroll so an item sits exactly where asked, and stays there while sizes settle", method: "view.scrollTo",
+            options: [
+                CommandOption("--align", argument: "start|center|end|nearest", "where the item goes (default start)"),
+                CommandOption("--offset", argument: "POINTS", "inward from the aligned edge (default 0)"),
+                CommandOption("--kind", argument: "cell|header|footer", "ID names a section's header or footer"), mutation[1],
+            ],
+            examples: ["layoutctl scroll-to feed m900 --align center", "layoutctl scroll-to feed m900 --json | jq -c .needsMeasure"]),
+        Command(
+            "anchor", "VIEW [firstVisible|lastVisible|end|none]", "set what later changes keep still on screen", method: "view.setAnchor",
+            options: [
+                CommandOption("--id", argument: "ID", "instead of a policy: keep this element still"),
+                CommandOption("--edge", argument: "start|center|end", "with --id: which edge (default start)"),
+                CommandOption("--offset", argument: "POINTS", "with --id: from the viewport's leading edge (default: where it is)"),
+                CommandOption("--kind", argument: "cell|header|footer", "with --id: ID names a section's header or footer"), mutation[1],
+            ],
+            examples: ["layoutctl anchor chat end", "layoutctl anchor feed --id m40 --edge center"]),
         Command("margin", "VIEW POINTS", "change the window margin", method: "view.setWindowMargin", options: [mutation[1]], examples: ["layoutctl margin photos 200"]),
         Command(
             "query", "VIEW", "elements intersecting a rect (default: the viewport)", method: "view.query",

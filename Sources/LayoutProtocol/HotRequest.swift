@@ -196,6 +196,12 @@ private struct HotCursor {
         } else if self.key(key, is: "dryRun") {
             guard mark(1 << 3, &seen), let flag = optionalBool() else { return false }
             options.dryRun = flag ?? false
+        } else if self.key(key, is: "anchor") {
+            // A policy's name; an element anchor (an object) is left to the general path.
+            guard mark(1 << 4, &seen) else { return false }
+            if literalNull() { return true }
+            guard let name = string(), let policy = WireAnchor(name: name) else { return false }
+            options.anchor = policy
         } else {
             return nil
         }

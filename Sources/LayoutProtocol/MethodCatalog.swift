@@ -44,6 +44,7 @@ public enum MethodCatalog {
         p("animated", "bool", "include a transition (default false)", required: false),
         p("ifEpoch", "integer", "refuse with StaleEpoch unless the view is at this epoch", required: false),
         p("dryRun", "bool", "return the result as if applied, with dryRun: true, and change nothing (default false)", required: false),
+        p("anchor", "policy", "what this change keeps still: firstVisible, lastVisible, end, none or {id, kind?, edge?, offset?} (default: the view's)", required: false),
     ]
 
     public static let methods: [Method] = [
@@ -66,6 +67,7 @@ public enum MethodCatalog {
                 p("viewport", "{width, height, offset?, contentInsets?}", "the scroll view"),
                 p("windowMargin", "number", "prefetch margin along the scroll axis (default 0)", required: false),
                 p("sections", "[section]", "initial data (default none)", required: false),
+                p("anchor", "policy", "what changes keep still on screen (default firstVisible)", required: false),
             ],
             result: "snapshot"),
         Method(name: "view.delete", summary: "delete a view", parameters: [p("view", "string", "the view's name")], result: "{}"),
@@ -83,10 +85,26 @@ public enum MethodCatalog {
                 p("horizon", "number", "seconds prefetch looks ahead, up to 5 (default 0.25)", required: false),
             ], result: "invalidation with prefetch when velocity is given"),
         Method.mutation("view.scrollEnd", "where scrolling comes to rest (snapping)", [p("proposed", "{x, y}", "where the fling would end"), p("velocity", "{x, y}", "points per second", required: false)], result: "invalidation with targetContentOffset"),
+        Method.mutation(
+            "view.scrollTo", "scroll so an item (or a section's header or footer) sits exactly where asked; it stays put while the content settles",
+            [
+                p("id", "string", "the item id, or the section id for a header or footer"),
+                p("kind", "cell|header|footer", "what id names (default cell)", required: false),
+                p("align", "start|center|end|nearest", "where it goes (default start)", required: false),
+                p("offset", "number", "points inward from the aligned edge (default 0)", required: false),
+            ], result: "invalidation with targetContentOffset and needsMeasure"),
         Method.mutation("view.resize", "a new viewport size", [p("size", "{width, height}", "the size")]),
         Method.mutation("view.configure", "change strategy parameters", [p("params", "object", "the parameters that change")]),
         Method.mutation("view.setStrategy", "switch strategy, first visible item anchored", [p("strategy", "string", "a registered strategy"), p("params", "object", "its parameters", required: false)]),
         Method.mutation("view.setWindowMargin", "change the window margin", [p("margin", "number", "points")]),
+        Method(
+            name: "view.setAnchor", summary: "what later changes keep still on screen",
+            parameters: mutation.map { common in
+                common.name == "anchor"
+                    ? p("anchor", "policy", "the view's policy from now on: firstVisible, lastVisible, end, none or {id, kind?, edge?, offset?}")
+                    : common
+            },
+            result: "invalidation", mutates: true),
         Method(
             name: "view.stage.begin", summary: "open a staged upload: data for one setData too large for one line or batch",
             parameters: [
@@ -108,6 +126,7 @@ public enum MethodCatalog {
                 p("animated", "bool", "include a transition (default false)", required: false),
                 p("ifEpoch", "integer", "refuse with StaleEpoch unless the view is at this epoch", required: false),
                 p("dryRun", "bool", "return the result as if applied, with dryRun: true, change nothing and leave the upload open (default false)", required: false),
+                p("anchor", "policy", "what the change keeps still (default: the view's)", required: false),
             ],
             result: "invalidation", mutates: true),
         Method(

@@ -8,27 +8,32 @@ import LayoutGeometry
 // `hot` fuzz target hold them to that.
 
 /// What every mutation reads: `view`, then `animated` (default false), `ifEpoch` (an
-/// integer or absent), `dryRun` (default false). `null` counts as absent for the optional ones.
+/// integer or absent), `dryRun` (default false), `anchor` (absent: the view's policy). `null`
+/// counts as absent for the optional ones.
 public struct MutationOptions: Hashable, Sendable {
     public var view: String
     public var animated: Bool
     public var ifEpoch: Int?
     public var dryRun: Bool
+    /// The request's own anchor policy; nil: the view's (or a `scrollTo` target in force).
+    public var anchor: WireAnchor?
 
-    public init(view: String, animated: Bool = false, ifEpoch: Int? = nil, dryRun: Bool = false) {
+    public init(view: String, animated: Bool = false, ifEpoch: Int? = nil, dryRun: Bool = false, anchor: WireAnchor? = nil) {
         self.view = view
         self.animated = animated
         self.ifEpoch = ifEpoch
         self.dryRun = dryRun
+        self.anchor = anchor
     }
 
-    /// Reads `view`, `animated`, `ifEpoch` and `dryRun`, in that order (the service reads
-    /// `view` before it looks the view up, the rest on the view's queue).
+    /// Reads `view`, `animated`, `ifEpoch`, `dryRun` and `anchor`, in that order (the service
+    /// reads `view` before it looks the view up, the rest on the view's queue).
     public init(_ reader: inout ParamsReader) throws(WireError) {
         view = try reader.string("view")
         animated = try reader.optionalBool("animated") ?? false
         ifEpoch = try reader.optionalInteger("ifEpoch")
         dryRun = try reader.optionalBool("dryRun") ?? false
+        anchor = try WireAnchor.read(&reader)
     }
 }
 

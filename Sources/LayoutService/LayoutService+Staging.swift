@@ -35,12 +35,13 @@ extension LayoutService {
         let animated = try params.optionalBool("animated") ?? false
         let ifEpoch = try params.optionalInteger("ifEpoch")
         let dryRun = try params.optionalBool("dryRun") ?? false
+        let anchor = try WireAnchor.read(&params).map(WireMapping.anchor)
         try params.finish()
         // Taken out first: whatever the commit's outcome, the upload has ended. A dry run
         // previews it and leaves it open, its items still reserved.
         let upload = dryRun ? try staging.peek(id, connection: connection) : try staging.take(id, connection: connection)
         upload.host.queue.async { [self] in
-            let (result, events, released) = upload.host.commit(upload, animated: animated, ifEpoch: ifEpoch, dryRun: dryRun)
+            let (result, events, released) = upload.host.commit(upload, animated: animated, ifEpoch: ifEpoch, dryRun: dryRun, anchor: anchor)
             itemBudget.release(released)
             finish(result, events)
         }

@@ -491,6 +491,7 @@ public final class LayoutService: Sendable {
         let margin = try params.optionalNumber("windowMargin") ?? 0
         var sections = [SectionSpec]()
         if params.has("sections") { sections = try WireModel.sections(&params, "sections").map(WireMapping.section) }
+        let anchor = try WireAnchor.read(&params).map(WireMapping.anchor) ?? .firstVisible
         try params.finish()
         let itemCount = sections.reduce(0) { $0 + $1.items.count }
         do {
@@ -502,7 +503,7 @@ public final class LayoutService: Sendable {
         do {
             view = try View(
                 strategy: strategy, parameters: parameters, sections: sections, viewport: viewport, windowMargin: margin,
-                limits: limits.view, registry: registry)
+                limits: limits.view, registry: registry, anchor: anchor)
         } catch {
             itemBudget.release(itemCount)
             throw error.wire

@@ -103,10 +103,12 @@ public enum Methods {
         view("view.select", .inline) { host, params, _ throws(WireError) in try host.mutate(.select(SelectParams(&params))) },
         view("view.scroll", .inline) { host, params, _ throws(WireError) in try host.mutate(.scroll(ScrollParams(&params))) },
         view("view.scrollEnd", .inline) { host, params, _ throws(WireError) in try host.scrollEnd(&params) },
+        view("view.scrollTo", .inline) { host, params, _ throws(WireError) in try host.scrollTo(&params) },
         view("view.resize", .offload) { host, params, _ throws(WireError) in try host.resize(&params) },
         view("view.configure", .offload) { host, params, _ throws(WireError) in try host.configure(&params) },
         view("view.setStrategy", .offload) { host, params, call throws(WireError) in try host.setStrategy(&params, registry: call.registry) },
         view("view.setWindowMargin", .offload) { host, params, _ throws(WireError) in try host.setWindowMargin(&params) },
+        view("view.setAnchor", .inline) { host, params, _ throws(WireError) in try host.setAnchor(&params) },
         deferred("view.stage.begin", .offload) { service, params, connection, finish throws(WireError) in
             finish(.success(try service.stageBegin(&params, connection: connection)), [])
         },

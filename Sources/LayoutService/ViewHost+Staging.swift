@@ -16,7 +16,7 @@ extension ViewHost {
     ///
     /// - Returns: the encoded result, the events, and the items to give back to the budget.
     func commit(
-        _ upload: StagedUpload, animated: Bool, ifEpoch: Int?, dryRun: Bool = false
+        _ upload: StagedUpload, animated: Bool, ifEpoch: Int?, dryRun: Bool = false, anchor: AnchorPolicy? = nil
     ) -> (result: Result<[UInt8], WireError>, events: [Event], released: Int) {
         let refusedReleases = dryRun ? 0 : upload.itemCount
         guard !isDeleted else { return (.failure(notFound), [], refusedReleases) }
@@ -24,7 +24,7 @@ extension ViewHost {
         let invalidation: Invalidation
         do {
             let target = dryRun ? try view.copy() : view
-            invalidation = try target.replaceData(upload.sections, animated: animated, ifEpoch: ifEpoch)
+            invalidation = try target.replaceData(upload.sections, animated: animated, ifEpoch: ifEpoch, anchor: anchor)
         } catch {
             return (.failure(error.wire), [], refusedReleases)
         }

@@ -271,7 +271,7 @@ final class ViewHost: @unchecked Sendable {
         try mutate(&params) { (params, options) throws(WireError) in
             let sections = try WireModel.sections(&params, "sections").map(WireMapping.section)
             return Mutation(growth: sections.reduce(0) { $0 + $1.items.count } - view.model.numberOfItems) { view throws(LayoutError) in
-                try view.replaceData(sections, animated: options.animated, ifEpoch: options.ifEpoch)
+                try view.replaceData(sections, animated: options.animated, ifEpoch: options.ifEpoch, anchor: options.policy)
             }
         }
     }
@@ -287,14 +287,18 @@ final class ViewHost: @unchecked Sendable {
     func resize(_ params: inout ParamsReader) throws(WireError) -> ViewReply {
         try mutate(&params) { (params, options) throws(WireError) in
             let size = try params.size("size")
-            return Mutation { view throws(LayoutError) in try view.resize(to: size, animated: options.animated, ifEpoch: options.ifEpoch) }
+            return Mutation { view throws(LayoutError) in
+                try view.resize(to: size, animated: options.animated, ifEpoch: options.ifEpoch, anchor: options.policy)
+            }
         }
     }
 
     func configure(_ params: inout ParamsReader) throws(WireError) -> ViewReply {
         try mutate(&params) { (params, options) throws(WireError) in
             let changes = try WireMapping.parameters(try params.object("params"))
-            return Mutation { view throws(LayoutError) in try view.configure(changes, animated: options.animated, ifEpoch: options.ifEpoch) }
+            return Mutation { view throws(LayoutError) in
+                try view.configure(changes, animated: options.animated, ifEpoch: options.ifEpoch, anchor: options.policy)
+            }
         }
     }
 
@@ -306,8 +310,35 @@ final class ViewHost: @unchecked Sendable {
             let strategies = registry()
             return Mutation { view throws(LayoutError) in
                 try view.switchStrategy(
-                    to: strategy, parameters: parameters, animated: options.animated, ifEpoch: options.ifEpoch, registry: strategies)
+                    to: strategy, parameters: parameters, animated: options.animated, ifEpoch: options.ifEpoch, registry: strategies,
+                    anchor: options.policy)
             }
+        }
+    }
+
+    /// `view.scrollTo`: an element placed exactly, and kept there while the content settles.
+    func scrollTo(_ params: inout ParamsReader) throws(WireError) -> ViewReply {
+        try mutate(&params) { (params, options) throws(WireError) in
+            let id = try params.string("id")
+            let kindName = try params.optionalString("kind") ?? "cell"
+            let alignName = try params.optionalString("align") ?? "start"
+            let offset = try params.optionalNumber("offset") ?? 0
+            guard let kind = ElementKind(rawValue: kindName) else { throw .invalidParams("params.kind", "must be cell, header or footer") }
+            guard let align = ScrollAlignment(rawValue: alignName) else {
+                throw .invalidParams("params.align", "must be start, center, end or nearest")
+            }
+            return Mutation { view throws(LayoutError) in
+                try view.scrollTo(ElementKey(kind: kind, id: id), align: align, offset: offset, ifEpoch: options.ifEpoch)
+            }
+        }
+    }
+
+    /// `view.setAnchor`: the view's anchor policy.
+    func setAnchor(_ params: inout ParamsReader) throws(WireError) -> ViewReply {
+        try mutate(&params) { (_, options) throws(WireError) in
+            // The common `anchor` field is this method's own value.
+            guard let wire = options.anchor else { throw .invalidParams("params.anchor", "is required") }
+            return Mutation { view throws(LayoutError) in try view.setAnchor(WireMapping.anchor(wire), ifEpoch: options.ifEpoch) }
         }
     }
 
@@ -340,17 +371,19 @@ final class ViewHost: @unchecked Sendable {
             // The wire's modes are the engine's, name for name.
             let mode = SelectionMode(rawValue: params.mode.rawValue)!
             mutation = Mutation { view throws(LayoutError) in
-                try view.select(params.ids, mode: mode, animated: options.animated, ifEpoch: options.ifEpoch)
+                try view.select(params.ids, mode: mode, animated: options.animated, ifEpoch: options.ifEpoch, anchor: options.policy)
             }
         case .measure(let params):
             options = params.options
             let sizes = params.sizes.map { (id: $0.id, size: $0.size) }
-            mutation = Mutation { view throws(LayoutError) in try view.measure(sizes, animated: options.animated, ifEpoch: options.ifEpoch) }
+            mutation = Mutation { view throws(LayoutError) in
+                try view.measure(sizes, animated: options.animated, ifEpoch: options.ifEpoch, anchor: options.policy)
+            }
         case .update(let params):
             options = params.options
             let updates = params.updates.map(WireMapping.update)
             mutation = Mutation(growth: Self.growth(of: updates, in: view.model)) { view throws(LayoutError) in
-                try view.performBatch(updates, animated: options.animated, ifEpoch: options.ifEpoch)
+                try view.performBatch(updates, animated: options.animated, ifEpoch: options.ifEpoch, anchor: options.policy)
             }
         }
         return try apply(mutation, dryRun: options.dryRun)

@@ -152,6 +152,10 @@ enum WireMapping {
             writer.write(raw: #","anchor":"#)
             writer.write(anchor)
         }
+        if let policy = invalidation.anchorPolicy {
+            writer.write(raw: #","anchorPolicy":"#)
+            writer.write(policy)
+        }
         if let target = invalidation.targetContentOffset {
             writer.write(raw: #","targetContentOffset":"#)
             writer.write(point: target)
@@ -200,6 +204,10 @@ enum WireMapping {
         if let prefetch {
             writer.write(raw: #","prefetch":"#)
             write(ids: prefetch, into: &writer)
+        }
+        if let needsMeasure = invalidation.needsMeasure {
+            writer.write(raw: #","needsMeasure":"#)
+            write(ids: needsMeasure, into: &writer)
         }
         if dryRun { writer.write(raw: #","dryRun":true"#) }
         writer.append(UInt8(ascii: "}"))
@@ -265,6 +273,15 @@ enum WireMapping {
         writer.write(raw: #","elements":"#)
         write(contents.elements, into: &writer)
         if contents.isTruncated { writer.write(raw: #","windowTruncated":true"#) }
+        // Present only when set, so snapshots of views that never chose read as they did.
+        if view.anchorPolicy != .firstVisible {
+            writer.write(raw: #","anchor":"#)
+            writer.write(wire(view.anchorPolicy).json)
+        }
+        if let target = view.scrollTarget {
+            writer.write(raw: #","scrollTarget":"#)
+            writer.write(wire(target).json)
+        }
         writer.append(UInt8(ascii: "}"))
     }
 
@@ -278,4 +295,33 @@ enum WireMapping {
         try reader.finish()
         return ElementKey(kind: kind, id: id)
     }
+
+    // MARK: Anchors
+
+    static func anchor(_ wire: WireAnchor) -> AnchorPolicy {
+        switch wire {
+        case .firstVisible: .firstVisible
+        case .lastVisible: .lastVisible
+        case .end: .end
+        case .none: .none
+        case .element(let kind, let id, let edge, let offset):
+            // Both names were checked against the engine's (`WireAnchor.kinds`, `.edges`).
+            .element(ElementKey(kind: ElementKind(rawValue: kind)!, id: id), edge: AnchorEdge(rawValue: edge)!, offset: offset)
+        }
+    }
+
+    static func wire(_ policy: AnchorPolicy) -> WireAnchor {
+        switch policy {
+        case .firstVisible: .firstVisible
+        case .lastVisible: .lastVisible
+        case .end: .end
+        case .none: .none
+        case .element(let key, let edge, let offset): .element(kind: key.kind.rawValue, id: key.id, edge: edge.rawValue, offset: offset)
+        }
+    }
+}
+
+extension MutationOptions {
+    /// The request's anchor as the engine takes it.
+    var policy: AnchorPolicy? { anchor.map(WireMapping.anchor) }
 }

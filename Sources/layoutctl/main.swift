@@ -257,6 +257,8 @@ func invalidationSummary(_ result: JSONValue) -> String {
         text += "; transition \(formatNumber(transition["duration"])) s, \(transition["segments"]?.arrayValue?.count ?? 0) segments"
     }
     if let target = result["targetContentOffset"] { text += "; target \(formatNumber(target["x"])),\(formatNumber(target["y"]))" }
+    if let anchor = result["anchor"]?.stringValue { text += "; anchor \(anchor)" }
+    if let policy = result["anchorPolicy"]?.stringValue { text += " (\(policy))" }
     return text + "\n"
 }
 
@@ -266,6 +268,9 @@ func invalidationTable(_ result: JSONValue) -> String {
     if !rows.isEmpty { text += elementsTable(rows) }
     let left = (result["left"]?.arrayValue ?? []).compactMap { $0["id"]?.stringValue }
     if !left.isEmpty { text += "left: " + left.joined(separator: " ") + "\n" }
+    if let ids = result["needsMeasure"]?.arrayValue, !ids.isEmpty {
+        text += "needs measuring: " + ids.compactMap(\.stringValue).joined(separator: " ") + "\n"
+    }
     if let prefetch = result["prefetch"]?.arrayValue {
         text += "prefetch: " + (prefetch.isEmpty ? "nothing" : prefetch.compactMap(\.stringValue).joined(separator: " ")) + "\n"
     }
@@ -284,6 +289,7 @@ func mutationParams(_ view: String) -> JSONObject {
     var params: JSONObject = ["view": .string(view)]
     if invocation.has("--animated") { params["animated"] = .bool(true) }
     if let epoch = invocation.integer("--if-epoch") { params["ifEpoch"] = .number(Double(epoch)) }
+    if let anchor = invocation.value("--anchor") { params["anchor"] = .string(anchor) }
     return params
 }
 
@@ -577,6 +583,35 @@ case "item":
     emit(call(client, "view.item", ["view": .string(words[0]), "id": .string(words[1])])) { result in
         elementsTable([result["attributes"] ?? .null])
     }
+case "scroll-to":
+    let words = positional(2, "VIEW ID")
+    var params = mutationParams(words[0])
+    params["id"] = .string(words[1])
+    if let align = invocation.value("--align") { params["align"] = .string(align) }
+    if let kind = invocation.value("--kind") { params["kind"] = .string(kind) }
+    if let text = invocation.value("--offset") {
+        guard let offset = ValueText.number(text) else { usageError("--offset takes points", command: command) }
+        params["offset"] = .number(offset)
+    }
+    mutate("view.scrollTo", params)
+case "anchor":
+    let words = atLeast(1, "VIEW [POLICY]")
+    var params = mutationParams(words[0])
+    if let id = invocation.value("--id") {
+        guard words.count == 1 else { usageError("give a policy or --id, not both", command: command) }
+        var element: JSONObject = ["id": .string(id)]
+        if let edge = invocation.value("--edge") { element["edge"] = .string(edge) }
+        if let kind = invocation.value("--kind") { element["kind"] = .string(kind) }
+        if let text = invocation.value("--offset") {
+            guard let offset = ValueText.number(text) else { usageError("--offset takes points", command: command) }
+            element["offset"] = .number(offset)
+        }
+        params["anchor"] = .object(element)
+    } else {
+        guard words.count == 2 else { usageError("anchor takes VIEW POLICY, or VIEW --id ID", command: command) }
+        params["anchor"] = .string(words[1])
+    }
+    mutate("view.setAnchor", params)
 case "hit":
     let words = positional(2, "VIEW X,Y")
     guard let point = ValueText.point(words[1]) else { usageError("the point is X,Y", command: command) }

@@ -108,6 +108,7 @@ struct HotLineGenerator {
         if chance(40) { members.append(("animated", ["true", "false", "null"][int(3)])) }
         if chance(40) { members.append(("ifEpoch", chance(20) ? "null" : integer(int(1000)))) }
         if chance(30) { members.append(("dryRun", ["true", "false", "null"][int(3)])) }
+        if chance(20) { members.append(("anchor", ["null", #""end""#, #""none""#, #""lastVisible""#, #"{"id":"a","edge":"center","offset":4}"#][int(5)])) }
         return members
     }
 
@@ -254,6 +255,10 @@ struct HotRequestTests {
          HotRequest(id: nil, params: .scroll(ScrollParams(options: MutationOptions(view: "v", ifEpoch: 3, dryRun: true), offset: Point(x: 0, y: 150))))),
         (#"{"id":5,"method":"view.scroll","params":{"view":"v","offset":{"x":0,"y":9},"velocity":{"y":-800,"x":0},"horizon":0.5}}"#,
          HotRequest(id: .number(5), params: .scroll(ScrollParams(options: MutationOptions(view: "v"), offset: Point(x: 0, y: 9), velocity: Point(x: 0, y: -800), horizon: 0.5)))),
+        (#"{"id":6,"method":"view.measure","params":{"view":"v","anchor":"end","sizes":[]}}"#,
+         HotRequest(id: .number(6), params: .measure(MeasureParams(options: MutationOptions(view: "v", anchor: .end), sizes: [])))),
+        (#"{"id":6,"method":"view.select","params":{"view":"v","ids":[],"anchor":null}}"#,
+         HotRequest(id: .number(6), params: .select(SelectParams(options: MutationOptions(view: "v"), ids: [])))),
         (#"{"id":5,"method":"view.scroll","params":{"view":"v","offset":{"x":0,"y":9},"velocity":null,"horizon":null}}"#,
          HotRequest(id: .number(5), params: .scroll(ScrollParams(options: MutationOptions(view: "v"), offset: Point(x: 0, y: 9))))),
         (#"{"id":"a\u00e9","method":"view.select","params":{"view":"v","ids":["\ud83d\ude00","b"],"mode":null,"animated":null}}"#,
@@ -271,6 +276,7 @@ struct HotRequestTests {
         (#"{"id":1,"method":"view.scroll","params":{"view":"v","offset":{"x":0,"y":1},"extra":1}}"#, nil),
         (#"{"id":1,"method":"view.scroll","params":{"view":"v","offset":{"x":0,"y":1},"velocity":{"x":0},"horizon":1}}"#, nil),
         (#"{"id":1,"method":"view.scroll","params":{"view":"v","offset":{"x":0,"y":1},"horizon":"1"}}"#, nil),
+        (#"{"id":1,"method":"view.select","params":{"view":"v","ids":[],"anchor":"middle"}}"#, nil),
         (#"{"id":1,"method":"view.scroll","params":{"view":"v","offset":{"x":0,"y":1},"horizon":1,"horizon":2}}"#, nil),
         (#"{"id":1,"method":"view.scroll","params":{"view":"v","offset":{"x":0,"y":null}}}"#, nil),
         (#"{"id":1,"method":"view.scroll","params":{"view":"v","offset":{"x":0,"y":1}}} x"#, nil),
@@ -279,6 +285,7 @@ struct HotRequestTests {
         (#"{"id":1,"method":"view.update","params":{"view":"v","updates":[{"op":"deleteItems","ids":["a"],"at":0}]}}"#, nil),
         (#"{"id":1,"method":"view.select","params":{"view":"v","ids":["a"],"ifEpoch":9007199254740994}}"#, nil),
         // Valid, but left to the general path:
+        (#"{"id":1,"method":"view.select","params":{"view":"v","ids":[],"anchor":{"id":"a","edge":"end"}}}"#, nil),
         (#"{"id":1,"method":"view.scroll","params":{"view":"v","offset":{"x":0,"y":1},"ifEpoch":null},"jsonrpc":"2.0"}"#, nil),
         (#"{"id":1,"method":"view.scroll","params":{"vi\u0065w":"v","offset":{"x":0,"y":1}}}"#, nil),
         (#"{"id":1,"method":"view.scroll","params":{"view":"v","offset":{"x":0,"y":0.1000000000000000055511151231257827}}}"#, nil),
@@ -292,7 +299,7 @@ struct HotRequestTests {
         let actual = HotRequest.decode(line)
         #expect(actual == expected, "line \(text)\n expected \(String(reflecting: expected))\n actual   \(String(reflecting: actual))")
         #expect(FuzzTargets.hot(line).isEmpty, "\(FuzzTargets.hot(line))")
-        if expected == nil, text.contains("jsonrpc") || text.contains("\\u0065") || text.contains("0.1000") || text.contains("view.get") {
+        if expected == nil, text.contains("jsonrpc") || text.contains("\\u0065") || text.contains("0.1000") || text.contains("view.get") || text.contains(#""edge""#) {
             #expect(Self.general(line) != nil || text.contains("view.get"), "the general path takes \(text)")
         }
     }

@@ -29,6 +29,8 @@ struct EncodingTests {
         invalidations.append(try view.resize(to: Size(width: 500, height: 700), animated: true))
         invalidations.append(try view.scrollEnd(proposed: Point(x: 0, y: 900), velocity: Point(x: 0, y: 300)))
         let listMode: [String: ParameterValue] = ["mode": .string("list")]
+        invalidations.append(try view.scrollTo(ElementKey(kind: .cell, id: "item-150"), align: .center))
+        invalidations.append(try view.measure([("item-148", Size(width: 70, height: 70))], anchor: .lastVisible))
         invalidations.append(try view.switchStrategy(to: "display", parameters: listMode, animated: true))
         var checked = 0
         for invalidation in invalidations {
@@ -52,10 +54,14 @@ struct EncodingTests {
             strategy: strategy, sections: [SectionSpec(id: "s", items: items)],
             viewport: Viewport(size: Size(width: 390.5, height: 844), offset: Point(x: 0, y: 120.75), contentInsets: EdgeInsets(top: 1, left: 2, bottom: 3.5, right: 4)),
             windowMargin: 60.5, limits: ViewLimits(maximumWindowElements: 5))
-        let expected = JSONWriter.encode(Self.snapshotReference(view, name: "snap\n"))
-        let actual = WireMapping.encodedSnapshot(view, name: "snap\n")
-        #expect(String(decoding: actual, as: UTF8.self) == String(decoding: expected, as: UTF8.self))
-        #expect(String(decoding: actual, as: UTF8.self).contains(#""windowTruncated":true"#))
+        for step in 0..<3 {
+            if step == 1 { try view.setAnchor(.element(ElementKey(kind: .cell, id: "i40"), edge: .center, offset: 12.5)) }
+            if step == 2 { try view.scrollTo(ElementKey(kind: .cell, id: "i90"), align: .end) }
+            let expected = JSONWriter.encode(Self.snapshotReference(view, name: "snap\n"))
+            let actual = WireMapping.encodedSnapshot(view, name: "snap\n")
+            #expect(String(decoding: actual, as: UTF8.self) == String(decoding: expected, as: UTF8.self))
+            #expect(String(decoding: actual, as: UTF8.self).contains(#""windowTruncated":true"#))
+        }
     }
 
     @Test("a reply's envelope is written around its result in one buffer")
@@ -127,9 +133,11 @@ struct EncodingTests {
         ]
         if invalidation.windowTruncated { object["windowTruncated"] = .bool(true) }
         if let anchor = invalidation.anchor { object["anchor"] = .string(anchor) }
+        if let policy = invalidation.anchorPolicy { object["anchorPolicy"] = .string(policy) }
         if let target = invalidation.targetContentOffset { object["targetContentOffset"] = .point(target) }
         if let changes = invalidation.changes { object["changes"] = Self.changes(changes) }
         if let transition = invalidation.transition { object["transition"] = Self.transition(transition) }
+        if let ids = invalidation.needsMeasure { object["needsMeasure"] = .array(ids.map { .string($0) }) }
         return .object(object)
     }
 
@@ -150,6 +158,8 @@ struct EncodingTests {
             "elements": .array(contents.elements.map(WireMapping.attributes)),
         ]
         if contents.isTruncated { object["windowTruncated"] = .bool(true) }
+        if view.anchorPolicy != .firstVisible { object["anchor"] = WireMapping.wire(view.anchorPolicy).json }
+        if let target = view.scrollTarget { object["scrollTarget"] = WireMapping.wire(target).json }
         return .object(object)
     }
 }

@@ -286,6 +286,8 @@ class OutputTests(GoldenCase):
             ("configure", ["configure", "photos", "minimumInteritemSpacing=0", "itemSize=80x80"]),
             ("switch", ["switch", "photos", "display", "mode=list", "rowHeight=50"]),
             ("scroll-prefetch", ["scroll", "photos", "--y", "0", "--velocity", "0,800"]),
+            ("scroll-to", ["scroll-to", "photos", "i7", "--align", "end"]),
+            ("anchor", ["anchor", "photos", "end"]),
             ("strategies", ["strategies"]),
             ("hello", ["hello"]),
         ]
@@ -652,7 +654,7 @@ class CompletionTests(unittest.TestCase):
         self.assertEqual(self.complete("cre"), ["create"])
         self.assertEqual(self.complete("--ti"), ["--timeout"])
         self.assertEqual(self.complete("-s", "/tmp/x.sock", "swi"), ["switch"])
-        self.assertEqual(self.complete("select", "alpha", "--"), sorted(["--animated", "--clear", "--help", "--if-epoch", "--json", "--mode", "--pretty",
+        self.assertEqual(self.complete("select", "alpha", "--"), sorted(["--anchor", "--animated", "--clear", "--help", "--if-epoch", "--json", "--mode", "--pretty",
                                                                          "--print-socket-path", "--quiet", "--socket", "--table", "--timeout", "--version"]))
         self.assertEqual(self.complete("select", "alpha", "--mode", "t"), ["toggle"])
         self.assertEqual(self.complete("completion", ""), ["bash", "zsh"])

@@ -303,6 +303,8 @@ MUTATIONS = [
     ("view.configure", COLLAPSIBLE, {"animated": True, "params": {"collapsed": True}}),
     ("view.setStrategy", FLOW, {"animated": True, "strategy": "display", "params": {"mode": "list"}}),
     ("view.setWindowMargin", DISPLAY, {"margin": 700}),
+    ("view.scrollTo", FLOW, {"id": "i120", "align": "center", "offset": 10}),
+    ("view.setAnchor", FLOW, {"anchor": {"id": "i3", "edge": "end"}}),
 ]
 
 

@@ -1,0 +1,51 @@
+/// An anchor policy as the wire carries it (protocol/mutations.md, "Anchors"): a name
+/// (`"firstVisible"`, `"lastVisible"`, `"end"`, `"none"`) or an element's edge,
+/// `{"id", "kind"?: cell|header|footer (default cell), "edge"?: start|center|end (default
+/// start), "offset"?: points from the viewport's leading edge (default: where it is now)}`.
+public enum WireAnchor: Hashable, Sendable {
+    case firstVisible, lastVisible, end, none
+    case element(kind: String, id: String, edge: String, offset: Double?)
+
+    static let names: [String: WireAnchor] = ["firstVisible": .firstVisible, "lastVisible": .lastVisible, "end": .end, "none": .none]
+    public static let kinds = ["cell", "header", "footer"]
+    public static let edges = ["start", "center", "end"]
+
+    /// The policy a name stands for, if it names one.
+    public init?(name: String) {
+        guard let policy = Self.names[name] else { return nil }
+        self = policy
+    }
+
+    /// Reads an optional `anchor` field (`null` is absent).
+    public static func read(_ reader: inout ParamsReader, _ key: String = "anchor") throws(WireError) -> WireAnchor? {
+        let path = "\(reader.path).\(key)"
+        guard let value = reader.optionalValue(key) else { return nil }
+        if let name = value.stringValue {
+            guard let policy = WireAnchor(name: name) else {
+                throw .invalidParams(path, "must be firstVisible, lastVisible, end, none or {id, kind?, edge?, offset?}")
+            }
+            return policy
+        }
+        guard case .object(let object) = value else { throw .invalidParams(path, "must be a policy name or an object") }
+        var element = ParamsReader(object, path: path)
+        let id = try element.string("id")
+        let kind = try element.optionalString("kind") ?? "cell"
+        let edge = try element.optionalString("edge") ?? "start"
+        let offset = try element.optionalNumber("offset")
+        try element.finish()
+        guard kinds.contains(kind) else { throw .invalidParams("\(path).kind", "must be cell, header or footer") }
+        guard edges.contains(edge) else { throw .invalidParams("\(path).edge", "must be start, center or end") }
+        return .element(kind: kind, id: id, edge: edge, offset: offset)
+    }
+
+    public var json: JSONValue {
+        switch self {
+        case .firstVisible: .string("firstVisible")
+        case .lastVisible: .string("lastVisible")
+        case .end: .string("end")
+        case .none: .string("none")
+        case .element(let kind, let id, let edge, let offset):
+            .object(["id": .string(id), "kind": .string(kind), "edge": .string(edge), "offset": offset.map(JSONValue.number) ?? .null])
+        }
+    }
+}
