@@ -83,6 +83,8 @@ public enum ViewChecks {
         case .scrollTo(let key, _, _):
             expect(invalidation.targetContentOffset == view.viewport.offset && invalidation.anchor == key.id, "target \(String(describing: invalidation.targetContentOffset))")
             expect(invalidation.needsMeasure != nil, "no needsMeasure")
+        case .setLayoutDirection(let direction, _):
+            expect(view.layoutDirection == direction && (view.layout.strategy is MirroredStrategy) == (direction == .rtl), "direction \(view.layoutDirection)")
         case .setAnchor(let policy):
             expect(view.anchorPolicy == policy && view.scrollTarget == nil, "policy \(view.anchorPolicy)")
         case .select(let ids, let mode, _):
@@ -138,7 +140,8 @@ public enum ViewChecks {
         }
         guard
             let fresh = try? Layout(
-                strategy: registry.makeStrategy(named: view.strategyName, parameters: view.parameters.values),
+                strategy: MirroredStrategy.wrapping(
+                    registry.makeStrategy(named: view.strategyName, parameters: view.parameters.values), in: view.layoutDirection),
                 model: view.model, viewport: view.viewport)
         else {
             return failures + ["the view's own state does not rebuild"]

@@ -17,6 +17,7 @@ public enum ViewMutation: CustomStringConvertible {
     case setAnchor(AnchorPolicy)
     /// A batch with the request's own anchor policy.
     case anchoredBatch([BatchUpdate], anchor: AnchorPolicy)
+    case setLayoutDirection(LayoutDirection, animated: Bool)
 
     /// - Parameter registry: where `switchStrategy` finds its strategy (the one the view was
     ///   created from).
@@ -36,6 +37,7 @@ public enum ViewMutation: CustomStringConvertible {
         case .scrollTo(let key, let align, let offset): try view.scrollTo(key, align: align, offset: offset)
         case .setAnchor(let policy): try view.setAnchor(policy)
         case .anchoredBatch(let updates, let anchor): try view.performBatch(updates, anchor: anchor)
+        case .setLayoutDirection(let direction, let animated): try view.setLayoutDirection(direction, animated: animated)
         }
     }
 
@@ -54,6 +56,7 @@ public enum ViewMutation: CustomStringConvertible {
         case .scrollTo(let key, let align, let offset): "scrollTo(\(key), \(align), offset: \(offset))"
         case .setAnchor(let policy): "setAnchor(\(policy))"
         case .anchoredBatch(let updates, let anchor): "batch(\(updates), anchor: \(anchor))"
+        case .setLayoutDirection(let direction, let animated): "setLayoutDirection(\(direction), animated: \(animated))"
         }
     }
 }
@@ -133,7 +136,8 @@ public struct ViewFuzzer<Source: RandomNumberGenerator> {
     mutating func anchoring(_ view: View, ids: [String]) -> ViewMutation {
         let key: ElementKey? = ids.isEmpty ? nil : ElementKey(kind: .cell, id: pick(ids))
         let policies: [AnchorPolicy] = [.firstVisible, .lastVisible, .end, .none] + (key.map { [.element($0, edge: pick(AnchorEdge.allCases), offset: chance(50) ? nil : half(-200...800))] } ?? [])
-        switch int(0...2) {
+        switch int(0...3) {
+        case 3: return .setLayoutDirection(pick(LayoutDirection.allCases), animated: chance(50))
         case 0 where key != nil: return .scrollTo(key!, pick(ScrollAlignment.allCases), offset: pick([0, 0, 20, -15]))
         case 1: return .setAnchor(pick(policies))
         default: return .anchoredBatch(batch(view), anchor: pick(policies.filter { if case .element = $0 { false } else { true } }))

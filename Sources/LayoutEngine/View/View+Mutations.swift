@@ -222,12 +222,38 @@ extension View {
         registry: StrategyRegistry = .builtIn, anchor: AnchorPolicy? = nil
     ) throws(LayoutError) -> Invalidation {
         try mutate(ifEpoch: ifEpoch, anchor: anchor) { () throws(LayoutError) -> Outcome in
-            let strategy = try registry.makeStrategy(named: name, parameters: parameters)
+            let strategy = MirroredStrategy.wrapping(try registry.makeStrategy(named: name, parameters: parameters), in: layoutDirection)
             let policy = anchorInForce(anchor)
             let switched = layout.switchStrategy(
                 to: strategy, windowMargin: windowMargin, maximumWindowElements: limits.maximumWindowElements, anchor: policy.policy)
             strategyName = name
             var outcome = Outcome()
+            outcome.context.invalidatesEverything = true
+            outcome.anchor = switched.anchor
+            outcome.anchorPolicy = policy.name
+            if animated { outcome.transition = switched.transition }
+            return outcome
+        }
+    }
+
+    /// Lays the view out left to right or right to left (the same strategy, mirrored), the
+    /// anchor kept as in a strategy switch.
+    ///
+    /// - Complexity: a full layout.
+    @discardableResult
+    public func setLayoutDirection(
+        _ direction: LayoutDirection, animated: Bool = false, ifEpoch: Int? = nil, anchor: AnchorPolicy? = nil
+    ) throws(LayoutError) -> Invalidation {
+        try mutate(ifEpoch: ifEpoch, anchor: anchor) { () throws(LayoutError) -> Outcome in
+            var outcome = Outcome()
+            guard direction != layoutDirection else { return outcome }
+            let current = layout.strategy
+            let base = (current as? MirroredStrategy)?.inner ?? current
+            let fresh = MirroredStrategy.wrapping(try base.reconfigured(with: base.parameters), in: direction)
+            let policy = anchorInForce(anchor)
+            let switched = layout.switchStrategy(
+                to: fresh, windowMargin: windowMargin, maximumWindowElements: limits.maximumWindowElements, anchor: policy.policy)
+            layoutDirection = direction
             outcome.context.invalidatesEverything = true
             outcome.anchor = switched.anchor
             outcome.anchorPolicy = policy.name

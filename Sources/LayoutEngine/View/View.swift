@@ -34,6 +34,9 @@ public final class View {
     /// Set by `scrollTo`: the target's edge and where it belongs, the anchor of every later
     /// mutation (unless one names its own) until the client scrolls by itself.
     public internal(set) var scrollTarget: AnchorPolicy?
+    /// Right to left mirrors every strategy's frames across the content width
+    /// (`MirroredStrategy`).
+    public internal(set) var layoutDirection: LayoutDirection
 
     // MARK: Lifecycle
 
@@ -45,14 +48,23 @@ public final class View {
     public init(
         strategy name: String, parameters: [String: ParameterValue] = [:], sections: [SectionSpec] = [],
         viewport: Viewport, windowMargin: Double = 0, limits: ViewLimits = ViewLimits(),
-        registry: StrategyRegistry = .builtIn, anchor: AnchorPolicy = .firstVisible
+        registry: StrategyRegistry = .builtIn, anchor: AnchorPolicy = .firstVisible, layoutDirection: LayoutDirection = .ltr
     ) throws(LayoutError) {
         try Self.validate(windowMargin: windowMargin)
         let model = try CollectionModel(sections: sections)
         guard model.numberOfItems <= limits.maximumItems else {
             throw .limitExceeded(limit: "items", maximum: limits.maximumItems)
         }
-        layout = try Layout(strategy: registry.makeStrategy(named: name, parameters: parameters), model: model, viewport: viewport)
+        let strategy = MirroredStrategy.wrapping(try registry.makeStrategy(named: name, parameters: parameters), in: layoutDirection)
+        layout = try Layout(strategy: strategy, model: model, viewport: viewport)
+        self.layoutDirection = layoutDirection
+        // A horizontal view that reads right to left starts at its right end, where its first
+        // items are: the offset given counts from there.
+        if layoutDirection == .rtl, strategy.scrollAxis == .horizontal {
+            var start = layout.viewport
+            start.offset.x = Layout.farthestOffset(in: strategy) - viewport.offset.x
+            try layout.setViewport(start)
+        }
         strategyName = name
         self.windowMargin = windowMargin
         self.limits = limits
@@ -77,6 +89,7 @@ public final class View {
         limits = other.limits
         anchorPolicy = other.anchorPolicy
         scrollTarget = other.scrollTarget
+        layoutDirection = other.layoutDirection
     }
 
     // MARK: Queries

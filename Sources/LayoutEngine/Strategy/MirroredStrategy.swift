@@ -1,0 +1,173 @@
+import LayoutGeometry
+
+/// Which way a view's content reads across: left to right, or right to left.
+public enum LayoutDirection: String, Hashable, Sendable, CaseIterable {
+    case ltr, rtl
+}
+
+/// Any strategy laid out right to left: the inner strategy lays out left to right, and every
+/// frame, offset, inset, velocity and transform crossing this wrapper is mirrored across the
+/// content's width, as UIKit's `flipsHorizontallyInOppositeLayoutDirection` mirrors a layout.
+/// So every strategy, plugins included, gets right-to-left once, here, and everything built on
+/// frames (windows, deltas, anchors, transitions, hit testing, neighbours, scrollTo) works
+/// unchanged in the mirrored coordinates.
+///
+/// Mirroring across the inner content width W: a frame's x becomes W − (x + width); a viewport
+/// offset's x becomes W − viewport width − x (so the visible rect mirrors); the left and right
+/// insets swap; a velocity's x and a transform's off-diagonal terms and x translation change
+/// sign. Mirroring twice is the identity, as long as W stays.
+public final class MirroredStrategy: LayoutStrategy {
+    public let inner: any LayoutStrategy
+    /// The last viewport given, with the inner viewport and width it became: read back as it
+    /// was given while those stand, so an offset a client sets is the offset it reads (a
+    /// mirror there and back would round).
+    private var given: (outer: Viewport, inner: Viewport, width: Double)?
+
+    public init(_ inner: any LayoutStrategy) {
+        self.inner = inner
+    }
+
+    /// The strategy `strategy` is when laid out in `direction`.
+    public static func wrapping(_ strategy: any LayoutStrategy, in direction: LayoutDirection) -> any LayoutStrategy {
+        let base = (strategy as? MirroredStrategy)?.inner ?? strategy
+        return direction == .rtl ? MirroredStrategy(base) : base
+    }
+
+    // MARK: Mirroring
+
+    private var width: Double { inner.contentSize.width }
+
+    private func mirror(_ rect: Rect) -> Rect {
+        Rect(x: width - rect.maxX, y: rect.minY, width: rect.width, height: rect.height)
+    }
+
+    private func mirror(_ attributes: LayoutAttributes) -> LayoutAttributes {
+        var mirrored = attributes
+        mirrored.frame = mirror(attributes.frame)
+        if !attributes.transform.isIdentity {
+            let t = attributes.transform
+            mirrored.transform = Transform2D(a: t.a, b: -t.b, c: -t.c, d: t.d, tx: -t.tx, ty: t.ty)
+        }
+        return mirrored
+    }
+
+    private func mirror(offset: Point, viewportWidth: Double) -> Point {
+        Point(x: width - viewportWidth - offset.x, y: offset.y)
+    }
+
+    private func mirror(_ viewport: Viewport) -> Viewport {
+        var mirrored = viewport
+        mirrored.offset = mirror(offset: viewport.offset, viewportWidth: viewport.size.width)
+        mirrored.contentInsets = EdgeInsets(
+            top: viewport.contentInsets.top, left: viewport.contentInsets.right, bottom: viewport.contentInsets.bottom,
+            right: viewport.contentInsets.left)
+        return mirrored
+    }
+
+    private func mirror(_ segment: TransitionSegment) -> TransitionSegment {
+        var mirrored = segment
+        mirrored.from = mirror(segment.from)
+        mirrored.to = mirror(segment.to)
+        return mirrored
+    }
+
+    // MARK: LayoutStrategy
+
+    public var descriptor: StrategyDescriptor { inner.descriptor }
+    public var parameters: ResolvedParameters { inner.parameters }
+    public var scrollAxis: Axis { inner.scrollAxis }
+    public var defaultItemSize: Size { inner.defaultItemSize }
+    public var estimatesDefaultSize: Bool { inner.estimatesDefaultSize }
+    public var transformOverhang: Double { inner.transformOverhang }
+    public var contentSize: Size { inner.contentSize }
+    public var viewport: Viewport {
+        let current = inner.viewport
+        if let given, given.inner == current, given.width == width { return given.outer }
+        return mirror(current)
+    }
+
+    public func reconfigured(with parameters: ResolvedParameters) throws(LayoutError) -> any LayoutStrategy {
+        MirroredStrategy(try inner.reconfigured(with: parameters))
+    }
+
+    public func copy(model: CollectionModel) throws(LayoutError) -> any LayoutStrategy {
+        let copy = MirroredStrategy(try inner.copy(model: model))
+        copy.given = given
+        return copy
+    }
+
+    /// The offset's mirror depends on the content width the layout produces, so a change of
+    /// width (a new viewport width for a vertical flow) is followed by the offset read again.
+    public func prepare(model: CollectionModel, viewport: Viewport) {
+        let guess = mirror(viewport)
+        inner.prepare(model: model, viewport: guess)
+        let exact = mirror(viewport)
+        if exact != guess { _ = inner.updateViewport(exact, model: model) }
+        given = (viewport, inner.viewport, width)
+    }
+
+    public func selectionDidChange(_ ids: [String], model: CollectionModel) { inner.selectionDidChange(ids, model: model) }
+    public func sizesDidChange(_ edits: [ItemEdit], model: CollectionModel) { inner.sizesDidChange(edits, model: model) }
+    public func dataDidChange(_ changes: DataChanges, model: CollectionModel) { inner.dataDidChange(changes, model: model) }
+
+    public func updateViewport(_ viewport: Viewport, model: CollectionModel) -> ViewportInvalidation {
+        let guess = mirror(viewport)
+        var invalidation = inner.updateViewport(guess, model: model)
+        let exact = mirror(viewport)
+        if exact != guess {
+            invalidation = inner.updateViewport(exact, model: model)
+            if invalidation == .none { invalidation = .offsetDependent }
+        }
+        given = (viewport, inner.viewport, width)
+        return invalidation
+    }
+
+    public func elements(in rect: Rect, model: CollectionModel) -> [LayoutAttributes] {
+        inner.elements(in: mirror(rect), model: model).map(mirror)
+    }
+
+    public func attributes(forItem id: String, model: CollectionModel) -> LayoutAttributes? {
+        inner.attributes(forItem: id, model: model).map(mirror)
+    }
+
+    public func attributes(forSupplementary kind: ElementKind, inSection id: String, model: CollectionModel) -> LayoutAttributes? {
+        inner.attributes(forSupplementary: kind, inSection: id, model: model).map(mirror)
+    }
+
+    public func targetContentOffset(proposed: Point, velocity: Point) -> Point {
+        let viewportWidth = inner.viewport.size.width
+        let target = inner.targetContentOffset(
+            proposed: mirror(offset: proposed, viewportWidth: viewportWidth), velocity: Point(x: -velocity.x, y: velocity.y))
+        return mirror(offset: target, viewportWidth: viewportWidth)
+    }
+
+    public func initialAttributes(forAppearing attributes: LayoutAttributes, model: CollectionModel) -> LayoutAttributes {
+        mirror(inner.initialAttributes(forAppearing: mirror(attributes), model: model))
+    }
+
+    public func finalAttributes(forDisappearing attributes: LayoutAttributes, model: CollectionModel) -> LayoutAttributes {
+        mirror(inner.finalAttributes(forDisappearing: mirror(attributes), model: model))
+    }
+
+    /// The inner strategy plans in its own coordinates, against the strategy before the change
+    /// as it is itself (mirrored or not), and the plan is mirrored back. Ends the plan kept
+    /// from a move are that move's own attributes, not mirrored twice (which would round), so a
+    /// segment still ends exactly where the element is.
+    public func planTransition(from previous: any LayoutStrategy, moves: [TransitionSegment], model: CollectionModel) -> Transition {
+        let base = (previous as? MirroredStrategy)?.inner ?? previous
+        let inward = moves.map(mirror)
+        var originals = [LayoutAttributes: LayoutAttributes]()
+        for (move, mirrored) in zip(moves, inward) {
+            originals[mirrored.from] = move.from
+            originals[mirrored.to] = move.to
+        }
+        var plan = inner.planTransition(from: base, moves: inward, model: model)
+        plan.segments = plan.segments.map { segment in
+            var outward = segment
+            outward.from = originals[segment.from] ?? mirror(segment.from)
+            outward.to = originals[segment.to] ?? mirror(segment.to)
+            return outward
+        }
+        return plan
+    }
+}
