@@ -136,6 +136,8 @@ public enum CommandCatalog {
                 CommandOption("--offset", argument: "X,Y", "initial content offset"),
                 CommandOption("--margin", argument: "POINTS", "window margin along the scroll axis"),
                 CommandOption("--items", argument: "N", "start with N items i0...i(N-1) (default 0) in the one section s"),
+                CommandOption("--rtl", "lay the view out right to left (mirrored)"),
+                CommandOption("--anchor", argument: "POLICY", "what changes keep still: firstVisible (default), lastVisible, end, none"),
             ],
             examples: [
                 "layoutctl create photos --strategy flow --width 390 --height 844 --param itemSize=100x100",
@@ -220,6 +222,9 @@ public enum CommandCatalog {
                 CommandOption("--kind", argument: "cell|header|footer", "with --id: ID names a section's header or footer"), mutation[1],
             ],
             examples: ["layoutctl anchor chat end", "layoutctl anchor feed --id m40 --edge center"]),
+        Command(
+            "direction", "VIEW ltr|rtl", "lay the view out left to right or right to left, first visible item anchored",
+            method: "view.setLayoutDirection", options: mutation, examples: ["layoutctl direction photos rtl --animated"]),
         Command("margin", "VIEW POINTS", "change the window margin", method: "view.setWindowMargin", options: [mutation[1]], examples: ["layoutctl margin photos 200"]),
         Command(
             "query", "VIEW", "elements intersecting a rect (default: the viewport)", method: "view.query",

@@ -68,6 +68,7 @@ public enum MethodCatalog {
                 p("windowMargin", "number", "prefetch margin along the scroll axis (default 0)", required: false),
                 p("sections", "[section]", "initial data (default none)", required: false),
                 p("anchor", "policy", "what changes keep still on screen (default firstVisible)", required: false),
+                p("layoutDirection", "ltr|rtl", "rtl mirrors the layout across the content width (default ltr)", required: false),
             ],
             result: "snapshot"),
         Method(name: "view.delete", summary: "delete a view", parameters: [p("view", "string", "the view's name")], result: "{}"),
@@ -105,6 +106,9 @@ public enum MethodCatalog {
                     : common
             },
             result: "invalidation", mutates: true),
+        Method.mutation(
+            "view.setLayoutDirection", "lay the view out left to right or right to left (mirrored), anchor kept",
+            [p("layoutDirection", "ltr|rtl", "the direction")]),
         Method(
             name: "view.stage.begin", summary: "open a staged upload: data for one setData too large for one line or batch",
             parameters: [

@@ -492,6 +492,7 @@ public final class LayoutService: Sendable {
         var sections = [SectionSpec]()
         if params.has("sections") { sections = try WireModel.sections(&params, "sections").map(WireMapping.section) }
         let anchor = try WireAnchor.read(&params).map(WireMapping.anchor) ?? .firstVisible
+        let direction = try Self.layoutDirection(try params.optionalString("layoutDirection") ?? "ltr")
         try params.finish()
         let itemCount = sections.reduce(0) { $0 + $1.items.count }
         do {
@@ -503,7 +504,7 @@ public final class LayoutService: Sendable {
         do {
             view = try View(
                 strategy: strategy, parameters: parameters, sections: sections, viewport: viewport, windowMargin: margin,
-                limits: limits.view, registry: registry, anchor: anchor)
+                limits: limits.view, registry: registry, anchor: anchor, layoutDirection: direction)
         } catch {
             itemBudget.release(itemCount)
             throw error.wire
@@ -521,6 +522,11 @@ public final class LayoutService: Sendable {
             throw error
         }
         return host.snapshot()
+    }
+
+    static func layoutDirection(_ name: String) throws(WireError) -> LayoutDirection {
+        guard let direction = LayoutDirection(rawValue: name) else { throw .invalidParams("params.layoutDirection", "must be ltr or rtl") }
+        return direction
     }
 
     private func checkRoom(for name: String) throws(WireError) {

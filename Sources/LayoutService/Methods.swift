@@ -109,6 +109,7 @@ public enum Methods {
         view("view.setStrategy", .offload) { host, params, call throws(WireError) in try host.setStrategy(&params, registry: call.registry) },
         view("view.setWindowMargin", .offload) { host, params, _ throws(WireError) in try host.setWindowMargin(&params) },
         view("view.setAnchor", .inline) { host, params, _ throws(WireError) in try host.setAnchor(&params) },
+        view("view.setLayoutDirection", .offload) { host, params, _ throws(WireError) in try host.setLayoutDirection(&params) },
         deferred("view.stage.begin", .offload) { service, params, connection, finish throws(WireError) in
             finish(.success(try service.stageBegin(&params, connection: connection)), [])
         },

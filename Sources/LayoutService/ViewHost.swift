@@ -342,6 +342,16 @@ final class ViewHost: @unchecked Sendable {
         }
     }
 
+    /// `view.setLayoutDirection`: left to right or right to left, the anchor kept.
+    func setLayoutDirection(_ params: inout ParamsReader) throws(WireError) -> ViewReply {
+        try mutate(&params) { (params, options) throws(WireError) in
+            let direction = try LayoutService.layoutDirection(try params.string("layoutDirection"))
+            return Mutation { view throws(LayoutError) in
+                try view.setLayoutDirection(direction, animated: options.animated, ifEpoch: options.ifEpoch, anchor: options.policy)
+            }
+        }
+    }
+
     func setWindowMargin(_ params: inout ParamsReader) throws(WireError) -> ViewReply {
         try mutate(&params) { (params, options) throws(WireError) in
             let margin = try params.number("margin")

@@ -282,6 +282,7 @@ enum WireMapping {
             writer.write(raw: #","scrollTarget":"#)
             writer.write(wire(target).json)
         }
+        if view.layoutDirection == .rtl { writer.write(raw: #","layoutDirection":"rtl""#) }
         writer.append(UInt8(ascii: "}"))
     }
 

@@ -445,6 +445,8 @@ case "create":
         "params": .object(parameters(words, types: words.isEmpty ? [:] : parameterTypes(client, strategy: strategy))), "viewport": .object(viewport),
     ]
     if let margin = invocation.number("--margin") { params["windowMargin"] = .number(margin) }
+    if invocation.has("--rtl") { params["layoutDirection"] = .string("rtl") }
+    if let anchor = invocation.value("--anchor") { params["anchor"] = .string(anchor) }
     // One section "s" (what insert, move and load use by default), empty unless --items.
     let count = max(0, invocation.integer("--items") ?? 0)
     params["sections"] = .array([.object(["id": .string("s"), "items": .array((0..<count).map { .object(["id": .string("i\($0)")]) })])])
@@ -612,6 +614,11 @@ case "anchor":
         params["anchor"] = .string(words[1])
     }
     mutate("view.setAnchor", params)
+case "direction":
+    let words = positional(2, "VIEW ltr|rtl")
+    var params = mutationParams(words[0])
+    params["layoutDirection"] = .string(words[1])
+    mutate("view.setLayoutDirection", params)
 case "hit":
     let words = positional(2, "VIEW X,Y")
     guard let point = ValueText.point(words[1]) else { usageError("the point is X,Y", command: command) }

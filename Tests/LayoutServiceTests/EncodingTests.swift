@@ -54,9 +54,10 @@ struct EncodingTests {
             strategy: strategy, sections: [SectionSpec(id: "s", items: items)],
             viewport: Viewport(size: Size(width: 390.5, height: 844), offset: Point(x: 0, y: 120.75), contentInsets: EdgeInsets(top: 1, left: 2, bottom: 3.5, right: 4)),
             windowMargin: 60.5, limits: ViewLimits(maximumWindowElements: 5))
-        for step in 0..<3 {
+        for step in 0..<4 {
             if step == 1 { try view.setAnchor(.element(ElementKey(kind: .cell, id: "i40"), edge: .center, offset: 12.5)) }
             if step == 2 { try view.scrollTo(ElementKey(kind: .cell, id: "i90"), align: .end) }
+            if step == 3 { try view.setLayoutDirection(.rtl) }
             let expected = JSONWriter.encode(Self.snapshotReference(view, name: "snap\n"))
             let actual = WireMapping.encodedSnapshot(view, name: "snap\n")
             #expect(String(decoding: actual, as: UTF8.self) == String(decoding: expected, as: UTF8.self))
@@ -160,6 +161,7 @@ struct EncodingTests {
         if contents.isTruncated { object["windowTruncated"] = .bool(true) }
         if view.anchorPolicy != .firstVisible { object["anchor"] = WireMapping.wire(view.anchorPolicy).json }
         if let target = view.scrollTarget { object["scrollTarget"] = WireMapping.wire(target).json }
+        if view.layoutDirection == .rtl { object["layoutDirection"] = .string("rtl") }
         return .object(object)
     }
 }

@@ -288,6 +288,7 @@ class OutputTests(GoldenCase):
             ("scroll-prefetch", ["scroll", "photos", "--y", "0", "--velocity", "0,800"]),
             ("scroll-to", ["scroll-to", "photos", "i7", "--align", "end"]),
             ("anchor", ["anchor", "photos", "end"]),
+            ("direction", ["direction", "photos", "rtl"]),
             ("strategies", ["strategies"]),
             ("hello", ["hello"]),
         ]

@@ -305,6 +305,7 @@ MUTATIONS = [
     ("view.setWindowMargin", DISPLAY, {"margin": 700}),
     ("view.scrollTo", FLOW, {"id": "i120", "align": "center", "offset": 10}),
     ("view.setAnchor", FLOW, {"anchor": {"id": "i3", "edge": "end"}}),
+    ("view.setLayoutDirection", FLOW, {"animated": True, "layoutDirection": "rtl"}),
 ]
 
 
