@@ -341,7 +341,7 @@ private struct BatchPlan {
             edits.append(.inserted(section: ordinal, item: placement.at, count: records.count))
         }
         // 4. Items that left do not stay selected.
-        for id in droppedFromSelection where model.itemKeys[id] == nil { model.selection.remove(id) }
+        for id in droppedFromSelection where !model.contains(item: id) { model.selection.remove(id) }
         return sectionsChanged || !reloadedSections.isEmpty ? [] : edits
     }
 
@@ -354,19 +354,15 @@ private struct BatchPlan {
         var kept = [Section]()
         for section in model.sections {
             if deletedSections.contains(section.id) {
-                for id in section.itemIDs {
-                    model.itemKeys[id] = nil
-                    droppedFromSelection.insert(id)
-                }
+                model.unindexItems(of: section)
+                droppedFromSelection.formUnion(section.itemIDs)
                 continue
             }
             var section = section
             if let spec = reloadedSections[section.id] {
                 let newIDs = Set(spec.items.map(\.id))
-                for id in section.itemIDs where !newIDs.contains(id) {
-                    model.itemKeys[id] = nil
-                    droppedFromSelection.insert(id)
-                }
+                model.unindexItems(of: section)
+                droppedFromSelection.formUnion(section.itemIDs.lazy.filter { !newIDs.contains($0) })
                 section = Section(records: SectionRecords(spec: spec), serial: section.serial)
                 model.indexItems(of: section)
             }
