@@ -17,7 +17,7 @@ struct ItemList: Sendable {
         /// and compares ids only where the byte matches (1 in 256 of the others).
         private(set) var tags: [UInt8]
         /// Per-item sizes, or `nil` while every item of the chunk uses the strategy default.
-        var sizes: [Size]?
+        var sizes: SizeColumn?
         /// Parallel to `sizes`.
         var sources: [SizeSource]?
 
@@ -31,7 +31,7 @@ struct ItemList: Sendable {
             tags.reserveCapacity(records.count)
             for offset in ids.indices { tags.append(Self.tag(ids.withUTF8(at: offset, ItemIndex.hash))) }
             if records.contains(where: { $0.source != .strategyDefault }) {
-                sizes = records.map(\.size)
+                sizes = SizeColumn(records.lazy.map(\.size))
                 sources = records.map(\.source)
             }
         }
@@ -252,9 +252,8 @@ struct ItemList: Sendable {
         var index = 0
         for chunk in chunks {
             if let sizes = chunk.sizes, let sources = chunk.sources {
-                for offset in 0..<chunk.count {
-                    target[index + offset] = sources[offset] == .strategyDefault ? defaultSize : sizes[offset]
-                }
+                sizes.copy(into: target + index)
+                for offset in 0..<chunk.count where sources[offset] == .strategyDefault { target[index + offset] = defaultSize }
             } else {
                 (target + index).initialize(repeating: defaultSize, count: chunk.count)
             }
@@ -266,7 +265,7 @@ struct ItemList: Sendable {
     @inline(__always)
     private func walk(
         from start: Int,
-        _ visit: (Int, Int, Int, IDArena, [Size]?, [SizeSource]?) -> Bool
+        _ visit: (Int, Int, Int, IDArena, SizeColumn?, [SizeSource]?) -> Bool
     ) {
         guard start < count else { return }
         var (ordinal, offset) = locate(start)
@@ -289,7 +288,7 @@ struct ItemList: Sendable {
 
     private mutating func materializeSizes(_ ordinal: Int) {
         guard chunks[ordinal].sizes == nil else { return }
-        chunks[ordinal].sizes = Array(repeating: .zero, count: chunks[ordinal].count)
+        chunks[ordinal].sizes = SizeColumn(repeatElement(.zero, count: chunks[ordinal].count))
         chunks[ordinal].sources = Array(repeating: .strategyDefault, count: chunks[ordinal].count)
         chunksWithSizes += 1
     }

@@ -27,7 +27,7 @@ public struct Section: Sendable {
     /// a size of its own. For inspection: O(n).
     public var sizes: [Size]? {
         guard hasOwnSizes else { return nil }
-        return items.chunks.flatMap { $0.sizes ?? Array(repeating: .zero, count: $0.count) }
+        return items.chunks.flatMap { $0.sizes.map(Array.init) ?? Array(repeating: .zero, count: $0.count) }
     }
 
     /// Where each item's size came from, or `nil` when no item has a size of its own. O(n).

@@ -37,9 +37,10 @@ struct ItemIndex: Sendable {
 
     init() {}
 
-    /// An empty index with room for `count` items without growing.
+    /// An empty index with room for `count` items without growing, as full as it may be: an
+    /// index built in one go is mostly left as it is.
     init(capacity count: Int) {
-        reserveCapacity(count)
+        grow(toHold: count, load: Self.maximumLoad)
     }
 
     /// The seeded hash of an id's UTF-8 bytes (per process, so clients cannot aim ids at one
@@ -75,7 +76,7 @@ struct ItemIndex: Sendable {
 
     /// Adds a (hash, location) pair; the caller has made sure its item is new.
     mutating func insert(hash: UInt32, _ location: Location) {
-        if Double(count + 1) > Double(slots.count) * Self.maximumLoad { grow(toHold: count + 1) }
+        if Double(count + 1) > Double(slots.count) * Self.maximumLoad { grow(toHold: count + 1, load: Self.targetLoad) }
         Self.place(Slot(hash: hash, section: location.section, chunk: location.chunk), in: &slots)
         count += 1
     }
@@ -113,11 +114,6 @@ struct ItemIndex: Sendable {
         slots[position].chunk = new.chunk
     }
 
-    /// Makes room for `total` items without growing again.
-    mutating func reserveCapacity(_ total: Int) {
-        if Double(total) > Double(slots.count) * Self.maximumLoad { grow(toHold: total) }
-    }
-
     // MARK: Private
 
     /// Multiply-shift instead of a modulo: any table size works, so a table is sized to its
@@ -145,8 +141,8 @@ struct ItemIndex: Sendable {
         }
     }
 
-    private mutating func grow(toHold total: Int) {
-        let capacity = max(8, Int((Double(total) / Self.targetLoad).rounded(.up)))
+    private mutating func grow(toHold total: Int, load: Double) {
+        let capacity = max(8, Int((Double(total) / load).rounded(.up)))
         var grown = [Slot](repeating: .empty, count: capacity)
         for slot in slots where !slot.isEmpty { Self.place(slot, in: &grown) }
         slots = grown
