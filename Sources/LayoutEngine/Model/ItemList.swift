@@ -232,16 +232,23 @@ struct ItemList: Sendable {
     /// Calls `body` with each item's index, id and own size (or `defaultSize`), in order from
     /// `start`, until it returns false: how layouts read a section without a lookup per item.
     func forEach(from start: Int = 0, default defaultSize: Size, _ body: (Int, String, Size) -> Bool) {
-        walk(from: start) { index, chunk, offset, ids, sizes, sources in
-            let size = sizes.map { sources![offset] == .strategyDefault ? defaultSize : $0[offset] } ?? defaultSize
-            return body(index, ids[offset], size)
+        walk(from: start, default: defaultSize) { first, chunk, run, sizes in
+            for position in run {
+                guard body(first + position - run.lowerBound, chunk.ids[position], sizes[position - run.lowerBound]) else {
+                    return false
+                }
+            }
+            return true
         }
     }
 
     /// Like `forEach`, without the ids: the full-layout loop reads only sizes.
     func forEachSize(from start: Int = 0, default defaultSize: Size, _ body: (Int, Size) -> Bool) {
-        walk(from: start) { index, chunk, offset, _, sizes, sources in
-            body(index, sizes.map { sources![offset] == .strategyDefault ? defaultSize : $0[offset] } ?? defaultSize)
+        walk(from: start, default: defaultSize) { first, _, run, sizes in
+            for position in run {
+                guard body(first + position - run.lowerBound, sizes[position - run.lowerBound]) else { return false }
+            }
+            return true
         }
     }
 
@@ -251,37 +258,50 @@ struct ItemList: Sendable {
     func copySizes(into target: UnsafeMutablePointer<Size>, default defaultSize: Size) {
         var index = 0
         for chunk in chunks {
-            if let sizes = chunk.sizes, let sources = chunk.sources {
-                sizes.copy(into: target + index)
-                for offset in 0..<chunk.count where sources[offset] == .strategyDefault { target[index + offset] = defaultSize }
-            } else {
-                (target + index).initialize(repeating: defaultSize, count: chunk.count)
-            }
+            Self.copySizes(of: chunk, 0..<chunk.count, into: target + index, default: defaultSize)
             index += chunk.count
         }
     }
 
-    /// Visits items in order from `start`, handing each chunk's arrays over once per chunk.
+    /// Items a walk reads the sizes of at a time: enough that the loops per item run over
+    /// plain sizes, few enough that a walk over one line (a window query walks line by line)
+    /// copies little it does not read.
+    private static let walkRun = 32
+
+    /// Visits items in order from `start` in runs of up to `walkRun` within a chunk, each with
+    /// the index of its first item, the chunk, the run's offsets in it and the run's closed
+    /// sizes, until `visit` returns false.
     @inline(__always)
     private func walk(
-        from start: Int,
-        _ visit: (Int, Int, Int, IDArena, SizeColumn?, [SizeSource]?) -> Bool
+        from start: Int, default defaultSize: Size, _ visit: (Int, Chunk, Range<Int>, UnsafeMutablePointer<Size>) -> Bool
     ) {
         guard start < count else { return }
         var (ordinal, offset) = locate(start)
         var index = start
+        let sizes = UnsafeMutablePointer<Size>.allocate(capacity: Self.walkRun)
+        defer { sizes.deallocate() }
         while ordinal < chunks.count {
-            let ids = chunks[ordinal].ids
-            let sizes = chunks[ordinal].sizes
-            let sources = chunks[ordinal].sources
-            while offset < ids.count {
-                guard visit(index, ordinal, offset, ids, sizes, sources) else { return }
-                index += 1
-                offset += 1
+            let chunk = chunks[ordinal]
+            while offset < chunk.count {
+                let run = offset..<min(offset + Self.walkRun, chunk.count)
+                Self.copySizes(of: chunk, run, into: sizes, default: defaultSize)
+                guard visit(index, chunk, run, sizes) else { return }
+                index += run.count
+                offset = run.upperBound
             }
             ordinal += 1
             offset = 0
         }
+    }
+
+    /// Writes the closed sizes of `chunk`'s items in `run` to `target`.
+    private static func copySizes(of chunk: Chunk, _ run: Range<Int>, into target: UnsafeMutablePointer<Size>, default defaultSize: Size) {
+        guard let sizes = chunk.sizes, let sources = chunk.sources else {
+            target.initialize(repeating: defaultSize, count: run.count)
+            return
+        }
+        sizes.copy(run, into: target)
+        for position in run where sources[position] == .strategyDefault { target[position - run.lowerBound] = defaultSize }
     }
 
     // MARK: Private

@@ -95,17 +95,24 @@ struct SizeColumn: RandomAccessCollection, Sendable {
         }
     }
 
-    /// Writes every size to `target`, which has room for `count`: a full layout's bulk read.
-    func copy(into target: UnsafeMutablePointer<Size>) {
+    /// Writes the sizes in `range` (all of them by default) to `target`, which has room for
+    /// them: a full layout's bulk read, a tight loop per form instead of a switch per item.
+    func copy(_ range: Range<Int>? = nil, into target: UnsafeMutablePointer<Size>) {
+        let range = range ?? 0..<count
         switch storage {
-        case .uniform(let size, let count): target.initialize(repeating: size, count: count)
+        case .uniform(let size, _): target.initialize(repeating: size, count: range.count)
         case .single(let values):
-            for offset in 0..<values.count / 2 {
-                target[offset] = Size(width: Double(values[2 * offset]), height: Double(values[2 * offset + 1]))
+            values.withUnsafeBufferPointer { values in
+                for offset in range {
+                    target[offset - range.lowerBound] = Size(
+                        width: Double(values[2 * offset]), height: Double(values[2 * offset + 1]))
+                }
             }
         case .double(let values):
-            for offset in 0..<values.count / 2 {
-                target[offset] = Size(width: values[2 * offset], height: values[2 * offset + 1])
+            values.withUnsafeBufferPointer { values in
+                for offset in range {
+                    target[offset - range.lowerBound] = Size(width: values[2 * offset], height: values[2 * offset + 1])
+                }
             }
         }
     }
