@@ -99,8 +99,8 @@ struct ItemList: Sendable {
 
     // MARK: Lifecycle
 
-    /// - Parameter firstSerial: the first chunk's serial (a list emptied and filled again must
-    ///   not reuse the serials of its old chunks, which the id index may still name).
+    /// - Parameter firstSerial: the first chunk's serial: a list emptied and filled again goes
+    ///   on from its last serial, as splits do, so that a serial names one chunk in a list's life.
     init(_ records: [ItemRecord], chunkCapacity: Int = defaultChunkCapacity, firstSerial: Int = 0) {
         self.chunkCapacity = max(1, chunkCapacity)
         chunks.reserveCapacity((records.count + self.chunkCapacity - 1) / self.chunkCapacity)
