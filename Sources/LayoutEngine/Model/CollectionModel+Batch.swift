@@ -145,7 +145,7 @@ private struct BatchPlan {
         }
         func newSection(_ spec: SectionSpec) throws(LayoutError) {
             guard !spec.id.isEmpty else { throw .invalidID(spec.id) }
-            try CollectionModel.validateSupplementarySizes(of: SectionRecords(spec: spec))
+            try CollectionModel.validateSupplementarySizes(of: spec)
         }
 
         for (order, update) in updates.enumerated() {
@@ -363,7 +363,7 @@ private struct BatchPlan {
                 let newIDs = Set(spec.items.map(\.id))
                 model.unindexItems(of: section)
                 droppedFromSelection.formUnion(section.itemIDs.lazy.filter { !newIDs.contains($0) })
-                section = Section(records: SectionRecords(spec: spec), serial: section.serial)
+                section = Section(spec: spec, serial: section.serial)
                 model.indexItems(of: section)
             }
             if movedSections.contains(where: { $0.id == section.id }) {
@@ -376,7 +376,7 @@ private struct BatchPlan {
         var sectionInsertions = [(at: Int, order: Int, section: Section)]()
         for insertion in insertedSections {
             for (offset, spec) in insertion.sections.enumerated() {
-                let section = Section(records: SectionRecords(spec: spec), serial: serial)
+                let section = Section(spec: spec, serial: serial)
                 serial += 1
                 model.indexItems(of: section)
                 sectionInsertions.append((insertion.at + offset, insertion.order, section))

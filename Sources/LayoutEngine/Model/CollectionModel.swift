@@ -54,26 +54,20 @@ public struct CollectionModel: Sendable {
     ///   `invalidSize` for negative, NaN or infinite sizes.
     /// - Complexity: O(n) in the number of items.
     public init(sections specs: [SectionSpec]) throws(LayoutError) {
-        try self.init(records: specs.map(SectionRecords.init(spec:)))
-    }
-
-    /// Builds a model from records (specs, or the sections of another model being rebuilt),
-    /// validating ids and sizes.
-    init(records: [SectionRecords]) throws(LayoutError) {
-        var sectionIndices = [String: Int](minimumCapacity: records.count)
-        for (sectionIndex, section) in records.enumerated() {
+        var sectionIndices = [String: Int](minimumCapacity: specs.count)
+        for (sectionIndex, section) in specs.enumerated() {
             guard !section.id.isEmpty else { throw .invalidID(section.id) }
             guard sectionIndices.updateValue(sectionIndex, forKey: section.id) == nil else {
                 throw .duplicateSectionID(section.id)
             }
             try Self.validateSupplementarySizes(of: section)
-            for item in section.items { try Self.validate(item) }
+            for item in section.items { try Self.validate(ItemRecord(spec: item)) }
         }
-        self.sections = records.enumerated().map { Section(records: $1, serial: $0) }
+        self.sections = specs.enumerated().map { Section(spec: $1, serial: $0) }
         self.selection = []
         self.sectionIndices = sectionIndices
         self.sectionOrdinals = Array(sections.indices)
-        self.itemIndex = ItemIndex(capacity: records.reduce(0) { $0 + $1.items.count })
+        self.itemIndex = ItemIndex(capacity: specs.reduce(0) { $0 + $1.items.count })
         // One table does both jobs: the id index, and finding duplicates.
         for section in sections { try indexNewItems(of: section) }
     }
@@ -356,7 +350,7 @@ public struct CollectionModel: Sendable {
         }
     }
 
-    static func validateSupplementarySizes(of section: SectionRecords) throws(LayoutError) {
+    static func validateSupplementarySizes(of section: SectionSpec) throws(LayoutError) {
         if let size = section.headerSize, !size.isValidLayoutExtent {
             throw .invalidSize(id: section.id, field: "headerSize")
         }

@@ -101,13 +101,17 @@ struct ItemList: Sendable {
 
     /// - Parameter firstSerial: the first chunk's serial: a list emptied and filled again goes
     ///   on from its last serial, as splits do, so that a serial names one chunk in a list's life.
-    init(_ records: [ItemRecord], chunkCapacity: Int = defaultChunkCapacity, firstSerial: Int = 0) {
+    init(
+        _ records: some RandomAccessCollection<ItemRecord>, chunkCapacity: Int = defaultChunkCapacity, firstSerial: Int = 0
+    ) {
         self.chunkCapacity = max(1, chunkCapacity)
         chunks.reserveCapacity((records.count + self.chunkCapacity - 1) / self.chunkCapacity)
-        var start = 0
-        while start < records.count {
-            let end = min(start + self.chunkCapacity, records.count)
-            chunks.append(Chunk(serial: firstSerial + chunks.count, records[start..<end]))
+        var start = records.startIndex
+        while start < records.endIndex {
+            let end = records.index(start, offsetBy: self.chunkCapacity, limitedBy: records.endIndex) ?? records.endIndex
+            // A chunk's records as an array of their own: made once (`records` may be a lazy
+            // view of specs) and gone once the chunk is built.
+            chunks.append(Chunk(serial: firstSerial + chunks.count, Array(records[start..<end])))
             start = end
         }
         count = records.count

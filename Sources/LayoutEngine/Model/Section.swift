@@ -59,17 +59,19 @@ public struct Section: Sendable {
         items.forEachSize(from: start, default: defaultSize, body)
     }
 
-    init(records: SectionRecords, serial: Int) {
-        id = records.id
+    /// A section of validated specs. Their records are made a chunk at a time, so that a large
+    /// section is never held as specs and as records at once.
+    init(spec: SectionSpec, serial: Int) {
+        id = spec.id
         self.serial = serial
-        items = ItemList(records.items)
+        items = ItemList(spec.items.lazy.map(ItemRecord.init(spec:)))
         var selectedSizes = [String: Size]()
-        for item in records.items {
+        for item in spec.items {
             if let open = item.selectedSize { selectedSizes[item.id] = open }
         }
         self.selectedSizes = selectedSizes
-        headerSize = records.headerSize
-        footerSize = records.footerSize
+        headerSize = spec.headerSize
+        footerSize = spec.footerSize
     }
 
     /// The section as a client would describe it again (round trip of `SectionSpec`).
