@@ -108,8 +108,12 @@ final class StagingArea: Sendable {
             throw LayoutError.limitExceeded(limit: "batch size", maximum: limits.view.maximumBatchSize).wire
         }
         return try table.withLock { (table) throws(WireError) -> (items: Int, sections: Int) in
-            guard let upload = table.uploads[id], upload.connection == connection else { throw Self.notOpen }
-            guard upload.itemCount + count <= limits.view.maximumItems else {
+            // Only the count is read out: a copy of the upload held across the append below
+            // would make it copy every item staged so far.
+            guard table.uploads[id]?.connection == connection, let staged = table.uploads[id]?.itemCount else {
+                throw Self.notOpen
+            }
+            guard staged + count <= limits.view.maximumItems else {
                 throw LayoutError.limitExceeded(limit: "items", maximum: limits.view.maximumItems).wire
             }
             do throws(LayoutError) {

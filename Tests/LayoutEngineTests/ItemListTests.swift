@@ -29,7 +29,11 @@ struct ItemListTests {
                 let records = (0..<Int.random(in: 1...5, using: &random)).map { _ in record() }
                 let index = Int.random(in: 0...reference.count, using: &random)
                 reference.insert(contentsOf: records, at: index)
-                for (id, serial) in list.insert(records, at: index) { serials[id] = serial }
+                for relocation in list.insert(records, at: index) {
+                    #expect((relocation.from == nil) == (serials[relocation.id] == nil), "seed \(seed)")
+                    #expect(relocation.from == nil || relocation.from == serials[relocation.id], "seed \(seed)")
+                    serials[relocation.id] = relocation.to
+                }
             case 2 where !reference.isEmpty:
                 let index = Int.random(in: 0..<reference.count, using: &random)
                 let removed = list.remove(at: index)
@@ -49,7 +53,9 @@ struct ItemListTests {
                 #expect(list.id(at: index) == expected.id)
                 let own = expected.source == .strategyDefault ? Size(width: -1, height: -1) : expected.size
                 #expect(list.size(at: index, default: Size(width: -1, height: -1)) == own)
-                #expect(list.position(of: expected.id, inChunk: serials[expected.id]!) == index, "seed \(seed)")
+                var id = expected.id
+                let position = id.withUTF8 { list.position(of: $0, hash: ItemIndex.hash($0), inChunk: serials[expected.id]!) }
+                #expect(position == index, "seed \(seed)")
             }
             var walked = [String]()
             list.forEach(default: .zero) { _, id, _ in

@@ -145,7 +145,7 @@ private struct BatchPlan {
         }
         func newSection(_ spec: SectionSpec) throws(LayoutError) {
             guard !spec.id.isEmpty else { throw .invalidID(spec.id) }
-            try CollectionModel.validateSupplementarySizes(of: SectionRecords(spec: spec))
+            try CollectionModel.validateSupplementarySizes(of: spec)
         }
 
         for (order, update) in updates.enumerated() {
@@ -341,7 +341,7 @@ private struct BatchPlan {
             edits.append(.inserted(section: ordinal, item: placement.at, count: records.count))
         }
         // 4. Items that left do not stay selected.
-        for id in droppedFromSelection where model.itemKeys[id] == nil { model.selection.remove(id) }
+        for id in droppedFromSelection where !model.contains(item: id) { model.selection.remove(id) }
         return sectionsChanged || !reloadedSections.isEmpty ? [] : edits
     }
 
@@ -354,20 +354,16 @@ private struct BatchPlan {
         var kept = [Section]()
         for section in model.sections {
             if deletedSections.contains(section.id) {
-                for id in section.itemIDs {
-                    model.itemKeys[id] = nil
-                    droppedFromSelection.insert(id)
-                }
+                model.unindexItems(of: section)
+                droppedFromSelection.formUnion(section.itemIDs)
                 continue
             }
             var section = section
             if let spec = reloadedSections[section.id] {
                 let newIDs = Set(spec.items.map(\.id))
-                for id in section.itemIDs where !newIDs.contains(id) {
-                    model.itemKeys[id] = nil
-                    droppedFromSelection.insert(id)
-                }
-                section = Section(records: SectionRecords(spec: spec), serial: section.serial)
+                model.unindexItems(of: section)
+                droppedFromSelection.formUnion(section.itemIDs.lazy.filter { !newIDs.contains($0) })
+                section = Section(spec: spec, serial: section.serial)
                 model.indexItems(of: section)
             }
             if movedSections.contains(where: { $0.id == section.id }) {
@@ -380,7 +376,7 @@ private struct BatchPlan {
         var sectionInsertions = [(at: Int, order: Int, section: Section)]()
         for insertion in insertedSections {
             for (offset, spec) in insertion.sections.enumerated() {
-                let section = Section(records: SectionRecords(spec: spec), serial: serial)
+                let section = Section(spec: spec, serial: serial)
                 serial += 1
                 model.indexItems(of: section)
                 sectionInsertions.append((insertion.at + offset, insertion.order, section))

@@ -7,13 +7,14 @@ import LayoutGeometry
 /// validates its whole input before changing anything, so a thrown `LayoutError` leaves the
 /// model exactly as it was.
 ///
-/// The id index maps an item to its section and chunk (by serials that do not change when
-/// other items come and go), so inserting or deleting one item updates one entry, and an index
-/// path is computed on demand in O(log n + chunk size).
+/// The id index (`ItemIndex`) maps an item to its section and chunk (by serials that do not
+/// change when other items come and go), so inserting or deleting one item updates one entry,
+/// and an index path is computed on demand in O(log n + chunk size). Ids are compared byte for
+/// byte (their UTF-8), as the wire carries them.
 public struct CollectionModel: Sendable {
     public internal(set) var sections: [Section]
     public internal(set) var selection: Set<String>
-    var itemKeys: [String: ItemKey]
+    var itemIndex: ItemIndex
     private(set) var sectionIndices: [String: Int]
     /// Section ordinal by section serial, -1 for sections that no longer exist.
     private(set) var sectionOrdinals: [Int]
@@ -35,17 +36,14 @@ public struct CollectionModel: Sendable {
     }
 
     /// Where an item lives: its section's serial and its chunk's serial.
-    struct ItemKey: Hashable, Sendable {
-        var section: Int32
-        var chunk: Int32
-    }
+    typealias ItemKey = ItemIndex.Location
 
     // MARK: Lifecycle
 
     public init() {
         sections = []
         selection = []
-        itemKeys = [:]
+        itemIndex = ItemIndex()
         sectionIndices = [:]
         sectionOrdinals = []
     }
@@ -56,61 +54,86 @@ public struct CollectionModel: Sendable {
     ///   `invalidSize` for negative, NaN or infinite sizes.
     /// - Complexity: O(n) in the number of items.
     public init(sections specs: [SectionSpec]) throws(LayoutError) {
-        try self.init(records: specs.map(SectionRecords.init(spec:)))
-    }
-
-    /// Builds a model from records (specs, or the sections of another model being rebuilt),
-    /// validating ids and sizes.
-    init(records: [SectionRecords]) throws(LayoutError) {
-        var sectionIndices = [String: Int](minimumCapacity: records.count)
-        for (sectionIndex, section) in records.enumerated() {
+        var sectionIndices = [String: Int](minimumCapacity: specs.count)
+        for (sectionIndex, section) in specs.enumerated() {
             guard !section.id.isEmpty else { throw .invalidID(section.id) }
             guard sectionIndices.updateValue(sectionIndex, forKey: section.id) == nil else {
                 throw .duplicateSectionID(section.id)
             }
             try Self.validateSupplementarySizes(of: section)
-            for item in section.items { try Self.validate(item) }
+            for item in section.items { try Self.validate(ItemRecord(spec: item)) }
         }
-        let sections = records.enumerated().map { Section(records: $1, serial: $0) }
-        // One hash table does both jobs: the id index, and finding duplicates.
-        let total = records.reduce(0) { $0 + $1.items.count }
-        var itemKeys = [String: ItemKey](minimumCapacity: total)
-        for section in sections {
-            for chunk in section.items.chunks {
-                let key = ItemKey(section: Int32(section.serial), chunk: Int32(chunk.serial))
-                for id in chunk.ids where itemKeys.updateValue(key, forKey: id) != nil {
-                    throw .duplicateItemID(id)
-                }
-            }
-        }
-        self.sections = sections
+        self.sections = specs.enumerated().map { Section(spec: $1, serial: $0) }
         self.selection = []
         self.sectionIndices = sectionIndices
         self.sectionOrdinals = Array(sections.indices)
-        self.itemKeys = itemKeys
+        self.itemIndex = ItemIndex(capacity: specs.reduce(0) { $0 + $1.items.count })
+        // One table does both jobs: the id index, and finding duplicates.
+        for section in sections { try indexNewItems(of: section) }
+    }
+
+    /// Adds every item of `section` (one of `sections`) to the id index, refusing an id that is
+    /// there already.
+    private mutating func indexNewItems(of section: Section) throws(LayoutError) {
+        for chunk in section.items.chunks {
+            let key = ItemKey(section: Int32(section.serial), chunk: Int32(chunk.serial))
+            for offset in chunk.ids.indices {
+                let duplicate = chunk.ids.withUTF8(at: offset) { utf8 in
+                    let hash = ItemIndex.hash(utf8)
+                    // The item is in its chunk already: a slot naming that chunk is this id's
+                    // only if the id is there twice.
+                    let existing = itemIndex.first(hash: hash) { candidate in
+                        candidate == key
+                            ? section.items.occursTwice(utf8, hash: hash, inChunk: Int(key.chunk))
+                            : find(utf8, hash: hash, at: candidate) != nil
+                    }
+                    if existing == nil { itemIndex.insert(hash: hash, key) }
+                    return existing != nil
+                }
+                if duplicate { throw .duplicateItemID(chunk.ids[offset]) }
+            }
+        }
     }
 
     // MARK: Lookup
 
     public var numberOfSections: Int { sections.count }
 
-    public var numberOfItems: Int { itemKeys.count }
+    public var numberOfItems: Int { itemIndex.count }
 
     /// Items in the section with this id; nil when there is none.
     public func numberOfItems(inSection id: String) -> Int? { sectionIndices[id].map { sections[$0].count } }
 
     /// - Complexity: O(log n + chunk size).
-    public func indexPath(ofItem id: String) -> ItemIndexPath? {
-        guard let key = itemKeys[id] else { return nil }
+    public func indexPath(ofItem id: String) -> ItemIndexPath? { locate(id)?.path }
+
+    /// An item's index path, its entry in the id index and its id's hash.
+    func locate(_ id: String) -> (path: ItemIndexPath, key: ItemKey, hash: UInt32)? {
+        var id = id
+        return id.withUTF8 { utf8 in
+            let hash = ItemIndex.hash(utf8)
+            var path: ItemIndexPath?
+            guard let key = itemIndex.first(hash: hash, where: { key in
+                path = find(utf8, hash: hash, at: key)
+                return path != nil
+            }) else { return nil }
+            return (path!, key, hash)
+        }
+    }
+
+    /// The index path of the id `utf8` if it lives where `key` says.
+    private func find(_ utf8: UnsafeBufferPointer<UInt8>, hash: UInt32, at key: ItemKey) -> ItemIndexPath? {
         let section = sectionOrdinals[Int(key.section)]
-        guard let item = sections[section].items.position(of: id, inChunk: Int(key.chunk)) else { return nil }
+        guard section >= 0, let item = sections[section].items.position(of: utf8, hash: hash, inChunk: Int(key.chunk)) else {
+            return nil
+        }
         return ItemIndexPath(section: section, item: item)
     }
 
     /// Whether an item with this id exists.
     ///
     /// - Complexity: O(1) on average.
-    public func contains(item id: String) -> Bool { itemKeys[id] != nil }
+    public func contains(item id: String) -> Bool { locate(id) != nil }
 
     /// - Complexity: O(1) on average.
     public func sectionIndex(of id: String) -> Int? { sectionIndices[id] }
@@ -133,7 +156,7 @@ public struct CollectionModel: Sendable {
     /// - Complexity: O(k) for k ids (`.set`: plus the size of the old selection).
     @discardableResult
     public mutating func select(_ ids: [String], mode: SelectionMode) throws(LayoutError) -> [String] {
-        for id in ids where itemKeys[id] == nil { throw .itemNotFound(id) }
+        for id in ids where !contains(item: id) { throw .itemNotFound(id) }
         var changed = [String]()
         switch mode {
         case .add:
@@ -221,9 +244,19 @@ public struct CollectionModel: Sendable {
 
     // MARK: Index maintenance
 
-    /// Points the id index at new chunk serials after an `ItemList` insertion.
-    mutating func reindex(_ moved: [(id: String, serial: Int)], sectionSerial: Int) {
-        for (id, serial) in moved { itemKeys[id] = ItemKey(section: Int32(sectionSerial), chunk: Int32(serial)) }
+    /// Adds the new items of an `ItemList` insertion to the id index, and points it at the new
+    /// chunks of those it moved.
+    mutating func reindex(_ relocations: [ItemList.Relocation], sectionSerial: Int) {
+        let section = Int32(sectionSerial)
+        for relocation in relocations {
+            let hash = ItemIndex.hash(relocation.id)
+            let key = ItemKey(section: section, chunk: Int32(relocation.to))
+            if let from = relocation.from {
+                itemIndex.replace(hash: hash, ItemKey(section: section, chunk: Int32(from)), with: key)
+            } else {
+                itemIndex.insert(hash: hash, key)
+            }
+        }
     }
 
     /// Recomputes section ordinals and the id → ordinal map after sections came, went or moved.
@@ -271,20 +304,29 @@ public struct CollectionModel: Sendable {
     ///
     /// - Returns: the item's record (with its selected size), for a move, and its edit.
     mutating func removeItem(_ id: String) -> (ItemRecord, ItemEdit) {
-        let path = indexPath(ofItem: id)!
+        let (path, key, hash) = locate(id)!
         let edit = ItemEdit.removed(section: path.section, item: path.item, previous: previousSize(of: path))
         let selectedSize = sections[path.section].selectedSizes.removeValue(forKey: id)
         var record = sections[path.section].items.remove(at: path.item)
         record.selectedSize = selectedSize
-        itemKeys[id] = nil
+        itemIndex.remove(hash: hash, key)
         return (record, edit)
     }
 
-    /// Adds every item of `section` to the id index.
+    /// Adds every item of `section`, whose ids the batch has checked, to the id index.
     mutating func indexItems(of section: Section) {
+        forEachEntry(of: section) { itemIndex.insert(hash: $0, $1) }
+    }
+
+    /// Takes every item of `section` out of the id index.
+    mutating func unindexItems(of section: Section) {
+        forEachEntry(of: section) { itemIndex.remove(hash: $0, $1) }
+    }
+
+    private func forEachEntry(of section: Section, _ body: (UInt32, ItemKey) -> Void) {
         for chunk in section.items.chunks {
             let key = ItemKey(section: Int32(section.serial), chunk: Int32(chunk.serial))
-            for id in chunk.ids { itemKeys[id] = key }
+            for offset in chunk.ids.indices { body(chunk.ids.withUTF8(at: offset, ItemIndex.hash), key) }
         }
     }
 
@@ -308,7 +350,7 @@ public struct CollectionModel: Sendable {
         }
     }
 
-    static func validateSupplementarySizes(of section: SectionRecords) throws(LayoutError) {
+    static func validateSupplementarySizes(of section: SectionSpec) throws(LayoutError) {
         if let size = section.headerSize, !size.isValidLayoutExtent {
             throw .invalidSize(id: section.id, field: "headerSize")
         }

@@ -6,58 +6,86 @@ import LayoutGeometry
 /// Each chunk has a serial that never changes while the chunk lives; the model's id index
 /// points at (section, chunk serial), so an insertion does not renumber anything: an item's
 /// position is the count of items in earlier chunks plus its offset in its own chunk.
-/// Chunks store sizes only once one of their items has a size of its own.
+/// Chunks store sizes only once one of their items has a size of its own, and their ids in an
+/// `IDArena`.
 struct ItemList: Sendable {
     struct Chunk: Sendable {
         var serial: Int
-        private(set) var ids: [String]
-        /// `ids[i].hashValue`, so finding an id in a chunk scans integers, not strings.
-        private(set) var hashes: [Int]
+        /// The ids, in order, as UTF-8 back to back.
+        private(set) var ids: IDArena
+        /// The low byte of each id's `ItemIndex.hash`, so finding an id in a chunk scans bytes
+        /// and compares ids only where the byte matches (1 in 256 of the others).
+        private(set) var tags: [UInt8]
         /// Per-item sizes, or `nil` while every item of the chunk uses the strategy default.
-        var sizes: [Size]?
+        var sizes: SizeColumn?
         /// Parallel to `sizes`.
         var sources: [SizeSource]?
 
         var count: Int { ids.count }
 
-        init(serial: Int, ids: [String]) {
+        /// A chunk of `records`, its arrays sized exactly.
+        init(serial: Int, _ records: some Collection<ItemRecord>) {
             self.serial = serial
-            self.ids = ids
-            hashes = ids.map(\.hashValue)
+            ids = IDArena(records.lazy.map(\.id))
+            tags = []
+            tags.reserveCapacity(records.count)
+            for offset in ids.indices { tags.append(Self.tag(ids.withUTF8(at: offset, ItemIndex.hash))) }
+            if records.contains(where: { $0.source != .strategyDefault }) {
+                sizes = SizeColumn(records.lazy.map(\.size))
+                sources = records.map(\.source)
+            }
         }
 
-        /// The offset of `id` in this chunk.
+        static func tag(_ hash: UInt32) -> UInt8 { UInt8(truncatingIfNeeded: hash) }
+
+        /// The offset of the id `utf8` (whose `ItemIndex.hash` is `hash`) in this chunk,
+        /// looking from `start` on.
         ///
-        /// - Complexity: O(chunk size) integer comparisons, one string comparison per match.
-        func offset(of id: String) -> Int? {
-            let hash = id.hashValue
-            for offset in hashes.indices where hashes[offset] == hash && ids[offset] == id { return offset }
-            return nil
+        /// - Complexity: O(chunk size) byte comparisons, one id comparison per tag match.
+        func offset(of utf8: UnsafeBufferPointer<UInt8>, hash: UInt32, from start: Int = 0) -> Int? {
+            let tag = Self.tag(hash)
+            return tags.withUnsafeBufferPointer { tags in
+                var offset = start
+                while offset < tags.count {
+                    if tags[offset] == tag && ids.id(at: offset, equals: utf8) { return offset }
+                    offset += 1
+                }
+                return nil
+            }
         }
 
-        mutating func insertIDs(_ newIDs: [String], at offset: Int) {
-            ids.insert(contentsOf: newIDs, at: offset)
-            hashes.insert(contentsOf: newIDs.map(\.hashValue), at: offset)
+        mutating func insert(_ records: some Collection<ItemRecord>, at offset: Int) {
+            ids.insert(contentsOf: records.lazy.map(\.id), at: offset)
+            tags.insert(contentsOf: records.lazy.map { Self.tag(ItemIndex.hash($0.id)) }, at: offset)
+            if sizes != nil {
+                sizes!.insert(contentsOf: records.lazy.map(\.size), at: offset)
+                sources!.insert(contentsOf: records.lazy.map(\.source), at: offset)
+            }
         }
 
-        mutating func removeID(at offset: Int) {
+        mutating func remove(at offset: Int) {
             ids.remove(at: offset)
-            hashes.remove(at: offset)
+            tags.remove(at: offset)
+            sizes?.remove(at: offset)
+            sources?.remove(at: offset)
         }
 
-        /// Moves the ids from `offset` on into a new chunk with `serial` (sizes stay behind;
-        /// the caller moves them).
-        mutating func splitIDs(at offset: Int, serial: Int) -> Chunk {
-            var second = Chunk(serial: serial, ids: [])
-            second.ids = Array(ids[offset...])
-            second.hashes = Array(hashes[offset...])
-            ids.removeSubrange(offset...)
-            hashes.removeSubrange(offset...)
-            return second
+        func record(at offset: Int) -> ItemRecord {
+            ItemRecord(
+                id: ids[offset], size: sizes?[offset] ?? .zero, source: sources?[offset] ?? .strategyDefault,
+                selectedSize: nil)
         }
     }
 
-    /// Chunks are filled to this size when built and split in half past twice this size.
+    /// An item whose chunk changed in an insertion: a new one (`from == nil`) or one that moved
+    /// to a new chunk when its chunk was cut up; what the model's id index needs to follow.
+    struct Relocation {
+        var id: String
+        var from: Int?
+        var to: Int
+    }
+
+    /// Chunks are filled to this size when built, and cut back to it past twice this size.
     static let defaultChunkCapacity = 512
 
     let chunkCapacity: Int
@@ -71,25 +99,23 @@ struct ItemList: Sendable {
 
     // MARK: Lifecycle
 
-    init(_ records: [ItemRecord], chunkCapacity: Int = defaultChunkCapacity) {
+    /// - Parameter firstSerial: the first chunk's serial: a list emptied and filled again goes
+    ///   on from its last serial, as splits do, so that a serial names one chunk in a list's life.
+    init(
+        _ records: some RandomAccessCollection<ItemRecord>, chunkCapacity: Int = defaultChunkCapacity, firstSerial: Int = 0
+    ) {
         self.chunkCapacity = max(1, chunkCapacity)
-        var start = 0
-        while start < records.count {
-            let end = min(start + self.chunkCapacity, records.count)
-            chunks.append(Self.chunk(serial: chunks.count, records[start..<end]))
+        chunks.reserveCapacity((records.count + self.chunkCapacity - 1) / self.chunkCapacity)
+        var start = records.startIndex
+        while start < records.endIndex {
+            let end = records.index(start, offsetBy: self.chunkCapacity, limitedBy: records.endIndex) ?? records.endIndex
+            // A chunk's records as an array of their own: made once (`records` may be a lazy
+            // view of specs) and gone once the chunk is built.
+            chunks.append(Chunk(serial: firstSerial + chunks.count, Array(records[start..<end])))
             start = end
         }
         count = records.count
         rebuildIndex()
-    }
-
-    private static func chunk(serial: Int, _ records: ArraySlice<ItemRecord>) -> Chunk {
-        var chunk = Chunk(serial: serial, ids: records.map(\.id))
-        if records.contains(where: { $0.source != .strategyDefault }) {
-            chunk.sizes = records.map(\.size)
-            chunk.sources = records.map(\.source)
-        }
-        return chunk
     }
 
     // MARK: Reading
@@ -126,70 +152,68 @@ struct ItemList: Sendable {
         return chunk.sizes![offset]
     }
 
-    func record(at index: Int, selectedSize: Size?) -> ItemRecord {
-        let (chunk, offset) = locate(index)
-        let stored = chunks[chunk]
-        return ItemRecord(
-            id: stored.ids[offset], size: stored.sizes?[offset] ?? .zero,
-            source: stored.sources?[offset] ?? .strategyDefault, selectedSize: selectedSize)
-    }
-
-    /// The position of `id`, known to live in the chunk with `serial`.
+    /// The position of the id `utf8` (whose `ItemIndex.hash` is `hash`), if it lives in the
+    /// chunk with `serial`.
     ///
     /// - Complexity: O(log chunks + chunk size).
-    func position(of id: String, inChunk serial: Int) -> Int? {
-        guard serial < ordinals.count, ordinals[serial] >= 0 else { return nil }
-        let ordinal = ordinals[serial]
-        guard let offset = chunks[ordinal].offset(of: id) else { return nil }
+    func position(of utf8: UnsafeBufferPointer<UInt8>, hash: UInt32, inChunk serial: Int) -> Int? {
+        guard let ordinal = ordinal(ofChunk: serial), let offset = chunks[ordinal].offset(of: utf8, hash: hash) else {
+            return nil
+        }
         return counts.prefixSum(ordinal) + offset
+    }
+
+    /// Whether the id `utf8` occurs twice in the chunk with `serial`: a duplicate that the
+    /// id index, which stores no ids, cannot tell from two ids with one hash.
+    func occursTwice(_ utf8: UnsafeBufferPointer<UInt8>, hash: UInt32, inChunk serial: Int) -> Bool {
+        guard let ordinal = ordinal(ofChunk: serial),
+            let first = chunks[ordinal].offset(of: utf8, hash: hash)
+        else { return false }
+        return chunks[ordinal].offset(of: utf8, hash: hash, from: first + 1) != nil
+    }
+
+    private func ordinal(ofChunk serial: Int) -> Int? {
+        guard serial < ordinals.count, ordinals[serial] >= 0 else { return nil }
+        return ordinals[serial]
     }
 
     // MARK: Writing
 
     /// Inserts `records` before position `index`.
     ///
-    /// - Returns: every id whose chunk changed, with its new chunk serial (the inserted ids,
-    ///   and those a split moved), for the model's id index.
-    /// - Complexity: O(chunk size + k + log chunks); a split also renumbers the chunks, O(chunks).
-    mutating func insert(_ records: [ItemRecord], at index: Int) -> [(id: String, serial: Int)] {
+    /// A chunk that would pass twice `chunkCapacity` is cut into chunks of `chunkCapacity`
+    /// built with no spare capacity, so a load in large batches leaves what a load in one go
+    /// does.
+    ///
+    /// - Returns: every item whose chunk changed (the inserted ones, and those that moved to a
+    ///   new chunk), for the model's id index.
+    /// - Complexity: O(chunk size + k + log chunks); cutting a chunk also renumbers, O(chunks).
+    mutating func insert(_ records: [ItemRecord], at index: Int) -> [Relocation] {
         guard !records.isEmpty else { return [] }
-        if chunks.isEmpty {
-            chunks = [Self.chunk(serial: ordinals.count, records[...])]
-            count = records.count
-            rebuildIndex()
-            return records.map { ($0.id, chunks[0].serial) }
+        guard !chunks.isEmpty else {
+            self = ItemList(records, chunkCapacity: chunkCapacity, firstSerial: ordinals.count)
+            return chunks.flatMap { chunk in chunk.ids.map { Relocation(id: $0, from: nil, to: chunk.serial) } }
         }
         let (ordinal, offset) = index == count ? (chunks.count - 1, chunks[chunks.count - 1].count) : locate(index)
-        let hadSizes = chunks[ordinal].sizes != nil
-        if records.contains(where: { $0.source != .strategyDefault }) { materializeSizes(ordinal) }
-        chunks[ordinal].insertIDs(records.map(\.id), at: offset)
-        if chunks[ordinal].sizes != nil {
-            chunks[ordinal].sizes!.insert(contentsOf: records.map(\.size), at: offset)
-            chunks[ordinal].sources!.insert(contentsOf: records.map(\.source), at: offset)
-        }
-        if !hadSizes && chunks[ordinal].sizes != nil { chunksWithSizes += 1 }
         count += records.count
-        var moved = records.map { ($0.id, chunks[ordinal].serial) }
-        if chunks[ordinal].count > 2 * chunkCapacity {
-            moved += split(ordinal)
-        } else {
+        guard chunks[ordinal].count + records.count > 2 * chunkCapacity else {
+            if records.contains(where: { $0.source != .strategyDefault }) { materializeSizes(ordinal) }
+            chunks[ordinal].insert(records, at: offset)
             counts.add(records.count, at: ordinal)
+            return records.map { Relocation(id: $0.id, from: nil, to: chunks[ordinal].serial) }
         }
-        return moved
+        return cut(ordinal, inserting: records, at: offset)
     }
 
     /// Removes and returns the item at `index` (its selected size is the model's business).
     ///
     /// - Complexity: O(chunk size + log chunks); removing a chunk's last item renumbers, O(chunks).
     mutating func remove(at index: Int) -> ItemRecord {
-        let record = record(at: index, selectedSize: nil)
         let (ordinal, offset) = locate(index)
-        chunks[ordinal].removeID(at: offset)
-        chunks[ordinal].sizes?.remove(at: offset)
-        chunks[ordinal].sources?.remove(at: offset)
+        let record = chunks[ordinal].record(at: offset)
+        chunks[ordinal].remove(at: offset)
         count -= 1
-        if chunks[ordinal].ids.isEmpty {
-            if chunks[ordinal].sizes != nil { chunksWithSizes -= 1 }
+        if chunks[ordinal].count == 0 {
             chunks.remove(at: ordinal)
             rebuildIndex()
         } else {
@@ -212,16 +236,23 @@ struct ItemList: Sendable {
     /// Calls `body` with each item's index, id and own size (or `defaultSize`), in order from
     /// `start`, until it returns false: how layouts read a section without a lookup per item.
     func forEach(from start: Int = 0, default defaultSize: Size, _ body: (Int, String, Size) -> Bool) {
-        walk(from: start) { index, chunk, offset, ids, sizes, sources in
-            let size = sizes.map { sources![offset] == .strategyDefault ? defaultSize : $0[offset] } ?? defaultSize
-            return body(index, ids[offset], size)
+        walk(from: start, default: defaultSize) { first, chunk, run, sizes in
+            for position in run {
+                guard body(first + position - run.lowerBound, chunk.ids[position], sizes[position - run.lowerBound]) else {
+                    return false
+                }
+            }
+            return true
         }
     }
 
     /// Like `forEach`, without the ids: the full-layout loop reads only sizes.
     func forEachSize(from start: Int = 0, default defaultSize: Size, _ body: (Int, Size) -> Bool) {
-        walk(from: start) { index, chunk, offset, _, sizes, sources in
-            body(index, sizes.map { sources![offset] == .strategyDefault ? defaultSize : $0[offset] } ?? defaultSize)
+        walk(from: start, default: defaultSize) { first, _, run, sizes in
+            for position in run {
+                guard body(first + position - run.lowerBound, sizes[position - run.lowerBound]) else { return false }
+            }
+            return true
         }
     }
 
@@ -231,63 +262,88 @@ struct ItemList: Sendable {
     func copySizes(into target: UnsafeMutablePointer<Size>, default defaultSize: Size) {
         var index = 0
         for chunk in chunks {
-            if let sizes = chunk.sizes, let sources = chunk.sources {
-                for offset in 0..<chunk.count {
-                    target[index + offset] = sources[offset] == .strategyDefault ? defaultSize : sizes[offset]
-                }
-            } else {
-                (target + index).initialize(repeating: defaultSize, count: chunk.count)
-            }
+            Self.copySizes(of: chunk, 0..<chunk.count, into: target + index, default: defaultSize)
             index += chunk.count
         }
     }
 
-    /// Visits items in order from `start`, handing each chunk's arrays over once per chunk.
+    /// Items a walk reads the sizes of at a time: enough that the loops per item run over
+    /// plain sizes, few enough that a walk over one line (a window query walks line by line)
+    /// copies little it does not read.
+    private static let walkRun = 32
+
+    /// Visits items in order from `start` in runs of up to `walkRun` within a chunk, each with
+    /// the index of its first item, the chunk, the run's offsets in it and the run's closed
+    /// sizes, until `visit` returns false.
     @inline(__always)
     private func walk(
-        from start: Int,
-        _ visit: (Int, Int, Int, [String], [Size]?, [SizeSource]?) -> Bool
+        from start: Int, default defaultSize: Size, _ visit: (Int, Chunk, Range<Int>, UnsafeMutablePointer<Size>) -> Bool
     ) {
         guard start < count else { return }
         var (ordinal, offset) = locate(start)
         var index = start
+        let sizes = UnsafeMutablePointer<Size>.allocate(capacity: Self.walkRun)
+        defer { sizes.deallocate() }
         while ordinal < chunks.count {
-            let ids = chunks[ordinal].ids
-            let sizes = chunks[ordinal].sizes
-            let sources = chunks[ordinal].sources
-            while offset < ids.count {
-                guard visit(index, ordinal, offset, ids, sizes, sources) else { return }
-                index += 1
-                offset += 1
+            let chunk = chunks[ordinal]
+            while offset < chunk.count {
+                let run = offset..<min(offset + Self.walkRun, chunk.count)
+                Self.copySizes(of: chunk, run, into: sizes, default: defaultSize)
+                guard visit(index, chunk, run, sizes) else { return }
+                index += run.count
+                offset = run.upperBound
             }
             ordinal += 1
             offset = 0
         }
     }
 
+    /// Writes the closed sizes of `chunk`'s items in `run` to `target`.
+    private static func copySizes(of chunk: Chunk, _ run: Range<Int>, into target: UnsafeMutablePointer<Size>, default defaultSize: Size) {
+        guard let sizes = chunk.sizes, let sources = chunk.sources else {
+            target.initialize(repeating: defaultSize, count: run.count)
+            return
+        }
+        sizes.copy(run, into: target)
+        for position in run where sources[position] == .strategyDefault { target[position - run.lowerBound] = defaultSize }
+    }
+
     // MARK: Private
 
     private mutating func materializeSizes(_ ordinal: Int) {
         guard chunks[ordinal].sizes == nil else { return }
-        chunks[ordinal].sizes = Array(repeating: .zero, count: chunks[ordinal].count)
+        chunks[ordinal].sizes = SizeColumn(repeatElement(.zero, count: chunks[ordinal].count))
         chunks[ordinal].sources = Array(repeating: .strategyDefault, count: chunks[ordinal].count)
         chunksWithSizes += 1
     }
 
-    /// Splits an over-full chunk in two; the second half gets a new serial.
-    private mutating func split(_ ordinal: Int) -> [(id: String, serial: Int)] {
-        let half = chunks[ordinal].count / 2
-        var second = chunks[ordinal].splitIDs(at: half, serial: ordinals.count)
-        if let sizes = chunks[ordinal].sizes, let sources = chunks[ordinal].sources {
-            second.sizes = Array(sizes[half...])
-            second.sources = Array(sources[half...])
-            chunks[ordinal].sizes!.removeSubrange(half...)
-            chunks[ordinal].sources!.removeSubrange(half...)
-            chunksWithSizes += 1
+    /// Replaces chunk `ordinal`, with `records` inserted at `offset`, by chunks of
+    /// `chunkCapacity`; the first keeps the chunk's serial, the others get new ones.
+    private mutating func cut(_ ordinal: Int, inserting records: [ItemRecord], at offset: Int) -> [Relocation] {
+        let old = chunks[ordinal]
+        var combined = [ItemRecord]()
+        combined.reserveCapacity(old.count + records.count)
+        for position in 0..<offset { combined.append(old.record(at: position)) }
+        combined += records
+        for position in offset..<old.count { combined.append(old.record(at: position)) }
+        var pieces = [Chunk]()
+        var relocations = [Relocation]()
+        var start = 0
+        while start < combined.count {
+            let end = min(start + chunkCapacity, combined.count)
+            let serial = pieces.isEmpty ? old.serial : ordinals.count + pieces.count - 1
+            pieces.append(Chunk(serial: serial, combined[start..<end]))
+            for position in start..<end {
+                let isNew = position >= offset && position < offset + records.count
+                if isNew || serial != old.serial {
+                    relocations.append(Relocation(id: combined[position].id, from: isNew ? nil : old.serial, to: serial))
+                }
+            }
+            start = end
         }
-        chunks.insert(second, at: ordinal + 1)
+        chunks.replaceSubrange(ordinal...ordinal, with: pieces)
         rebuildIndex()
-        return second.ids.map { ($0, second.serial) }
+        return relocations
     }
 
     /// Recomputes chunk ordinals and prefix counts after chunks were added or removed.

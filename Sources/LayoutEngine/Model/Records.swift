@@ -30,18 +30,3 @@ struct ItemRecord {
         self.selectedSize = selectedSize
     }
 }
-
-/// A section as a list of records, for building or rebuilding a model.
-struct SectionRecords {
-    var id: String
-    var items: [ItemRecord]
-    var headerSize: Size?
-    var footerSize: Size?
-
-    init(spec: SectionSpec) {
-        id = spec.id
-        items = spec.items.map(ItemRecord.init(spec:))
-        headerSize = spec.headerSize
-        footerSize = spec.footerSize
-    }
-}

@@ -27,7 +27,7 @@ public struct Section: Sendable {
     /// a size of its own. For inspection: O(n).
     public var sizes: [Size]? {
         guard hasOwnSizes else { return nil }
-        return items.chunks.flatMap { $0.sizes ?? Array(repeating: .zero, count: $0.count) }
+        return items.chunks.flatMap { $0.sizes.map(Array.init) ?? Array(repeating: .zero, count: $0.count) }
     }
 
     /// Where each item's size came from, or `nil` when no item has a size of its own. O(n).
@@ -59,17 +59,19 @@ public struct Section: Sendable {
         items.forEachSize(from: start, default: defaultSize, body)
     }
 
-    init(records: SectionRecords, serial: Int) {
-        id = records.id
+    /// A section of validated specs. Their records are made a chunk at a time, so that a large
+    /// section is never held as specs and as records at once.
+    init(spec: SectionSpec, serial: Int) {
+        id = spec.id
         self.serial = serial
-        items = ItemList(records.items)
+        items = ItemList(spec.items.lazy.map(ItemRecord.init(spec:)))
         var selectedSizes = [String: Size]()
-        for item in records.items {
+        for item in spec.items {
             if let open = item.selectedSize { selectedSizes[item.id] = open }
         }
         self.selectedSizes = selectedSizes
-        headerSize = records.headerSize
-        footerSize = records.footerSize
+        headerSize = spec.headerSize
+        footerSize = spec.footerSize
     }
 
     /// The section as a client would describe it again (round trip of `SectionSpec`).
