@@ -89,8 +89,9 @@ extension View {
         try mutate(ifEpoch: ifEpoch) { () throws(LayoutError) -> Outcome in
             var moved = viewport
             moved.offset = offset
-            try layout.setViewport(moved)
-            return Outcome()
+            var outcome = Outcome()
+            outcome.viewportChange = try layout.setViewport(moved)
+            return outcome
         }
     }
 
@@ -107,8 +108,8 @@ extension View {
                     reason: "proposed offset and velocity must be at most \(LayoutBounds.maximumText) in magnitude")
             }
             let target = Layout.clamped(layout.targetContentOffset(proposed: proposed, velocity: velocity), in: layout.strategy)
-            try layout.scroll(toTarget: target)
             var outcome = Outcome()
+            outcome.viewportChange = try layout.scroll(toTarget: target)
             outcome.target = target
             return outcome
         }
@@ -192,17 +193,28 @@ extension View {
         var anchor: String?
         /// The window after the change, when `anchored` already computed it for a transition.
         var window: WindowContents?
+        /// What a scroll did to the frames (`nil` for other mutations): `.none` lets the delta
+        /// come from the bands the window moved across.
+        var viewportChange: ViewportInvalidation?
     }
 
     /// Checks the epoch, runs `body` (which validates everything before it changes anything),
     /// and diffs the window before and after: both cut to `limits.maximumWindowElements`, so the
     /// delta carries at most twice that many elements and keeps a mirror of the cut window exact.
     ///
-    /// - Complexity: O(log n + k log k) for the two window queries, plus `body`.
+    /// The window before is the one the last mutation recorded (no query while the layout is
+    /// unchanged since). A scroll that moved no frame takes its delta from the bands the window
+    /// moved across (`scrollDelta`); everything else is one query of the new window and a
+    /// merge of the two key-sorted windows. A debug build checks every shortcut against the
+    /// full diff of two fresh queries.
+    ///
+    /// - Complexity: O(log n + k log k) for the new window's query and the merge, plus `body`;
+    ///   O(log n + b log b + k) for a scroll moving no frame, b elements entering.
     private func mutate(ifEpoch: Int?, _ body: () throws(LayoutError) -> Outcome) throws(LayoutError) -> Invalidation {
         if let ifEpoch, ifEpoch != epoch { throw .staleEpoch(expected: ifEpoch, actual: epoch) }
-        var before = [ElementKey: LayoutAttributes]()
-        for attributes in windowContents().elements { before[attributes.key] = attributes }
+        let before = currentWindowContents()
+        assert(before == windowContents(), "the recorded window is not the window")
+        let oldWindow = window
         let oldContentSize = layout.contentSize
         let oldOffset = viewport.offset
 
@@ -210,16 +222,20 @@ extension View {
         epoch += 1
 
         let newWindow = window
-        let contents = outcome.window ?? windowContents()
-        var entered = [LayoutAttributes]()
-        var changed = [LayoutAttributes]()
-        for attributes in contents.elements {
-            if let old = before.removeValue(forKey: attributes.key) {
-                if old != attributes { changed.append(attributes) }
-            } else {
-                entered.append(attributes)
-            }
+        let delta: WindowDelta
+        let contents: WindowContents
+        if outcome.viewportChange == ViewportInvalidation.none,
+            let scrolled = scrollDelta(from: before, oldWindow: oldWindow, newWindow: newWindow)
+        {
+            (delta, contents) = scrolled
+            assert(
+                contents == windowContents() && delta == Self.delta(from: before.elements, to: contents.elements),
+                "the scroll's band delta is not the full diff")
+        } else {
+            contents = outcome.window ?? windowContents()
+            delta = Self.delta(from: before.elements, to: contents.elements)
         }
+        lastWindow = WindowRecord(revision: layout.revision, window: newWindow, contents: contents)
         let contentSize = layout.contentSize
         // Bounded inputs (LayoutBounds) keep every layout finite; a debug build checks it.
         assert(contentSize.width.isFinite && contentSize.height.isFinite, "non-finite content size \(contentSize)")
@@ -228,7 +244,7 @@ extension View {
         outcome.context.contentOffsetAdjustment = Point(x: viewport.offset.x - oldOffset.x, y: viewport.offset.y - oldOffset.y)
         return Invalidation(
             epoch: epoch, contentSize: contentSize, contentOffset: viewport.offset, context: outcome.context,
-            window: newWindow, entered: entered, changed: changed, left: before.keys.sorted(),
+            window: newWindow, entered: delta.entered, changed: delta.changed, left: delta.left,
             windowTruncated: contents.isTruncated, transition: outcome.transition, changes: outcome.changes,
             targetContentOffset: outcome.target, anchor: outcome.anchor)
     }

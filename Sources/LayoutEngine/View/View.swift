@@ -29,6 +29,9 @@ public final class View {
     public internal(set) var strategyName: String
     public internal(set) var windowMargin: Double
     public let limits: ViewLimits
+    /// The window the last mutation left, while the layout has not changed since (see
+    /// `View+Delta.swift`): the "before" of the next delta, so it is not queried again.
+    var lastWindow: WindowRecord?
 
     // MARK: Lifecycle
 
@@ -68,6 +71,7 @@ public final class View {
         strategyName = other.strategyName
         windowMargin = other.windowMargin
         limits = other.limits
+        lastWindow = other.lastWindow
     }
 
     // MARK: Queries
