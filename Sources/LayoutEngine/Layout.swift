@@ -156,7 +156,10 @@ public final class Layout {
 
     /// Moves the offset so `anchor` (attributes from before a change) is where it was on screen
     /// in `oldViewport`, clamped to the valid range; if it is gone, only clamps.
-    func keepAnchor(_ anchor: LayoutAttributes?, oldViewport: Viewport) {
+    ///
+    /// - Returns: what the move did to the frames (`.none` when the offset stayed).
+    @discardableResult
+    func keepAnchor(_ anchor: LayoutAttributes?, oldViewport: Viewport) -> ViewportInvalidation {
         var target = viewport
         if let anchor, let moved = attributes(forItem: anchor.id) {
             target.offset = Self.anchoredOffset(
@@ -164,10 +167,9 @@ public final class Layout {
         } else {
             target.offset = Self.clamped(viewport.offset, in: strategy)
         }
-        if target.offset != viewport.offset {
-            revision += 1
-            _ = strategy.updateViewport(target, model: model)
-        }
+        guard target.offset != viewport.offset else { return .none }
+        revision += 1
+        return strategy.updateViewport(target, model: model)
     }
 
     /// Replaces the whole model and lays it out from scratch.

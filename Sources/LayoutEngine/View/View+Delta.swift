@@ -49,58 +49,110 @@ extension View {
         return delta
     }
 
-    /// The delta of a scroll that moved no frame (the strategy answered `.none`) and moved the
-    /// window along the scroll axis only: the elements that leave are the held ones that no
-    /// longer meet the new window (no query), the ones that enter are those of the band the
-    /// window moved onto (a query of that band alone), so a 16 pt tick costs the rows it
-    /// crosses, not the window.
+    /// The delta when every element that changed starts at or after `changeStart` along the
+    /// scroll axis, before and after (see `LayoutStrategy.changeStart`; `infinity` for a scroll
+    /// that moved no frame), and the window moved along the scroll axis only, if at all.
+    ///
+    /// Held elements starting before `changeStart` are unchanged: they stay while they meet the
+    /// new window and leave when they do not (a scan of frames, no query). The rest comes from
+    /// one query of the new window's part from `changeStart` on, together with the band the
+    /// window moved onto (where unchanged elements enter): the part's elements are diffed
+    /// against the held ones starting there. So a 16 pt scroll tick costs the rows it crosses,
+    /// and a change below the window costs nothing but the scan.
     ///
     /// - Returns: `nil` when the shortcut does not apply (the old or the new window is cut to
-    ///   the maximum, or the window changed across the scroll axis): the caller diffs in full.
-    /// - Complexity: O(log n + b log b + k) for the b elements of the band and the k held ones
-    ///   (a scan of frames, no key comparisons but the b insertions).
-    func scrollDelta(from before: WindowContents, oldWindow: Rect, newWindow: Rect) -> (WindowDelta, WindowContents)? {
+    ///   the maximum, or the window changed across the scroll axis or in length): the caller
+    ///   diffs in full.
+    /// - Complexity: O(log n + k + d log d) for the k held elements and the d elements queried.
+    func partialDelta(
+        from before: WindowContents, oldWindow: Rect, newWindow: Rect, changeStart: Double
+    ) -> (WindowDelta, WindowContents)? {
         guard !before.isTruncated else { return nil }
         let axis = layout.strategy.scrollAxis
-        let oldCross = axis.crossRange(of: oldWindow)
         let cross = axis.crossRange(of: newWindow)
-        guard oldCross == cross else { return nil }
+        guard axis.crossRange(of: oldWindow) == cross else { return nil }
         let (oldMin, oldMax) = axis.mainRange(of: oldWindow)
         let (newMin, newMax) = axis.mainRange(of: newWindow)
-        // The band holds every element that meets the new window and not the old one: moving
-        // forward, such an element starts at or after the old end (it ends after the new start,
-        // which is after the old start); backward, it ends at or before the old start. The band
-        // reaches a point past that edge so elements of no extent lying on it are queried too;
-        // the filter below keeps exactly the ones that entered.
-        let band: (min: Double, max: Double)
-        if newMin >= oldMin, newMax >= oldMax {
-            band = (max(oldMax, newMin) - 1, newMax)
+        // The band holds every unchanged element that meets the new window and not the old
+        // one: moving forward, such an element starts at or after the old end (it ends after
+        // the new start, which is at or after the old start); backward, it ends at or before the
+        // old start. Each reaches a point past its edge so that elements of no extent lying on
+        // the edge are queried too; the filters below keep exactly the right ones.
+        var query: (min: Double, max: Double)
+        if newMin == oldMin, newMax == oldMax {
+            query = (.infinity, -.infinity)
+        } else if newMin >= oldMin, newMax >= oldMax {
+            query = (max(oldMax, newMin) - 1, newMax)
         } else if newMin <= oldMin, newMax <= oldMax {
-            band = (newMin, min(oldMin, newMax) + 1)
+            query = (newMin, min(oldMin, newMax) + 1)
         } else {
             return nil
         }
+        if changeStart < newMax {
+            query = (min(query.min, max(changeStart - 1, newMin)), newMax)
+        }
+
         var delta = WindowDelta()
         var kept = [LayoutAttributes]()
+        var heldChanging = [LayoutAttributes]()
         kept.reserveCapacity(before.elements.count)
         for attributes in before.elements {
-            if attributes.frame.intersects(newWindow) {
+            if axis.mainRange(of: attributes.frame).min >= changeStart {
+                heldChanging.append(attributes)
+            } else if attributes.frame.intersects(newWindow) {
                 kept.append(attributes)
             } else {
                 delta.left.append(attributes.key)
             }
         }
-        let bandRect = axis.rect(cross: cross.min, main: band.min, crossExtent: cross.max - cross.min, mainExtent: band.max - band.min)
-        delta.entered = layout.elements(in: bandRect)
-            .filter { $0.frame.intersects(newWindow) && !$0.frame.intersects(oldWindow) }
-            .sorted(by: Self.precedes)
-        guard kept.count + delta.entered.count <= max(limits.maximumWindowElements, 0) else { return nil }
-        return (delta, WindowContents(elements: Self.merged(kept, delta.entered), isTruncated: false))
+        var arrived = [LayoutAttributes]()
+        var changing = [LayoutAttributes]()
+        if query.min < query.max {
+            let rect = axis.rect(cross: cross.min, main: query.min, crossExtent: cross.max - cross.min, mainExtent: query.max - query.min)
+            for attributes in layout.elements(in: rect) where attributes.frame.intersects(newWindow) {
+                if axis.mainRange(of: attributes.frame).min >= changeStart {
+                    changing.append(attributes)
+                } else if !attributes.frame.intersects(oldWindow) {
+                    arrived.append(attributes)
+                }
+            }
+        }
+        guard kept.count + arrived.count + changing.count <= max(limits.maximumWindowElements, 0) else { return nil }
+        arrived.sort(by: Self.precedes)
+        changing.sort(by: Self.precedes)
+        let changes = Self.delta(from: heldChanging, to: changing)
+        delta.entered = Self.merged(arrived, changes.entered)
+        delta.changed = changes.changed
+        delta.left = Self.mergedKeys(delta.left, changes.left)
+        let contents = Self.merged(kept, Self.merged(arrived, changing))
+        return (delta, WindowContents(elements: contents, isTruncated: false))
+    }
+
+    /// Two sorted lists of distinct keys as one.
+    private static func mergedKeys(_ first: [ElementKey], _ second: [ElementKey]) -> [ElementKey] {
+        guard !first.isEmpty else { return second }
+        guard !second.isEmpty else { return first }
+        var result = [ElementKey]()
+        result.reserveCapacity(first.count + second.count)
+        var i = 0
+        var j = 0
+        while i < first.count, j < second.count {
+            if first[i] < second[j] {
+                result.append(first[i])
+                i += 1
+            } else {
+                result.append(second[j])
+                j += 1
+            }
+        }
+        result += first[i...]
+        result += second[j...]
+        return result
     }
 
     /// `held` and `entered`, both sorted by key and disjoint, as one sorted array: a binary
     /// search finds where each entered element goes (after the previous one's place), so the
-    /// key comparisons are the entered ones' and the rest is copying.
+    /// key comparisons are the entered ones' (usually the fewer) and the rest is copying.
     ///
     /// - Complexity: O(k + b log k) for k held and b entered elements.
     private static func merged(_ held: [LayoutAttributes], _ entered: [LayoutAttributes]) -> [LayoutAttributes] {

@@ -21,7 +21,7 @@ extension View {
             outcome.context.invalidatesEverything = true
             outcome.context.invalidatesDataSourceCounts = changes.changesCounts
             outcome.context.invalidatedItems = changes.touchedItems
-            (outcome.transition, outcome.anchor, outcome.window) = try anchored(animated: animated) { () throws(LayoutError) -> Bool in
+            (outcome.transition, outcome.anchor, outcome.window, _) = try anchored(animated: animated) { () throws(LayoutError) -> Bool in
                 layout.replaceModel(newModel)
                 return true
             }
@@ -38,7 +38,7 @@ extension View {
                 throw .limitExceeded(limit: "batch size", maximum: limits.maximumBatchSize)
             }
             var outcome = Outcome()
-            (outcome.transition, outcome.anchor, outcome.window) = try anchored(animated: animated) { () throws(LayoutError) -> Bool in
+            (outcome.transition, outcome.anchor, outcome.window, outcome.changeStart) = try anchored(animated: animated) { () throws(LayoutError) -> Bool in
                 let changes = try layout.apply(updates, maximumItems: limits.maximumItems)
                 outcome.changes = changes
                 return !changes.isEmpty
@@ -57,7 +57,7 @@ extension View {
         try mutate(ifEpoch: ifEpoch) { () throws(LayoutError) -> Outcome in
             try checkBatch(measurements.count)
             var outcome = Outcome()
-            (outcome.transition, outcome.anchor, outcome.window) = try anchored(animated: animated) { () throws(LayoutError) -> Bool in
+            (outcome.transition, outcome.anchor, outcome.window, outcome.changeStart) = try anchored(animated: animated) { () throws(LayoutError) -> Bool in
                 outcome.context.invalidatedItems = try layout.applyMeasurements(measurements).map { layout.model.itemID(at: $0) }
                 return !outcome.context.invalidatedItems.isEmpty
             }
@@ -73,7 +73,7 @@ extension View {
         try mutate(ifEpoch: ifEpoch) { () throws(LayoutError) -> Outcome in
             try checkBatch(ids.count)
             var outcome = Outcome()
-            (outcome.transition, outcome.anchor, outcome.window) = try anchored(animated: animated) { () throws(LayoutError) -> Bool in
+            (outcome.transition, outcome.anchor, outcome.window, outcome.changeStart) = try anchored(animated: animated) { () throws(LayoutError) -> Bool in
                 outcome.context.invalidatedItems = try layout.select(ids, mode: mode)
                 return !outcome.context.invalidatedItems.isEmpty
             }
@@ -90,7 +90,7 @@ extension View {
             var moved = viewport
             moved.offset = offset
             var outcome = Outcome()
-            outcome.viewportChange = try layout.setViewport(moved)
+            if try layout.setViewport(moved) == .none { outcome.changeStart = .infinity }
             return outcome
         }
     }
@@ -109,7 +109,7 @@ extension View {
             }
             let target = Layout.clamped(layout.targetContentOffset(proposed: proposed, velocity: velocity), in: layout.strategy)
             var outcome = Outcome()
-            outcome.viewportChange = try layout.scroll(toTarget: target)
+            if try layout.scroll(toTarget: target) == .none { outcome.changeStart = .infinity }
             outcome.target = target
             return outcome
         }
@@ -124,7 +124,7 @@ extension View {
             resized.size = size
             var outcome = Outcome()
             let changed = resized.size != viewport.size
-            (outcome.transition, outcome.anchor, outcome.window) = try anchored(animated: animated) { () throws(LayoutError) -> Bool in
+            (outcome.transition, outcome.anchor, outcome.window, _) = try anchored(animated: animated) { () throws(LayoutError) -> Bool in
                 if try layout.setViewport(resized) == .layout { outcome.context.invalidatesEverything = true }
                 return changed
             }
@@ -193,9 +193,10 @@ extension View {
         var anchor: String?
         /// The window after the change, when `anchored` already computed it for a transition.
         var window: WindowContents?
-        /// What a scroll did to the frames (`nil` for other mutations): `.none` lets the delta
-        /// come from the bands the window moved across.
-        var viewportChange: ViewportInvalidation?
+        /// Where along the scroll axis the elements that changed start (see
+        /// `LayoutStrategy.changeStart`; `infinity` for a scroll that moved no frame), if known:
+        /// the delta then diffs the window from there on and the band it moved onto.
+        var changeStart: Double?
     }
 
     /// Checks the epoch, runs `body` (which validates everything before it changes anything),
@@ -203,13 +204,14 @@ extension View {
     /// delta carries at most twice that many elements and keeps a mirror of the cut window exact.
     ///
     /// The window before is the one the last mutation recorded (no query while the layout is
-    /// unchanged since). A scroll that moved no frame takes its delta from the bands the window
-    /// moved across (`scrollDelta`); everything else is one query of the new window and a
-    /// merge of the two key-sorted windows. A debug build checks every shortcut against the
-    /// full diff of two fresh queries.
+    /// unchanged since). When the body knows where the changed elements start (a scroll that
+    /// moved no frame, or a strategy's `changeStart`), the delta comes from the part of the
+    /// window from there on and the band the window moved onto (`partialDelta`); everything
+    /// else is one query of the new window and a merge of the two key-sorted windows. A debug
+    /// build checks every shortcut against the full diff of two fresh queries.
     ///
     /// - Complexity: O(log n + k log k) for the new window's query and the merge, plus `body`;
-    ///   O(log n + b log b + k) for a scroll moving no frame, b elements entering.
+    ///   O(log n + k + d log d) with a known change start, d elements in the queried part.
     private func mutate(ifEpoch: Int?, _ body: () throws(LayoutError) -> Outcome) throws(LayoutError) -> Invalidation {
         if let ifEpoch, ifEpoch != epoch { throw .staleEpoch(expected: ifEpoch, actual: epoch) }
         let before = currentWindowContents()
@@ -224,13 +226,13 @@ extension View {
         let newWindow = window
         let delta: WindowDelta
         let contents: WindowContents
-        if outcome.viewportChange == ViewportInvalidation.none,
-            let scrolled = scrollDelta(from: before, oldWindow: oldWindow, newWindow: newWindow)
+        if outcome.window == nil, let changeStart = outcome.changeStart,
+            let partial = partialDelta(from: before, oldWindow: oldWindow, newWindow: newWindow, changeStart: changeStart)
         {
-            (delta, contents) = scrolled
+            (delta, contents) = partial
             assert(
                 contents == windowContents() && delta == Self.delta(from: before.elements, to: contents.elements),
-                "the scroll's band delta is not the full diff")
+                "the partial delta is not the full diff")
         } else {
             contents = outcome.window ?? windowContents()
             delta = Self.delta(from: before.elements, to: contents.elements)
@@ -265,12 +267,14 @@ extension View {
     /// cover the elements of the old and the new window (each cut to the maximum), so at most
     /// twice `limits.maximumWindowElements`.
     ///
-    /// - Returns: the transition (when animated), the anchor kept in place, and the window's
-    ///   contents after the change when the transition needed them (`mutate` reuses them).
+    /// - Returns: the transition (when animated), the anchor kept in place, the window's
+    ///   contents after the change when the transition needed them (`mutate` reuses them), and
+    ///   where the changed elements start (`LayoutStrategy.changeStart`; `infinity` when
+    ///   nothing changed, `nil` when unknown or when keeping the anchor changed frames).
     private func anchored(
         animated: Bool, _ change: () throws(LayoutError) -> Bool
-    ) throws(LayoutError) -> (Transition?, String?, WindowContents?) {
-        let anchor = layout.firstVisibleItem
+    ) throws(LayoutError) -> (Transition?, String?, WindowContents?, Double?) {
+        let anchor = firstVisibleItem(in: currentWindowContents())
         let oldViewport = viewport
         let oldWindow = window
         var captured = [ElementKey: LayoutAttributes]()
@@ -286,9 +290,11 @@ extension View {
             let old = Layout.windowContents(inWindow, viewport: oldViewport.bounds, axis: axis, maximum: limits.maximumWindowElements)
             oldKeys = Set(old.elements.map(\.key))
         }
-        guard try change() else { return (animated ? Transition(duration: 0, segments: []) : nil, nil, nil) }
-        layout.keepAnchor(anchor, oldViewport: oldViewport)
-        guard animated else { return (nil, anchor?.id, nil) }
+        guard try change() else { return (animated ? Transition(duration: 0, segments: []) : nil, nil, nil, .infinity) }
+        // Read before the anchor moves the offset; a move that changes frames voids it.
+        var changeStart = layout.strategy.changeStart
+        if layout.keepAnchor(anchor, oldViewport: oldViewport) != .none { changeStart = nil }
+        guard animated else { return (nil, anchor?.id, nil, changeStart) }
 
         let strategy = layout.strategy
         let newWindow = windowContents()
@@ -296,6 +302,20 @@ extension View {
         keys.formUnion(newWindow.elements.map(\.key))
         let moves = Layout.moves(
             of: keys, before: { captured[$0] }, after: { layout.attributes(for: $0) }, in: strategy, model: layout.model)
-        return (strategy.planTransition(from: strategy, moves: moves, model: layout.model), anchor?.id, newWindow)
+        return (strategy.planTransition(from: strategy, moves: moves, model: layout.model), anchor?.id, newWindow, nil)
+    }
+
+    /// `Layout.firstVisibleItem` read from the window's contents, which hold every element on
+    /// screen unless the window was cut: no query.
+    private func firstVisibleItem(in contents: WindowContents) -> LayoutAttributes? {
+        guard !contents.isTruncated else { return layout.firstVisibleItem }
+        let bounds = viewport.bounds
+        var first: LayoutAttributes?
+        for attributes in contents.elements where attributes.kind == .cell && attributes.frame.intersects(bounds) {
+            if let current = first, !(attributes.indexPath! < current.indexPath!) { continue }
+            first = attributes
+        }
+        assert(first == layout.firstVisibleItem, "the window's first visible item is not the layout's")
+        return first
     }
 }
