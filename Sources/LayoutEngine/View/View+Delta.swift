@@ -32,15 +32,17 @@ extension View {
         var old = 0
         var new = 0
         while old < before.count, new < after.count {
-            if precedes(before[old], after[new]) {
-                delta.left.append(before[old].key)
-                old += 1
-            } else if precedes(after[new], before[old]) {
-                delta.entered.append(after[new])
-                new += 1
-            } else {
+            // Most elements are in both windows: equal ids compare cheaply (the same bits), so
+            // they are tried before the ordering.
+            if before[old].kind == after[new].kind, before[old].id == after[new].id {
                 if before[old] != after[new] { delta.changed.append(after[new]) }
                 old += 1
+                new += 1
+            } else if precedes(before[old], after[new]) {
+                delta.left.append(before[old].key)
+                old += 1
+            } else {
+                delta.entered.append(after[new])
                 new += 1
             }
         }
@@ -118,8 +120,8 @@ extension View {
             }
         }
         guard kept.count + arrived.count + changing.count <= max(limits.maximumWindowElements, 0) else { return nil }
-        arrived.sort(by: Self.precedes)
-        changing.sort(by: Self.precedes)
+        Self.sortByKey(&arrived)
+        Self.sortByKey(&changing)
         let changes = Self.delta(from: heldChanging, to: changing)
         delta.entered = Self.merged(arrived, changes.entered)
         delta.changed = changes.changed
@@ -157,6 +159,7 @@ extension View {
     /// - Complexity: O(k + b log k) for k held and b entered elements.
     private static func merged(_ held: [LayoutAttributes], _ entered: [LayoutAttributes]) -> [LayoutAttributes] {
         guard !entered.isEmpty else { return held }
+        guard !held.isEmpty else { return entered }
         var result = [LayoutAttributes]()
         result.reserveCapacity(held.count + entered.count)
         var copied = 0
@@ -173,6 +176,14 @@ extension View {
         }
         result += held[copied...]
         return result
+    }
+
+    /// Sorts by key through an index permutation: attributes are large, so moving indices
+    /// while sorting and each element once afterwards beats moving the elements.
+    private static func sortByKey(_ elements: inout [LayoutAttributes]) {
+        guard elements.count > 1 else { return }
+        let order = elements.indices.sorted { precedes(elements[$0], elements[$1]) }
+        elements = order.map { elements[$0] }
     }
 
     /// Key order (`ElementKey.<`) without building the keys.

@@ -32,6 +32,9 @@ extension FlowLayout {
         for index in first..<sections.count {
             if let sectionEdits = bySection[index] {
                 var laidOut = sections[index].moved(to: cursor)
+                // Release the array's hold on the lines, so the edit below changes them in place
+                // instead of copying every chunk of the section.
+                sections[index].lines = .uniform(Self.uniformLines(count: 0, size: .zero, available: 0, configuration: configuration))
                 let changed = update(&laidOut, with: sectionEdits, section: model.sections[index], model: model, viewportCross: viewportCross)
                 if index == first { start = changed }
                 sections[index] = laidOut
@@ -167,12 +170,15 @@ extension FlowLayout {
             return true
         }
         for line in lines where line.used > available { oversized[line.used, default: 0] += 1 }
+        // The old lines are done with here: once they are released the splice edits the chunks
+        // in place instead of copying them all.
+        let (oldLineCount, oldChunkCount) = (oldLines.lineCount, oldLines.chunks.count)
         variable.lines.replace(start.line..<resumeLine, with: lines)
         // The last line's placement depends on the line before it (grid alignment), which the
         // re-flow may have changed even when it stopped short of the end.
-        if resumeLine < oldLines.lineCount { placeLastLine(&variable.lines, available: available) }
+        if resumeLine < oldLineCount { placeLastLine(&variable.lines, available: available) }
         let chunks = variable.lines.chunks
-        guard chunks.count == oldLines.chunks.count, chunks[start.chunk].count > start.offset else { return nil }
+        guard chunks.count == oldChunkCount, chunks[start.chunk].count > start.offset else { return nil }
         return start.mainStart
     }
 
