@@ -53,7 +53,8 @@ extension View {
 
     /// The delta when every element that changed starts at or after `changeStart` along the
     /// scroll axis, before and after (see `LayoutStrategy.changeStart`; `infinity` for a scroll
-    /// that moved no frame), and the window moved along the scroll axis only, if at all.
+    /// that moved no frame), and the window moved along the scroll axis only, if at all (a
+    /// scroll, or the offset change that keeps the anchor in place).
     ///
     /// Held elements starting before `changeStart` are unchanged: they stay while they meet the
     /// new window and leave when they do not (a scan of frames, no query). The rest comes from
@@ -63,8 +64,8 @@ extension View {
     /// and a change below the window costs nothing but the scan.
     ///
     /// - Returns: `nil` when the shortcut does not apply (the old or the new window is cut to
-    ///   the maximum, or the window changed across the scroll axis or in length): the caller
-    ///   diffs in full.
+    ///   the maximum, the window changed across the scroll axis, or its ends moved in opposite
+    ///   directions): the caller diffs in full.
     /// - Complexity: O(log n + k + d log d) for the k held elements and the d elements queried.
     func partialDelta(
         from before: WindowContents, oldWindow: Rect, newWindow: Rect, changeStart: Double
