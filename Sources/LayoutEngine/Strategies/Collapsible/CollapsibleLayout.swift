@@ -212,8 +212,9 @@ public final class CollapsibleLayout: NativeStrategy {
     /// - Complexity: O(k log n) for k ids; O(1) when not collapsed (selection does not move
     ///   anything then).
     ///
-    /// Sets `changeStart` to the row of the slot before the first changed item: the flags from
-    /// the item before it on change, so the items after that one move.
+    /// Sets `changeStart` to the row of the first item whose flag flipped: the items after it
+    /// move, it and those before it stay. An item with no selected neighbour flips none, so
+    /// most toggles move nothing.
     public func selectionDidChange(_ ids: [String], model: CollectionModel) {
         guard isCollapsed else {
             changeStart = .infinity
@@ -223,10 +224,12 @@ public final class CollapsibleLayout: NativeStrategy {
         var touchedSections = Set<Int>()
         for id in ids {
             guard let path = model.indexPath(ofItem: id) else { continue }
-            start = min(start, rowStart(ofItem: max(path.item - 1, 0), section: path.section))
             for item in [path.item - 1, path.item] where item >= 0 {
                 let neighbour = ItemIndexPath(section: path.section, item: item)
-                advances[path.section].set(advanceFlag(at: neighbour, model: model), at: item)
+                let flag = advanceFlag(at: neighbour, model: model)
+                guard flag != advances[path.section][item] else { continue }
+                start = min(start, rowStart(ofItem: item, section: path.section))
+                advances[path.section].set(flag, at: item)
             }
             touchedSections.insert(path.section)
         }
