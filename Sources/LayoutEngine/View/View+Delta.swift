@@ -83,6 +83,8 @@ extension View {
         // the edge are queried too; the filters below keep exactly the right ones.
         var query: (min: Double, max: Double)
         if newMin == oldMin, newMax == oldMax {
+            // Every held element starts before the window's end: none changed, none moved out.
+            guard changeStart < newMax else { return (WindowDelta(), before) }
             query = (.infinity, -.infinity)
         } else if newMin >= oldMin, newMax >= oldMax {
             query = (max(oldMax, newMin) - 1, newMax)

@@ -310,12 +310,15 @@ extension View {
     private func firstVisibleItem(in contents: WindowContents) -> LayoutAttributes? {
         guard !contents.isTruncated else { return layout.firstVisibleItem }
         let bounds = viewport.bounds
-        var first: LayoutAttributes?
-        for attributes in contents.elements where attributes.kind == .cell && attributes.frame.intersects(bounds) {
-            if let current = first, !(attributes.indexPath! < current.indexPath!) { continue }
-            first = attributes
+        let elements = contents.elements
+        // Indices, not copies: only the one found is copied out.
+        var first: Int?
+        for index in elements.indices where elements[index].kind == .cell && elements[index].frame.intersects(bounds) {
+            if let current = first, !(elements[index].indexPath! < elements[current].indexPath!) { continue }
+            first = index
         }
-        assert(first == layout.firstVisibleItem, "the window's first visible item is not the layout's")
-        return first
+        let found = first.map { elements[$0] }
+        assert(found == layout.firstVisibleItem, "the window's first visible item is not the layout's")
+        return found
     }
 }
