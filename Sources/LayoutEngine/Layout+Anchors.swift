@@ -75,7 +75,10 @@ extension Layout {
 
     /// The anchor `policy` names, as the layout is now. A policy whose visible cell there is
     /// none of, or whose element is gone, keeps the offset instead.
-    public func captureAnchor(_ policy: AnchorPolicy) -> AnchorCapture {
+    ///
+    /// - Parameter known: `firstVisibleItem`, when the caller has it already (read off a
+    ///   recorded window), so it is not queried again.
+    public func captureAnchor(_ policy: AnchorPolicy, firstVisible known: LayoutAttributes?? = nil) -> AnchorCapture {
         let axis = strategy.scrollAxis
         let leading = axis.main(of: viewport.offset)
         func hold(_ attributes: LayoutAttributes?, _ edge: AnchorEdge, offset: Double? = nil) -> AnchorCapture.Hold {
@@ -84,7 +87,7 @@ extension Layout {
             return .element(attributes.key, edge, distance: offset ?? point - leading)
         }
         let held: AnchorCapture.Hold = switch policy {
-        case .firstVisible: hold(firstVisibleItem, .start)
+        case .firstVisible: hold(known ?? firstVisibleItem, .start)
         case .lastVisible: hold(lastVisibleItem, .end)
         case .end: .endDistance(Self.farthestOffset(in: strategy) - leading)
         case .none: .offset

@@ -9,6 +9,9 @@ import LayoutGeometry
 public final class Layout {
     public private(set) var model: CollectionModel
     public private(set) var strategy: any LayoutStrategy
+    /// Counts the changes made through this layout: a cache of query results (the view's
+    /// window) is current while the revision it was taken at is.
+    private(set) var revision = 0
 
     // MARK: Lifecycle
 
@@ -28,12 +31,13 @@ public final class Layout {
     /// - Complexity: O(1) for the built-in strategies until the copy changes; what the
     ///   strategy's copy costs otherwise (a full prepare for plugins).
     public func copy() throws(LayoutError) -> Layout {
-        Layout(model: model, prepared: try strategy.copy(model: model))
+        Layout(model: model, prepared: try strategy.copy(model: model), revision: revision)
     }
 
-    private init(model: CollectionModel, prepared strategy: any LayoutStrategy) {
+    private init(model: CollectionModel, prepared strategy: any LayoutStrategy, revision: Int) {
         self.model = model
         self.strategy = strategy
+        self.revision = revision
     }
 
     // MARK: Queries
@@ -75,6 +79,7 @@ public final class Layout {
     @discardableResult
     public func select(_ ids: [String], mode: SelectionMode) throws(LayoutError) -> [String] {
         let changed = try model.select(ids, mode: mode)
+        revision += 1
         if !changed.isEmpty { strategy.selectionDidChange(changed, model: model) }
         return changed
     }
@@ -90,6 +95,7 @@ public final class Layout {
         }
         let changed = try model.applyMeasurements(
             measurements, defaultSize: strategy.defaultItemSize, tolerance: tolerance)
+        revision += 1
         if !changed.isEmpty {
             strategy.sizesDidChange(
                 changed.map { .resized(section: $0.section, item: $0.item, previous: previous[$0]!) }, model: model)
@@ -102,6 +108,7 @@ public final class Layout {
     @discardableResult
     public func apply(_ updates: [BatchUpdate], maximumItems: Int = .max) throws(LayoutError) -> DataChanges {
         let changes = try model.apply(updates, maximumItems: maximumItems)
+        revision += 1
         if !changes.isEmpty { strategy.dataDidChange(changes, model: model) }
         return changes
     }
@@ -122,6 +129,7 @@ public final class Layout {
         if newViewport.contentInsets != current.contentInsets {
             try Viewport.validate(contentInsets: newViewport.contentInsets)
         }
+        revision += 1
         return strategy.updateViewport(newViewport, model: model)
     }
 
@@ -136,25 +144,33 @@ public final class Layout {
         }
         var moved = viewport
         moved.offset = offset
+        revision += 1
         return strategy.updateViewport(moved, model: model)
     }
 
     /// Takes a strategy that is already prepared for this model.
     func adopt(_ prepared: any LayoutStrategy) {
+        revision += 1
         strategy = prepared
     }
 
     /// Moves the offset so `capture`'s anchor (taken before a change) is where it was on
     /// screen, clamped to the valid range; an anchor that is gone only clamps.
-    func keep(_ capture: AnchorCapture) {
+    ///
+    /// - Returns: what the move did to the frames (`.none` when the offset stayed).
+    @discardableResult
+    func keep(_ capture: AnchorCapture) -> ViewportInvalidation {
         var target = viewport
         target.offset = Self.offset(restoring: capture, in: strategy, model: model)
-        if target.offset != viewport.offset { _ = strategy.updateViewport(target, model: model) }
+        guard target.offset != viewport.offset else { return .none }
+        revision += 1
+        return strategy.updateViewport(target, model: model)
     }
 
     /// Replaces the whole model and lays it out from scratch.
     public func replaceModel(_ newModel: CollectionModel) {
         model = newModel
+        revision += 1
         strategy.prepare(model: model, viewport: viewport)
     }
 }

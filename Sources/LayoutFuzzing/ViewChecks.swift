@@ -45,6 +45,9 @@ public enum ViewChecks {
             let mutation = fuzzer.mutation(for: view, registry: registry)
             history.append(mutation.description)
             let epoch = view.epoch
+            let windowBefore = view.snapshot()
+            // A dry run of the same mutation on a copy must report exactly what the real one does.
+            let dryRun = fuzzer.chance(25) ? (try? view.copy()).flatMap { try? mutation.apply(to: $0, registry: registry) } : nil
             let invalidation: Invalidation
             do {
                 invalidation = try mutation.apply(to: view, registry: registry)
@@ -52,6 +55,8 @@ public enum ViewChecks {
                 return ["step \(step): valid \(mutation) refused: \(error.name) \(error.message)"]
             }
             var failures = effect(of: mutation, on: view, invalidation: invalidation)
+            failures += fullDiff(invalidation, before: windowBefore, after: view.snapshot())
+            if let dryRun, dryRun != invalidation { failures.append("the dry run reported \(dryRun), the mutation \(invalidation)") }
             failures += self.mirror(invalidation, mirror: &mirror, view: view, epoch: epoch, registry: registry)
             if !failures.isEmpty {
                 return failures.map { "step \(step): \($0)" } + ["last mutations:\n  " + history.suffix(5).joined(separator: "\n  ")]
@@ -119,6 +124,29 @@ public enum ViewChecks {
                 }
             }
         }
+        return failures
+    }
+
+    /// The delta equals the full diff of the window before and after (both fresh queries), in
+    /// the same order: entered and changed by key, left sorted. The engine takes shortcuts (a
+    /// scroll's bands, the window recorded by the last mutation); clients and the daemon's
+    /// transcripts see exactly what the full diff gives.
+    public static func fullDiff(_ invalidation: Invalidation, before: [LayoutAttributes], after: [LayoutAttributes]) -> [String] {
+        var held = Dictionary(uniqueKeysWithValues: before.map { ($0.key, $0) })
+        var entered = [LayoutAttributes]()
+        var changed = [LayoutAttributes]()
+        for attributes in after {
+            if let old = held.removeValue(forKey: attributes.key) {
+                if old != attributes { changed.append(attributes) }
+            } else {
+                entered.append(attributes)
+            }
+        }
+        var failures = [String]()
+        if invalidation.entered != entered { failures.append("entered \(invalidation.entered.map(\.key)), full diff \(entered.map(\.key))") }
+        if invalidation.changed != changed { failures.append("changed \(invalidation.changed.map(\.key)), full diff \(changed.map(\.key))") }
+        let left = held.keys.sorted()
+        if invalidation.left != left { failures.append("left \(invalidation.left), full diff \(left)") }
         return failures
     }
 

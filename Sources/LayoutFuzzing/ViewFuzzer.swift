@@ -169,11 +169,31 @@ public struct ViewFuzzer<Source: RandomNumberGenerator> {
         }
     }
 
+    /// Anywhere in the content (a jump), a small step from where the view is (a scroll tick), or
+    /// the offset that puts a window edge exactly on an element's edge: the band a scroll's
+    /// delta comes from starts and ends there.
     private mutating func scrollOffset(_ view: View) -> Point {
         let axis = view.layout.strategy.scrollAxis
         let extent = axis.main(of: view.layout.contentSize)
-        let main = Double(int(-200...Int(extent) + 200))
-        return axis == .vertical ? Point(x: 0, y: main) : Point(x: main, y: 0)
+        let current = axis.main(of: view.viewport.offset)
+        let main: Double
+        switch int(0...3) {
+        case 0:
+            let main = Double(int(-200...Int(extent) + 200))
+            return axis == .vertical ? Point(x: 0, y: main) : Point(x: main, y: 0)
+        case 1: main = current + half(-80...80)
+        default:
+            let window = axis.mainRange(of: view.window)
+            let length = window.max - window.min
+            guard let element = view.snapshot().randomElement(using: &random) else { return scrollOffset(view) }
+            let edge = chance(50) ? axis.mainRange(of: element.frame).min : axis.mainRange(of: element.frame).max
+            // The window's start, or its end, on the element's edge (the window starts a margin
+            // before the offset).
+            let margin = current - window.min
+            main = chance(50) ? edge + margin : edge + margin - length
+        }
+        let clamped = min(max(main, -LayoutBounds.maximumCoordinate / 2), LayoutBounds.maximumCoordinate / 2)
+        return axis == .vertical ? Point(x: view.viewport.offset.x, y: clamped) : Point(x: clamped, y: view.viewport.offset.y)
     }
 
     /// A valid batch: a few deletes, reloads, one move, one insertion, maybe section changes;

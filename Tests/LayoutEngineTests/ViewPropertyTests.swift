@@ -26,6 +26,24 @@ struct ViewPropertyTests {
     }
 }
 
+/// Windows near the maximum they may hold: scrolls cross from whole windows to cut ones and
+/// back, where a scroll's delta must stop coming from the bands alone.
+@Suite("view properties near the window maximum")
+struct WindowMaximumPropertyTests {
+    static let cases = ViewPropertyTests.strategies.flatMap { strategy in
+        [6, 15, 40].flatMap { maximum in (0..<UInt64(12)).map { (strategy, maximum, 0xB4ED_0000 + $0) } }
+    }
+
+    @Test("a mirror fed with deltas equals a fresh query, windows cut or whole", arguments: cases)
+    func mirrorMatchesFreshLayout(strategy: String, maximum: Int, seed: UInt64) {
+        var fuzzer = ViewFuzzer(source: SeededGenerator(seed: seed))
+        let limits = ViewLimits(maximumWindowElements: maximum)
+        for failure in ViewChecks.run(&fuzzer, strategy: strategy, steps: ViewPropertyTests.mutationsPerSequence, limits: limits) {
+            Issue.record("seed \(seed), maximum \(maximum): \(failure)")
+        }
+    }
+}
+
 /// Large sections (hundreds of lines, several line chunks), single-item edits: the re-flow
 /// path, compared with a layout built from scratch after every step. Lives with the view
 /// properties because it drives a view the same way.

@@ -64,6 +64,17 @@ public protocol LayoutStrategy: AnyObject {
     /// Items or sections were inserted, deleted, moved or reloaded in `model` (a batch).
     func dataDidChange(_ changes: DataChanges, model: CollectionModel)
 
+    /// Where the last `selectionDidChange`, `sizesDidChange` or `dataDidChange` began along the
+    /// scroll axis: every element it changed, added or removed starts (its frame's minimum
+    /// along the scroll axis) at or after this coordinate, both before and after the update,
+    /// and every element starting before it kept all its attributes, bit for bit. `infinity`
+    /// when the update changed no element. A view then diffs only the part of its window from
+    /// there on.
+    ///
+    /// `nil` when the strategy does not know: the view diffs the whole window. That is the
+    /// default (a plugin's adapter inherits it) and what a full `prepare` leaves.
+    var changeStart: Double? { get }
+
     /// Takes a new viewport (scroll, resize), recomputing whatever it affects.
     ///
     /// - Returns: which frames may have changed, so a caller knows whether to re-query.
@@ -168,6 +179,9 @@ extension LayoutStrategy {
     public var transformOverhang: Double { 0 }
 
     public var estimatesDefaultSize: Bool { false }
+
+    /// Unknown: every change is diffed over the whole window.
+    public var changeStart: Double? { nil }
 
     /// Fade in at the final frame: UIKit's default for inserted items.
     public func initialAttributes(forAppearing attributes: LayoutAttributes, model: CollectionModel) -> LayoutAttributes {

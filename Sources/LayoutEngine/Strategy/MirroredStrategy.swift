@@ -79,6 +79,10 @@ public final class MirroredStrategy: LayoutStrategy {
     public var defaultItemSize: Size { inner.defaultItemSize }
     public var estimatesDefaultSize: Bool { inner.estimatesDefaultSize }
     public var transformOverhang: Double { inner.transformOverhang }
+    /// Mirroring moves frames across, not along, a vertical scroll axis, so there the inner
+    /// change start holds; along a horizontal one it would turn into an end: the whole window
+    /// is diffed.
+    public var changeStart: Double? { inner.scrollAxis == .vertical ? inner.changeStart : nil }
     public var contentSize: Size { inner.contentSize }
     public var viewport: Viewport {
         let current = inner.viewport
@@ -122,8 +126,12 @@ public final class MirroredStrategy: LayoutStrategy {
         return invalidation
     }
 
+    /// Exactly the elements whose mirrored frames meet `rect`: the inner strategy is asked for
+    /// a hair more across (a mirrored edge rounds its own way) and the answer is filtered here,
+    /// so a query agrees with `Rect.intersects` on the frames it returns, as every strategy's does.
     public func elements(in rect: Rect, model: CollectionModel) -> [LayoutAttributes] {
-        inner.elements(in: mirror(rect), model: model).map(mirror)
+        let slack = 1e-6 + abs(width) * 1e-12
+        return inner.elements(in: mirror(rect).insetBy(dx: -slack, dy: 0), model: model).lazy.map(mirror).filter { $0.frame.intersects(rect) }
     }
 
     public func attributes(forItem id: String, model: CollectionModel) -> LayoutAttributes? {

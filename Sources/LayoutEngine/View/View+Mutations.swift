@@ -23,7 +23,7 @@ extension View {
             outcome.context.invalidatesEverything = true
             outcome.context.invalidatesDataSourceCounts = changes.changesCounts
             outcome.context.invalidatedItems = changes.touchedItems
-            (outcome.transition, outcome.anchored, outcome.window) = try anchored(animated: animated, anchor: anchor) { () throws(LayoutError) -> Bool in
+            (outcome.transition, outcome.anchored, outcome.window, _) = try anchored(animated: animated, anchor: anchor) { () throws(LayoutError) -> Bool in
                 layout.replaceModel(newModel)
                 return true
             }
@@ -42,7 +42,7 @@ extension View {
                 throw .limitExceeded(limit: "batch size", maximum: limits.maximumBatchSize)
             }
             var outcome = Outcome()
-            (outcome.transition, outcome.anchored, outcome.window) = try anchored(animated: animated, anchor: anchor) { () throws(LayoutError) -> Bool in
+            (outcome.transition, outcome.anchored, outcome.window, outcome.changeStart) = try anchored(animated: animated, anchor: anchor) { () throws(LayoutError) -> Bool in
                 let changes = try layout.apply(updates, maximumItems: limits.maximumItems)
                 outcome.changes = changes
                 return !changes.isEmpty
@@ -61,7 +61,7 @@ extension View {
         try mutate(ifEpoch: ifEpoch, anchor: anchor) { () throws(LayoutError) -> Outcome in
             try checkBatch(measurements.count)
             var outcome = Outcome()
-            (outcome.transition, outcome.anchored, outcome.window) = try anchored(animated: animated, anchor: anchor) { () throws(LayoutError) -> Bool in
+            (outcome.transition, outcome.anchored, outcome.window, outcome.changeStart) = try anchored(animated: animated, anchor: anchor) { () throws(LayoutError) -> Bool in
                 outcome.context.invalidatedItems = try layout.applyMeasurements(measurements).map { layout.model.itemID(at: $0) }
                 return !outcome.context.invalidatedItems.isEmpty
             }
@@ -77,7 +77,7 @@ extension View {
         try mutate(ifEpoch: ifEpoch, anchor: anchor) { () throws(LayoutError) -> Outcome in
             try checkBatch(ids.count)
             var outcome = Outcome()
-            (outcome.transition, outcome.anchored, outcome.window) = try anchored(animated: animated, anchor: anchor) { () throws(LayoutError) -> Bool in
+            (outcome.transition, outcome.anchored, outcome.window, outcome.changeStart) = try anchored(animated: animated, anchor: anchor) { () throws(LayoutError) -> Bool in
                 outcome.context.invalidatedItems = try layout.select(ids, mode: mode)
                 return !outcome.context.invalidatedItems.isEmpty
             }
@@ -93,10 +93,11 @@ extension View {
         try mutate(ifEpoch: ifEpoch) { () throws(LayoutError) -> Outcome in
             var moved = viewport
             moved.offset = offset
-            try layout.setViewport(moved)
+            var outcome = Outcome()
+            if try layout.setViewport(moved) == .none { outcome.changeStart = .infinity }
             // The client scrolls by itself: a scrollTo target no longer holds.
             scrollTarget = nil
-            return Outcome()
+            return outcome
         }
     }
 
@@ -113,9 +114,9 @@ extension View {
                     reason: "proposed offset and velocity must be at most \(LayoutBounds.maximumText) in magnitude")
             }
             let target = Layout.clamped(layout.targetContentOffset(proposed: proposed, velocity: velocity), in: layout.strategy)
-            try layout.scroll(toTarget: target)
             scrollTarget = nil
             var outcome = Outcome()
+            if try layout.scroll(toTarget: target) == .none { outcome.changeStart = .infinity }
             outcome.target = target
             return outcome
         }
@@ -140,9 +141,9 @@ extension View {
             try validate(.element(key, edge: .start, offset: nil))
             guard let frame = layout.attributes(for: key)?.frame else { throw .itemNotFound(key.id) }
             let placement = layout.scrollPlacement(for: frame, align: align, offset: offset)
-            try layout.scroll(toTarget: placement.offset)
-            scrollTarget = .element(key, edge: placement.edge, offset: placement.distance)
             var outcome = Outcome()
+            if try layout.scroll(toTarget: placement.offset) == .none { outcome.changeStart = .infinity }
+            scrollTarget = .element(key, edge: placement.edge, offset: placement.distance)
             outcome.target = placement.offset
             outcome.anchor = key.id
             outcome.anchorPolicy = "scrollTo"
@@ -159,7 +160,10 @@ extension View {
             try validate(policy)
             anchorPolicy = policy
             scrollTarget = nil
-            return Outcome()
+            // Nothing moves.
+            var outcome = Outcome()
+            outcome.changeStart = .infinity
+            return outcome
         }
     }
 
@@ -174,7 +178,7 @@ extension View {
             resized.size = size
             var outcome = Outcome()
             let changed = resized.size != viewport.size
-            (outcome.transition, outcome.anchored, outcome.window) = try anchored(animated: animated, anchor: anchor) { () throws(LayoutError) -> Bool in
+            (outcome.transition, outcome.anchored, outcome.window, _) = try anchored(animated: animated, anchor: anchor) { () throws(LayoutError) -> Bool in
                 if try layout.setViewport(resized) == .layout { outcome.context.invalidatesEverything = true }
                 return changed
             }
@@ -281,20 +285,35 @@ extension View {
         }
         /// The window after the change, when `anchored` already computed it for a transition.
         var window: WindowContents?
+        /// Where along the scroll axis the elements that changed start (see
+        /// `LayoutStrategy.changeStart`; `infinity` for a scroll that moved no frame), if known:
+        /// the delta then diffs the window from there on and the band it moved onto.
+        var changeStart: Double?
     }
 
     /// Checks the epoch, runs `body` (which validates everything before it changes anything),
     /// and diffs the window before and after: both cut to `limits.maximumWindowElements`, so the
     /// delta carries at most twice that many elements and keeps a mirror of the cut window exact.
     ///
-    /// - Complexity: O(log n + k log k) for the two window queries, plus `body`.
+    /// The window before is the one the last mutation recorded (no query while the layout is
+    /// unchanged since). When the body knows where the changed elements start (a scroll that
+    /// moved no frame, or a strategy's `changeStart`), the delta comes from the part of the
+    /// window from there on and the band the window moved onto (`partialDelta`); everything
+    /// else is one query of the new window and a merge of the two key-sorted windows. A debug
+    /// build checks every shortcut against the full diff of two fresh queries.
+    ///
+    /// - Complexity: O(log n + k log k) for the new window's query and the merge, plus `body`;
+    ///   O(log n + k + d log d) with a known change start, d elements in the queried part.
     ///
     /// - Parameter anchor: the request's own anchor policy, checked before anything changes.
-    func mutate(ifEpoch: Int?, anchor: AnchorPolicy? = nil, _ body: () throws(LayoutError) -> Outcome) throws(LayoutError) -> Invalidation {
+    private func mutate(
+        ifEpoch: Int?, anchor: AnchorPolicy? = nil, _ body: () throws(LayoutError) -> Outcome
+    ) throws(LayoutError) -> Invalidation {
         if let ifEpoch, ifEpoch != epoch { throw .staleEpoch(expected: ifEpoch, actual: epoch) }
         if let anchor { try validate(anchor) }
-        var before = [ElementKey: LayoutAttributes]()
-        for attributes in windowContents().elements { before[attributes.key] = attributes }
+        let before = currentWindowContents()
+        assert(before == windowContents(), "the recorded window is not the window")
+        let oldWindow = window
         let oldContentSize = layout.contentSize
         let oldOffset = viewport.offset
 
@@ -302,16 +321,20 @@ extension View {
         epoch += 1
 
         let newWindow = window
-        let contents = outcome.window ?? windowContents()
-        var entered = [LayoutAttributes]()
-        var changed = [LayoutAttributes]()
-        for attributes in contents.elements {
-            if let old = before.removeValue(forKey: attributes.key) {
-                if old != attributes { changed.append(attributes) }
-            } else {
-                entered.append(attributes)
-            }
+        let delta: WindowDelta
+        let contents: WindowContents
+        if outcome.window == nil, let changeStart = outcome.changeStart,
+            let partial = partialDelta(from: before, oldWindow: oldWindow, newWindow: newWindow, changeStart: changeStart)
+        {
+            (delta, contents) = partial
+            assert(
+                contents == windowContents() && delta == Self.delta(from: before.elements, to: contents.elements),
+                "the partial delta is not the full diff")
+        } else {
+            contents = outcome.window ?? windowContents()
+            delta = Self.delta(from: before.elements, to: contents.elements)
         }
+        lastWindow = WindowRecord(revision: layout.revision, window: newWindow, contents: contents)
         let contentSize = layout.contentSize
         // Bounded inputs (LayoutBounds) keep every layout finite; a debug build checks it.
         assert(contentSize.width.isFinite && contentSize.height.isFinite, "non-finite content size \(contentSize)")
@@ -320,7 +343,7 @@ extension View {
         outcome.context.contentOffsetAdjustment = Point(x: viewport.offset.x - oldOffset.x, y: viewport.offset.y - oldOffset.y)
         return Invalidation(
             epoch: epoch, contentSize: contentSize, contentOffset: viewport.offset, context: outcome.context,
-            window: newWindow, entered: entered, changed: changed, left: before.keys.sorted(),
+            window: newWindow, entered: delta.entered, changed: delta.changed, left: delta.left,
             windowTruncated: contents.isTruncated, transition: outcome.transition, changes: outcome.changes,
             targetContentOffset: outcome.target, anchor: outcome.anchor, anchorPolicy: outcome.anchorPolicy,
             needsMeasure: outcome.needsMeasure)
@@ -342,13 +365,18 @@ extension View {
     /// cover the elements of the old and the new window (each cut to the maximum), so at most
     /// twice `limits.maximumWindowElements`.
     ///
-    /// - Returns: the transition (when animated), the anchor kept in place, and the window's
-    ///   contents after the change when the transition needed them (`mutate` reuses them).
+    /// - Returns: the transition (when animated), the anchor kept in place, the window's
+    ///   contents after the change when the transition needed them (`mutate` reuses them), and
+    ///   where the changed elements start (`LayoutStrategy.changeStart`; `infinity` when
+    ///   nothing changed, `nil` when unknown or when keeping the anchor changed frames).
     private func anchored(
         animated: Bool, anchor override: AnchorPolicy?, _ change: () throws(LayoutError) -> Bool
-    ) throws(LayoutError) -> (Transition?, Anchored, WindowContents?) {
+    ) throws(LayoutError) -> (Transition?, Anchored, WindowContents?, Double?) {
         let policy = anchorInForce(override)
-        let capture = layout.captureAnchor(policy.policy)
+        // The default anchor is read off the recorded window: no query.
+        let capture = policy.policy == .firstVisible
+            ? layout.captureAnchor(.firstVisible, firstVisible: firstVisibleItem(in: currentWindowContents()))
+            : layout.captureAnchor(policy.policy)
         let oldViewport = viewport
         let oldWindow = window
         var captured = [ElementKey: LayoutAttributes]()
@@ -364,12 +392,14 @@ extension View {
             let old = Layout.windowContents(inWindow, viewport: oldViewport.bounds, axis: axis, maximum: limits.maximumWindowElements)
             oldKeys = Set(old.elements.map(\.key))
         }
-        guard try change() else { return (animated ? Transition(duration: 0, segments: []) : nil, Anchored(), nil) }
-        layout.keep(capture)
+        guard try change() else { return (animated ? Transition(duration: 0, segments: []) : nil, Anchored(), nil, .infinity) }
+        // Read before the anchor moves the offset; a move that changes frames voids it.
+        var changeStart = layout.strategy.changeStart
+        if layout.keep(capture) != .none { changeStart = nil }
         // A scrollTo target whose element the change removed no longer holds.
         if case .element(let key, _, _)? = scrollTarget, layout.attributes(for: key) == nil { scrollTarget = nil }
         let anchored = Anchored(id: capture.anchorID, policy: policy.name)
-        guard animated else { return (nil, anchored, nil) }
+        guard animated else { return (nil, anchored, nil, changeStart) }
 
         let strategy = layout.strategy
         let newWindow = windowContents()
@@ -377,7 +407,7 @@ extension View {
         keys.formUnion(newWindow.elements.map(\.key))
         let moves = Layout.moves(
             of: keys, before: { captured[$0] }, after: { layout.attributes(for: $0) }, in: strategy, model: layout.model)
-        return (strategy.planTransition(from: strategy, moves: moves, model: layout.model), anchored, newWindow)
+        return (strategy.planTransition(from: strategy, moves: moves, model: layout.model), anchored, newWindow, nil)
     }
 
     /// The anchor of a change (`Invalidation.anchor` and `anchorPolicy`).
@@ -392,5 +422,22 @@ extension View {
         if let override { return (override, override == .firstVisible ? nil : override.name) }
         if let scrollTarget { return (scrollTarget, "scrollTo") }
         return (anchorPolicy, anchorPolicy == .firstVisible ? nil : anchorPolicy.name)
+    }
+
+    /// `Layout.firstVisibleItem` read from the window's contents, which hold every element on
+    /// screen unless the window was cut: no query.
+    private func firstVisibleItem(in contents: WindowContents) -> LayoutAttributes? {
+        guard !contents.isTruncated else { return layout.firstVisibleItem }
+        let bounds = viewport.bounds
+        let elements = contents.elements
+        // Indices, not copies: only the one found is copied out.
+        var first: Int?
+        for index in elements.indices where elements[index].kind == .cell && elements[index].frame.intersects(bounds) {
+            if let current = first, !(elements[index].indexPath! < elements[current].indexPath!) { continue }
+            first = index
+        }
+        let found = first.map { elements[$0] }
+        assert(found == layout.firstVisibleItem, "the window's first visible item is not the layout's")
+        return found
     }
 }

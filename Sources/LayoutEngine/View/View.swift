@@ -37,6 +37,9 @@ public final class View {
     /// Right to left mirrors every strategy's frames across the content width
     /// (`MirroredStrategy`).
     public internal(set) var layoutDirection: LayoutDirection
+    /// The window the last mutation left, while the layout has not changed since (see
+    /// `View+Delta.swift`): the "before" of the next delta, so it is not queried again.
+    var lastWindow: WindowRecord?
 
     // MARK: Lifecycle
 
@@ -90,6 +93,7 @@ public final class View {
         anchorPolicy = other.anchorPolicy
         scrollTarget = other.scrollTarget
         layoutDirection = other.layoutDirection
+        lastWindow = other.lastWindow
     }
 
     // MARK: Queries

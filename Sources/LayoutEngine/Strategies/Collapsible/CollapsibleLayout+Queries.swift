@@ -20,9 +20,12 @@ extension CollapsibleLayout {
                 var row = firstRow
                 var global = firstItem(inSection: section, slotAtLeast: firstRow * columns)
                 let sectionEnd = items.end(ofSection: section)
+                // One prefix sum for the first item; each later one's slot follows from the
+                // advances walked over.
+                var currentSlot = global < sectionEnd ? slot(ofGlobal: global, section: section) : 0
+                result.reserveCapacity(result.count + rowRange.count * min(columns, sectionEnd - global))
                 while row < rowRange.upperBound, global < sectionEnd {
                     let slotLimit = (row + 1) * columns
-                    var currentSlot = slot(ofGlobal: global, section: section)
                     while global < sectionEnd && currentSlot < slotLimit {
                         let frame = frame(ofSlot: currentSlot, sectionStart: start)
                         if frame.intersects(rect) {

@@ -61,6 +61,8 @@ public final class CollapsibleLayout: NativeStrategy {
     /// Per section: its extent plus the spacing after it (when it has items).
     private var sectionExtents = FenwickTree<Double>([])
     private var sectionsWithItems = 0
+    /// See `LayoutStrategy.changeStart`: set by every incremental update.
+    public private(set) var changeStart: Double?
 
     // MARK: Lifecycle
 
@@ -84,6 +86,7 @@ public final class CollapsibleLayout: NativeStrategy {
         copy.advances = advances
         copy.sectionExtents = sectionExtents
         copy.sectionsWithItems = sectionsWithItems
+        copy.changeStart = changeStart
         return copy
     }
 
@@ -109,6 +112,7 @@ public final class CollapsibleLayout: NativeStrategy {
             advances = []
         }
         updateSectionExtents(model: model)
+        changeStart = nil
     }
 
     /// A single item edit in a section updates its flags in place; several rebuild that
@@ -120,6 +124,9 @@ public final class CollapsibleLayout: NativeStrategy {
             prepare(model: model, viewport: viewport)
             return
         }
+        let start = changeStart(of: changes.edits)
+        let firstEdited = min(changes.edits.map(\.section).min() ?? 0, max(items.sectionCount - 1, 0))
+        let unchangedStarts = (0...firstEdited).map(sectionStart)
         items = GlobalItemIndex(model)
         if isCollapsed {
             var bySection = [Int: [ItemEdit]]()
@@ -133,6 +140,35 @@ public final class CollapsibleLayout: NativeStrategy {
             }
         }
         updateSectionExtents(model: model)
+        // The section extents are summed afresh: a section before the change may start an ulp
+        // away from where it did, and then everything may have moved.
+        changeStart = unchangedStarts == (0...firstEdited).map(sectionStart) ? start : nil
+    }
+
+    /// Where the items that `edits` move start (before the edits): the row of the item before
+    /// the first edit in the first section edited (its successors move; the item itself only
+    /// changes its flag, which places the next one). Several edits in a section rebuild its
+    /// flags: the section's start.
+    private func changeStart(of edits: [ItemEdit]) -> Double? {
+        var bySection = [Int: [ItemEdit]]()
+        for edit in edits { bySection[edit.section, default: []].append(edit) }
+        guard let first = bySection.keys.min(), first < items.sectionCount else { return edits.isEmpty ? .infinity : nil }
+        let sectionEdits = bySection[first]!
+        guard sectionEdits.count == 1 else { return sectionStart(first) }
+        let item: Int
+        switch sectionEdits[0] {
+        case .removed(_, let index, _), .inserted(_, let index, _): item = index
+        case .resized: return edits.count == 1 ? .infinity : sectionStart(first)
+        }
+        return rowStart(ofItem: max(item - 1, 0), section: first)
+    }
+
+    /// The start of the row holding item `item` of `section` (clamped to the section's items).
+    private func rowStart(ofItem item: Int, section: Int) -> Double {
+        let count = items.end(ofSection: section) - items.first(ofSection: section)
+        guard count > 0 else { return sectionStart(section) }
+        let slot = slot(ofGlobal: items.first(ofSection: section) + min(item, count - 1), section: section)
+        return frame(ofSlot: slot, sectionStart: sectionStart(section)).minY
     }
 
     /// One edit changes the flags of the items it inserts or removes and of the item before it
@@ -175,14 +211,25 @@ public final class CollapsibleLayout: NativeStrategy {
     ///
     /// - Complexity: O(k log n) for k ids; O(1) when not collapsed (selection does not move
     ///   anything then).
+    ///
+    /// Sets `changeStart` to the row of the first item whose flag flipped: the items after it
+    /// move, it and those before it stay. An item with no selected neighbour flips none, so
+    /// most toggles move nothing.
     public func selectionDidChange(_ ids: [String], model: CollectionModel) {
-        guard isCollapsed else { return }
+        guard isCollapsed else {
+            changeStart = .infinity
+            return
+        }
+        var start = Double.infinity
         var touchedSections = Set<Int>()
         for id in ids {
             guard let path = model.indexPath(ofItem: id) else { continue }
             for item in [path.item - 1, path.item] where item >= 0 {
                 let neighbour = ItemIndexPath(section: path.section, item: item)
-                advances[path.section].set(advanceFlag(at: neighbour, model: model), at: item)
+                let flag = advanceFlag(at: neighbour, model: model)
+                guard flag != advances[path.section][item] else { continue }
+                start = min(start, rowStart(ofItem: item, section: path.section))
+                advances[path.section].set(flag, at: item)
             }
             touchedSections.insert(path.section)
         }
@@ -190,10 +237,14 @@ public final class CollapsibleLayout: NativeStrategy {
             let old = sectionExtents.value(at: section)
             sectionExtents.add(extentWithSpacing(ofSection: section) - old, at: section)
         }
+        // Adding to one section's extent leaves the sums before it as they were.
+        changeStart = start
     }
 
     /// Sizes are uniform: measurements do not move anything.
-    public func sizesDidChange(_ edits: [ItemEdit], model: CollectionModel) {}
+    public func sizesDidChange(_ edits: [ItemEdit], model: CollectionModel) {
+        changeStart = .infinity
+    }
 
     public func updateViewport(_ newViewport: Viewport, model: CollectionModel) -> ViewportInvalidation {
         let widthChanged = newViewport.size.width != viewport.size.width

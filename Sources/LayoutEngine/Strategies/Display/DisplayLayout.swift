@@ -66,6 +66,8 @@ public final class DisplayLayout: NativeStrategy {
     /// (trailing spacing included).
     private(set) var sectionStarts: [Double] = [0]
     private var sectionsWithItems = 0
+    /// See `LayoutStrategy.changeStart`: set by every incremental update.
+    public private(set) var changeStart: Double?
 
     // MARK: Lifecycle
 
@@ -84,6 +86,7 @@ public final class DisplayLayout: NativeStrategy {
         copy.items = items
         copy.sectionStarts = sectionStarts
         copy.sectionsWithItems = sectionsWithItems
+        copy.changeStart = changeStart
         return copy
     }
 
@@ -111,13 +114,37 @@ public final class DisplayLayout: NativeStrategy {
         }
         starts.append(cursor)
         sectionStarts = starts
+        changeStart = nil
     }
 
     /// Selection does not change this layout.
-    public func selectionDidChange(_ ids: [String], model: CollectionModel) {}
+    public func selectionDidChange(_ ids: [String], model: CollectionModel) {
+        changeStart = .infinity
+    }
 
     /// Sizes come from the mode: measurements do not change this layout.
-    public func sizesDidChange(_ edits: [ItemEdit], model: CollectionModel) {}
+    public func sizesDidChange(_ edits: [ItemEdit], model: CollectionModel) {
+        changeStart = .infinity
+    }
+
+    /// Lays out again (O(sections)), and reports where the first edit's line started: a frame
+    /// is its section's start plus its line's, and the starts before the first edited section
+    /// are summed again in the same order, so they come out the same.
+    public func dataDidChange(_ changes: DataChanges, model: CollectionModel) {
+        var start: Double?
+        if !changes.changesSectionList, model.numberOfSections == items.sectionCount {
+            start = .infinity
+            for edit in changes.edits {
+                let item: Int
+                switch edit {
+                case .removed(_, let index, _), .inserted(_, let index, _), .resized(_, let index, _): item = index
+                }
+                start = min(start!, sectionStarts[edit.section] + Double(item / geometry.perLine) * geometry.pitch)
+            }
+        }
+        prepare(model: model, viewport: viewport)
+        changeStart = start
+    }
 
     public func updateViewport(_ newViewport: Viewport, model: CollectionModel) -> ViewportInvalidation {
         guard newViewport.size != viewport.size else {

@@ -14,6 +14,8 @@ public final class FlowLayout: NativeStrategy {
     public private(set) var viewport = Viewport(size: Size(width: 1, height: 1))
     var sections: [FlowSection] = []
     var contentCross = 0.0
+    /// See `LayoutStrategy.changeStart`: set by every incremental update (`apply`).
+    public internal(set) var changeStart: Double?
 
     // MARK: Lifecycle
 
@@ -29,6 +31,7 @@ public final class FlowLayout: NativeStrategy {
         copy.viewport = viewport
         copy.sections = sections
         copy.contentCross = contentCross
+        copy.changeStart = changeStart
         return copy
     }
 
@@ -56,6 +59,7 @@ public final class FlowLayout: NativeStrategy {
         }
         sections = prepared
         contentCross = widest
+        changeStart = nil
     }
 
     /// Only expanding items change size with the selection; their lines re-flow.

@@ -45,6 +45,9 @@ public final class UltravisualLayout: NativeStrategy {
     let minimumTitleScale: Double
     let snaps: Bool
 
+    /// See `LayoutStrategy.changeStart`: set by the updates that change nothing; a data change
+    /// lays out again (every later item's featured geometry and zIndex move), so it is unknown.
+    public private(set) var changeStart: Double?
     public private(set) var viewport = Viewport(size: Size(width: 1, height: 1))
     private(set) var items = GlobalItemIndex()
 
@@ -72,6 +75,7 @@ public final class UltravisualLayout: NativeStrategy {
         let copy = UltravisualLayout(parameters: parameters)
         copy.viewport = viewport
         copy.items = items
+        copy.changeStart = changeStart
         return copy
     }
 
@@ -85,13 +89,18 @@ public final class UltravisualLayout: NativeStrategy {
     public func prepare(model: CollectionModel, viewport: Viewport) {
         self.viewport = viewport
         items = GlobalItemIndex(model)
+        changeStart = nil
     }
 
     /// Selection does not change this layout.
-    public func selectionDidChange(_ ids: [String], model: CollectionModel) {}
+    public func selectionDidChange(_ ids: [String], model: CollectionModel) {
+        changeStart = .infinity
+    }
 
     /// Sizes come from the parameters: measurements do not change this layout.
-    public func sizesDidChange(_ edits: [ItemEdit], model: CollectionModel) {}
+    public func sizesDidChange(_ edits: [ItemEdit], model: CollectionModel) {
+        changeStart = .infinity
+    }
 
     /// Every offset change moves the featured and next cells; a resize changes widths and the
     /// content height. Nothing is recomputed ahead of queries either way.
