@@ -51,12 +51,20 @@ struct CompactModelTests {
         }
     }
 
-    /// Ids are opaque bytes: two spellings of "é" are two items.
-    @Test("ids that differ only in Unicode normalization are different items")
+    /// Ids are one id however their text is spelled (canonical equivalence, as everywhere in the
+    /// engine): two spellings of "é" are a duplicate, and either finds the item.
+    @Test("ids that differ only in Unicode normalization are one id")
     func normalization() throws {
-        let model = try CollectionModel(sections: [SectionSpec(id: "s", items: [ItemSpec(id: "\u{e9}"), ItemSpec(id: "e\u{301}")])])
-        #expect(model.numberOfItems == 2)
+        #expect(throws: LayoutError.duplicateItemID("e\u{301}")) {
+            try CollectionModel(sections: [SectionSpec(id: "s", items: [ItemSpec(id: "\u{e9}"), ItemSpec(id: "e\u{301}")])])
+        }
+        #expect(throws: LayoutError.duplicateItemID("\u{212A}")) {
+            try CollectionModel(sections: [SectionSpec(id: "s", items: [ItemSpec(id: "K"), ItemSpec(id: "\u{212A}")])])
+        }
+        var model = try CollectionModel(sections: [SectionSpec(id: "s", items: [ItemSpec(id: "a"), ItemSpec(id: "\u{e9}")])])
         #expect(model.indexPath(ofItem: "e\u{301}") == ItemIndexPath(section: 0, item: 1))
+        #expect(throws: LayoutError.duplicateItemID("e\u{301}")) { try model.apply([.insertItems([ItemSpec(id: "e\u{301}")], section: "s", at: 0)]) }
+        #expect(model.numberOfItems == 2)
     }
 
     @Test("batches of many items are cut into full chunks, and a refused batch changes nothing")

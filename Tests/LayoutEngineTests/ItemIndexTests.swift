@@ -89,11 +89,13 @@ struct ItemIndexTests {
         #expect(!removed)
     }
 
-    @Test("hashes are of the UTF-8 bytes: one per spelling, any length")
+    @Test("hashes are of the canonical text: one per id however it is spelled, any length")
     func hashes() {
         var bytes = Array("e\u{301}".utf8)
         let decomposed = bytes.withUnsafeMutableBufferPointer { ItemIndex.hash(UnsafeBufferPointer($0)) }
         #expect(ItemIndex.hash("e\u{301}") == decomposed)
+        #expect(ItemIndex.hash("\u{e9}") == decomposed, "composed and decomposed é are one id")
+        #expect(ItemIndex.hash("\u{212A}") == ItemIndex.hash("K"), "KELVIN SIGN is K")
         let long = String(repeating: "x", count: 100_000)
         #expect(ItemIndex.hash(long) == ItemIndex.hash(String(repeating: "x", count: 100_000)))
         #expect(ItemIndex.hash(long) != ItemIndex.hash(long + "y"))

@@ -2,8 +2,9 @@
 /// chunk of item ids costs is its bytes plus four bytes an id, instead of a 16-byte `String`
 /// each plus a heap object for every id longer than 15 bytes.
 ///
-/// Ids compare byte for byte: they are opaque to the engine, and the wire hands them over as
-/// UTF-8.
+/// Ids compare as Swift's `String` does (canonical equivalence), which for ASCII ids, and any
+/// two identical byte sequences, is a byte comparison: the engine keeps one rule of identity
+/// for ids everywhere (the index, selections, element keys).
 struct IDArena: RandomAccessCollection, Sendable {
     private(set) var bytes: [UInt8] = []
     /// `ends[i]` is one past the last byte of id `i`. 32 bits: a chunk holds at most a few
@@ -40,13 +41,21 @@ struct IDArena: RandomAccessCollection, Sendable {
         return bytes.withUnsafeBufferPointer { body(UnsafeBufferPointer(rebasing: $0[range])) }
     }
 
-    /// Whether id `index` is exactly `utf8`.
+    /// Whether id `index` is the id `utf8`, as `String` equality has it: the same bytes, or, when
+    /// either is not ASCII, canonically equivalent text (a composed "é" and "e" with a
+    /// combining accent are one id).
     func id(at index: Int, equals utf8: UnsafeBufferPointer<UInt8>) -> Bool {
         let range = byteRange(of: index)
-        guard range.count == utf8.count else { return false }
         return bytes.withUnsafeBufferPointer { stored in
-            range.count == 0 || memoryEqual(stored.baseAddress! + range.lowerBound, utf8.baseAddress!, range.count)
+            let own = UnsafeBufferPointer(rebasing: stored[range])
+            if own.count == utf8.count, own.count == 0 || memoryEqual(own.baseAddress!, utf8.baseAddress!, own.count) { return true }
+            guard !(Self.isASCII(own) && Self.isASCII(utf8)) else { return false }
+            return String(decoding: own, as: UTF8.self) == String(decoding: utf8, as: UTF8.self)
         }
+    }
+
+    private static func isASCII(_ utf8: UnsafeBufferPointer<UInt8>) -> Bool {
+        utf8.allSatisfy { $0 < 0x80 }
     }
 
     mutating func append(_ id: String) {

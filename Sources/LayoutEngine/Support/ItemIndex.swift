@@ -43,18 +43,17 @@ struct ItemIndex: Sendable {
         grow(toHold: count, load: Self.maximumLoad)
     }
 
-    /// The seeded hash of an id's UTF-8 bytes (per process, so clients cannot aim ids at one
-    /// slot).
+    /// The seeded hash of an id (per process, so clients cannot aim ids at one slot): Swift's
+    /// own `String` hash, which hashes the canonical form, so ids that are canonically
+    /// equivalent (the same text with combining marks composed or not, U+212A KELVIN SIGN and
+    /// "K") hash alike and are one id, as `String` equality has them.
     static func hash(_ utf8: UnsafeBufferPointer<UInt8>) -> UInt32 {
-        var hasher = Hasher()
-        hasher.combine(bytes: UnsafeRawBufferPointer(utf8))
-        let value = UInt64(UInt(bitPattern: hasher.finalize()))
-        return UInt32(truncatingIfNeeded: value ^ (value >> 32))
+        hash(String(decoding: utf8, as: UTF8.self))
     }
 
     static func hash(_ id: String) -> UInt32 {
-        var id = id
-        return id.withUTF8(hash)
+        let value = UInt64(UInt(bitPattern: id.hashValue))
+        return UInt32(truncatingIfNeeded: value ^ (value >> 32))
     }
 
     var capacity: Int { slots.count }
