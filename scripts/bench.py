@@ -600,6 +600,15 @@ def document(rows, counts, repetitions, toolchain, notes):
         target("≤ %d bytes resident per item at 1M with %s ids, however loaded" % (limit, "short" if ids == "short" else "36-character UUID"),
                worst and worst[1], limit, "worst %.0f B/item" + (" (%s; %s)" % (worst[0], ", ".join("%s %.0f" % entry for entry in measured)) if worst else ""),
                memory_reason + "; a load through the service also leaves the freed request's heap resident")
+    for operation, unit in (("scrollTo a random item", "view"), ("hitTest", "engine")):
+        worst = None
+        for strategy in ("flow", "collapsible", "ultravisual", "display"):
+            row = find(rows, "%s: %s" % (strategy, operation), big)
+            if row and (worst is None or row["median"] > worst[1]):
+                worst = (strategy, row["median"])
+        target("%s at 1M ≤ 10 µs (engine, every built-in strategy)" % operation, worst and worst[1], 10,
+               "worst %.1f µs" + (" (%s)" % worst[0] if worst else ""),
+               "a jump: the target's frame is O(log n), then the whole window enters" if operation.startswith("scrollTo") else "")
     load = find(rows, "load 1000000 items (short ids) through the service: one view.create")
     target("loading 1M items in one request ≤ 1 s", load and load["median"], 1, "%.2f s",
            "the request is parsed into a tree of 1M objects before the model is built")

@@ -304,6 +304,18 @@ for count in options.counts {
                 sink &+= try! view.scroll(to: Point(x: 0, y: viewExtent * quarter + Double(jump))).entered.count
             }
         }
+        // scrollTo an item anywhere (the target's frame, the scroll and the window delta),
+        // cycling the alignments; then back to the middle.
+        let targets = 200
+        let alignments: [ScrollAlignment] = [.start, .center, .end, .nearest]
+        measure("\(strategy): scrollTo a random item", group: "view", strategy: strategy, n: count, unit: "µs/op", scale: 1e6, per: targets) {
+            var state: UInt64 = 0x5C0_11E0
+            for target in 0..<targets {
+                state = state &* 6364136223846793005 &+ 1442695040888963407
+                let index = Int(state >> 33) % count
+                sink &+= try! view.scrollTo(ElementKey(kind: .cell, id: "item-\(index)"), align: alignments[target % 4]).entered.count
+            }
+        }
         try! view.scroll(to: Point(x: 0, y: viewExtent / 2))
         let toggles = 200
         measure("\(strategy): selection toggle", group: "view", strategy: strategy, n: count, unit: "µs/op", scale: 1e6, per: toggles) {
