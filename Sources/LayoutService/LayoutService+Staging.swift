@@ -44,6 +44,7 @@ extension LayoutService {
             let (result, events, released) = upload.host.commit(upload, animated: animated, ifEpoch: ifEpoch, dryRun: dryRun, anchor: anchor)
             itemBudget.release(released)
             finish(result, events)
+            if !dryRun { FreedMemory.release(afterCommitOf: upload.itemCount) }
         }
     }
 
