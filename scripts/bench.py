@@ -617,7 +617,7 @@ def document(rows, counts, repetitions, toolchain, notes):
            "returns the freed tree to the system (malloc_trim)")
     spread = find(rows, "resident MiB of 5000000 items over 5 views (short ids, one view.create)")
     target("5M items across views ≤ 450 MiB resident", spread and spread["median"], 450, "%.0f MiB",
-           "the whole process: five 1M-item views through one view.create each")
+           "five 1M-item views through one view.create each: what they keep, the request lines left out")
     for n in counts:
         native = find(rows, "waterfall built in: full layout", n)
         plugin = find(rows, "waterfall plugin: full layout", n)
