@@ -368,7 +368,8 @@ class WellBehavedClient(threading.Thread):
     WEIGHTS = {"view.scroll": 12, "view.query": 8, "view.get": 4, "view.item": 6, "view.select": 6, "view.measure": 5,
                "view.update": 10, "view.setData": 0.6, "view.resize": 3, "view.configure": 3, "view.setStrategy": 0.8,
                "view.setWindowMargin": 2, "view.scrollEnd": 5, "view.list": 2, "daemon.sync": 3, "daemon.status": 2,
-               "daemon.hello": 1, "strategy.list": 1, "daemon.describe": 0.03, "daemon.reload": 0.1}
+               "daemon.hello": 1, "strategy.list": 1, "daemon.describe": 0.03, "daemon.reload": 0.1,
+               "view.scrollTo": 2, "view.setAnchor": 0.5, "view.setLayoutDirection": 0.3, "view.hitTest": 3, "view.neighbor": 3}
 
     def __init__(self, soak, number):
         super().__init__(name="client-%d" % number, daemon=True)
@@ -575,7 +576,25 @@ class WellBehavedClient(threading.Thread):
         view = self.home if rng.random() < 0.7 else rng.choice(self.soak.view_names)
         model = self.soak.models[view]
         if method == "view.scroll":
-            return self.mutation(method, view, {"offset": self.point(model)})
+            params = {"offset": self.point(model)}
+            if rng.random() < 0.3:  # a finger's velocity: the reply names prefetch
+                params["velocity"] = {"x": 0, "y": rng.choice([-3000, -400, 0, 800, 5000])}
+            return self.mutation(method, view, params)
+        if method == "view.scrollTo":
+            iid = (model.pick(rng, 1) or ["none"])[0]
+            params = {"id": iid, "align": rng.choice(["start", "center", "end", "nearest"]), "offset": rng.choice([0, 0, 12.5, -8])}
+            return self.mutation(method, view, params, ["ItemNotFound"])
+        if method == "view.setAnchor":
+            return self.mutation(method, view, {"anchor": rng.choice(["firstVisible", "firstVisible", "lastVisible", "end", "none"])})
+        if method == "view.setLayoutDirection":
+            return self.mutation(method, view, {"layoutDirection": rng.choice(["ltr", "ltr", "rtl"])})
+        if method == "view.hitTest":
+            return Request(method, {"view": view, "point": self.point(model)}, hook=lambda r: "element" in r)
+        if method == "view.neighbor":
+            iid = (model.pick(rng, 1) or ["none"])[0]
+            direction = rng.choice(["up", "down", "left", "right", "next", "previous"])
+            return Request(method, {"view": view, "id": iid, "direction": direction}, hook=lambda r: "element" in r,
+                           allowed=frozenset(["ItemNotFound"]))
         if method == "view.scrollEnd":
             return self.mutation(method, view, {"proposed": self.point(model), "velocity": {"x": 0, "y": rng.choice([-900, 0, 300, 2500])}})
         if method == "view.select":
