@@ -208,12 +208,7 @@ extension View {
             let policy = anchorInForce(anchor)
             let switched = try layout.reconfigure(
                 changes, windowMargin: windowMargin, maximumWindowElements: limits.maximumWindowElements, anchor: policy.policy)
-            var outcome = Outcome()
-            outcome.context.invalidatesEverything = true
-            outcome.anchor = switched.anchor
-            outcome.anchorPolicy = policy.name
-            if animated { outcome.transition = switched.transition }
-            return outcome
+            return Self.outcome(switched: switched, policy: policy.name, animated: animated)
         }
     }
 
@@ -231,12 +226,7 @@ extension View {
             let switched = layout.switchStrategy(
                 to: strategy, windowMargin: windowMargin, maximumWindowElements: limits.maximumWindowElements, anchor: policy.policy)
             strategyName = name
-            var outcome = Outcome()
-            outcome.context.invalidatesEverything = true
-            outcome.anchor = switched.anchor
-            outcome.anchorPolicy = policy.name
-            if animated { outcome.transition = switched.transition }
-            return outcome
+            return Self.outcome(switched: switched, policy: policy.name, animated: animated)
         }
     }
 
@@ -249,8 +239,7 @@ extension View {
         _ direction: LayoutDirection, animated: Bool = false, ifEpoch: Int? = nil, anchor: AnchorPolicy? = nil
     ) throws(LayoutError) -> Invalidation {
         try mutate(ifEpoch: ifEpoch, anchor: anchor) { () throws(LayoutError) -> Outcome in
-            var outcome = Outcome()
-            guard direction != layoutDirection else { return outcome }
+            guard direction != layoutDirection else { return Outcome() }
             let current = layout.strategy
             let base = (current as? MirroredStrategy)?.inner ?? current
             let fresh = MirroredStrategy.wrapping(try base.reconfigured(with: base.parameters), in: direction)
@@ -258,11 +247,7 @@ extension View {
             let switched = layout.switchStrategy(
                 to: fresh, windowMargin: windowMargin, maximumWindowElements: limits.maximumWindowElements, anchor: policy.policy)
             layoutDirection = direction
-            outcome.context.invalidatesEverything = true
-            outcome.anchor = switched.anchor
-            outcome.anchorPolicy = policy.name
-            if animated { outcome.transition = switched.transition }
-            return outcome
+            return Self.outcome(switched: switched, policy: policy.name, animated: animated)
         }
     }
 
@@ -289,6 +274,17 @@ extension View {
         /// `LayoutStrategy.changeStart`; `infinity` for a scroll that moved no frame), if known:
         /// the delta then diffs the window from there on and the band it moved onto.
         var changeStart: Double?
+    }
+
+    /// What a layout switch (`configure`, `switchStrategy`, `setLayoutDirection`) reports:
+    /// everything recomputed, the anchor it kept, and its transition when animated.
+    private static func outcome(switched: LayoutSwitch, policy: String?, animated: Bool) -> Outcome {
+        var outcome = Outcome()
+        outcome.context.invalidatesEverything = true
+        outcome.anchor = switched.anchor
+        outcome.anchorPolicy = policy
+        if animated { outcome.transition = switched.transition }
+        return outcome
     }
 
     /// Checks the epoch, runs `body` (which validates everything before it changes anything),
