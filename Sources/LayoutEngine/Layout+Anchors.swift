@@ -153,9 +153,14 @@ extension Layout {
     /// Cells intersecting `rect` whose sizes are still guesses: a client's estimate not yet
     /// replaced by `view.measure`, or the strategy's estimated default. In reading order.
     public func estimatedItems(in rect: Rect) -> [String] {
+        estimatedItems(among: elements(in: rect))
+    }
+
+    /// The cells of `elements` whose sizes are still guesses, in reading order.
+    func estimatedItems(among elements: [LayoutAttributes]) -> [String] {
         let sections = model.sections
         let defaultIsEstimate = strategy.estimatesDefaultSize
-        return elements(in: rect).filter { attributes in
+        return elements.filter { attributes in
             guard attributes.kind == .cell, let item = attributes.item else { return false }
             switch sections[attributes.section].sizeSource(ofItem: item) {
             case .estimated: return true

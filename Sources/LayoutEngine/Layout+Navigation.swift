@@ -53,11 +53,12 @@ extension Layout {
     /// - Complexity: O(log n + k) for the k elements whose frames, grown by the strategy's
     ///   `transformOverhang`, contain the point (a handful: those drawn at that spot).
     public func hitTest(_ point: Point, kinds: Set<ElementKind> = Set(ElementKind.allCases)) -> LayoutAttributes? {
-        // A little more than the point itself: frames are half-open and a query's intersection
-        // is open, and a mirrored (right-to-left) layout computes its frames' edges with a
-        // rounding of its own; the exact test is `covers`.
-        let reach = strategy.transformOverhang + 1e-6
-        let probe = Rect(x: point.x - reach, y: point.y - reach, width: 2 * reach, height: 2 * reach)
+        let reach = strategy.transformOverhang
+        // The smallest rect that the open intersection of `elements(in:)` finds every frame
+        // containing the point with (frames are half-open; the probe must have some width).
+        let probe = Rect(
+            x: point.x - reach, y: point.y - reach,
+            width: (point.x + reach).nextUp - (point.x - reach), height: (point.y + reach).nextUp - (point.y - reach))
         var top: LayoutAttributes?
         for element in elements(in: probe) where kinds.contains(element.kind) && element.isInteractive && element.covers(point) {
             if top.map({ element.isDrawn(above: $0) }) ?? true { top = element }

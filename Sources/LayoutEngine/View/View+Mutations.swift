@@ -138,16 +138,14 @@ extension View {
             guard offset.isFinite, LayoutBounds.contains(offset) else {
                 throw .invalidViewport(reason: "the scrollTo offset must be finite and at most \(LayoutBounds.maximumText) in magnitude")
             }
-            try validate(.element(key, edge: .start, offset: nil))
-            guard let frame = layout.attributes(for: key)?.frame else { throw .itemNotFound(key.id) }
-            let placement = layout.scrollPlacement(for: frame, align: align, offset: offset)
+            let placement = layout.scrollPlacement(for: try element(key).frame, align: align, offset: offset)
             var outcome = Outcome()
             if try layout.scroll(toTarget: placement.offset) == .none { outcome.changeStart = .infinity }
             scrollTarget = .element(key, edge: placement.edge, offset: placement.distance)
             outcome.target = placement.offset
             outcome.anchor = key.id
             outcome.anchorPolicy = "scrollTo"
-            outcome.needsMeasure = layout.estimatedItems(in: window)
+            outcome.reportsEstimates = true
             return outcome
         }
     }
@@ -263,6 +261,8 @@ extension View {
         /// The policy that placed the content, when not the default (`Invalidation.anchorPolicy`).
         var anchorPolicy: String?
         var needsMeasure: [String]?
+        /// Fill `needsMeasure` from the new window (`scrollTo`), once the delta has it.
+        var reportsEstimates = false
         /// Set by `anchored`: its id and policy name.
         var anchored: Anchored {
             get { Anchored(id: anchor, policy: anchorPolicy) }
@@ -329,6 +329,10 @@ extension View {
         } else {
             contents = outcome.window ?? windowContents()
             delta = Self.delta(from: before.elements, to: contents.elements)
+        }
+        if outcome.reportsEstimates {
+            // The window's own cells, not a second query, unless it was cut.
+            outcome.needsMeasure = contents.isTruncated ? layout.estimatedItems(in: newWindow) : layout.estimatedItems(among: contents.elements)
         }
         lastWindow = WindowRecord(revision: layout.revision, window: newWindow, contents: contents)
         let contentSize = layout.contentSize

@@ -127,7 +127,13 @@ public final class View {
         if let offset, !(offset.isFinite && LayoutBounds.contains(offset)) {
             throw .invalidParameter(parameter: "anchor.offset", reason: "must be finite and at most \(LayoutBounds.maximumText) in magnitude")
         }
-        guard layout.attributes(for: key) == nil else { return }
+        _ = try element(key)
+    }
+
+    /// The attributes of element `key`, or the error that names what is missing: the item, the
+    /// section, or the section's header or footer.
+    func element(_ key: ElementKey) throws(LayoutError) -> LayoutAttributes {
+        if let attributes = layout.attributes(for: key) { return attributes }
         switch key.kind {
         case .cell: throw .itemNotFound(key.id)
         case .header, .footer:
