@@ -79,11 +79,12 @@ extension Layout {
     /// - Parameter known: `firstVisibleItem`, when the caller has it already (read off a
     ///   recorded window), so it is not queried again.
     public func captureAnchor(_ policy: AnchorPolicy, firstVisible known: LayoutAttributes?? = nil) -> AnchorCapture {
+        let space = ReadingSpace(strategy)
         let axis = strategy.scrollAxis
-        let leading = axis.main(of: viewport.offset)
+        let leading = axis.main(of: space.viewport.offset)
         func hold(_ attributes: LayoutAttributes?, _ edge: AnchorEdge, offset: Double? = nil) -> AnchorCapture.Hold {
             guard let attributes else { return .offset }
-            let point = Self.edge(edge, of: attributes.frame, axis: axis)
+            let point = Self.edge(edge, of: space.reading(attributes.frame), axis: axis)
             return .element(attributes.key, edge, distance: offset ?? point - leading)
         }
         let held: AnchorCapture.Hold = switch policy {
@@ -93,7 +94,7 @@ extension Layout {
         case .none: .offset
         case .element(let key, let edge, let offset): hold(attributes(for: key), edge, offset: offset)
         }
-        return AnchorCapture(hold: held, axis: axis, offset: viewport.offset, policy: policy)
+        return AnchorCapture(hold: held, axis: axis, offset: space.viewport.offset, policy: policy)
     }
 
     /// The offset that puts `capture`'s anchor back where it was, in `strategy` (this layout's
@@ -102,19 +103,23 @@ extension Layout {
     /// 0. An offset that is kept (the policy `none`, or an anchor element that is gone) keeps
     /// both of its components.
     static func offset(restoring capture: AnchorCapture, in strategy: any LayoutStrategy, model: CollectionModel) -> Point {
+        let space = ReadingSpace(strategy)
+        let reading = space.strategy
         let axis = strategy.scrollAxis
         let main: Double
         switch capture.hold {
         case .element(let key, let edge, let distance):
-            guard let moved = attributes(for: key, in: strategy, model: model) else { return clamped(capture.offset, in: strategy) }
+            guard let moved = attributes(for: key, in: reading, model: model) else {
+                return space.screen(offset: clampedReading(capture.offset, in: reading))
+            }
             main = Self.edge(edge, of: moved.frame, axis: axis) - distance
         case .endDistance(let distance):
             main = farthestOffset(in: strategy) - distance
         case .offset:
-            return clamped(capture.offset, in: strategy)
+            return space.screen(offset: clampedReading(capture.offset, in: reading))
         }
         let cross = capture.axis == axis ? axis.cross(of: capture.offset) : 0
-        return clamped(axis == .vertical ? Point(x: cross, y: main) : Point(x: main, y: cross), in: strategy)
+        return space.screen(offset: clampedReading(axis == .vertical ? Point(x: cross, y: main) : Point(x: main, y: cross), in: reading))
     }
 
     /// Where `align` puts `frame`: the content offset (clamped to the valid range; the
@@ -125,6 +130,9 @@ extension Layout {
     /// resolves to `start`, `end`, or, for an element fully visible already, its start edge
     /// where it is.
     public func scrollPlacement(for frame: Rect, align: ScrollAlignment, offset: Double = 0) -> (offset: Point, edge: AnchorEdge, distance: Double) {
+        let space = ReadingSpace(strategy)
+        let frame = space.reading(frame)
+        let viewport = space.viewport
         let axis = strategy.scrollAxis
         let insets = axis.logical(viewport.contentInsets)
         let extent = axis.main(of: viewport.size)
@@ -147,7 +155,7 @@ extension Layout {
         }
         let main = Self.edge(edge, of: frame, axis: axis) - distance
         let point = axis == .vertical ? Point(x: viewport.offset.x, y: main) : Point(x: main, y: viewport.offset.y)
-        return (Self.clamped(point, in: strategy), edge, distance)
+        return (space.screen(offset: Self.clampedReading(point, in: space.strategy)), edge, distance)
     }
 
     /// Cells intersecting `rect` whose sizes are still guesses: a client's estimate not yet
@@ -182,7 +190,9 @@ extension Layout {
     }
 
     /// The farthest offset a scroll view can rest at along the scroll axis.
+    /// In reading coordinates (`ReadingSpace`): for a right-to-left horizontal view, the left end.
     static func farthestOffset(in strategy: any LayoutStrategy) -> Double {
+        let strategy = ReadingSpace(strategy).strategy
         let axis = strategy.scrollAxis
         let insets = axis.logical(strategy.viewport.contentInsets)
         return max(-insets.mainLeading, axis.main(of: strategy.contentSize) + insets.mainTrailing - axis.main(of: strategy.viewport.size))

@@ -73,7 +73,15 @@ extension Layout {
 
     /// `offset` with its scroll-axis component inside `[−inset, max(−inset, content + inset − viewport)]`,
     /// the range a scroll view can rest in.
+    /// The range is the reading one (`ReadingSpace`): content shorter than the viewport rests
+    /// against its leading edge, the right one for a right-to-left view.
     static func clamped(_ offset: Point, in strategy: any LayoutStrategy) -> Point {
+        let space = ReadingSpace(strategy)
+        return space.screen(offset: clampedReading(space.reading(offset: offset), in: space.strategy))
+    }
+
+    /// `clamped(_:in:)` for an offset and a strategy already in reading coordinates.
+    static func clampedReading(_ offset: Point, in strategy: any LayoutStrategy) -> Point {
         let axis = strategy.scrollAxis
         let insets = axis.logical(strategy.viewport.contentInsets)
         let main = resting(
@@ -86,12 +94,15 @@ extension Layout {
     /// `[−inset, max(−inset, content + inset − viewport)]` across the scroll axis: where a switch
     /// comes to rest, since the old layout's offset says nothing about the new content's width.
     static func clampedAcross(_ offset: Point, in strategy: any LayoutStrategy) -> Point {
+        let space = ReadingSpace(strategy)
+        let offset = space.reading(offset: offset)
+        let strategy = space.strategy
         let axis = strategy.scrollAxis
         let insets = axis.logical(strategy.viewport.contentInsets)
         let cross = resting(
             axis.cross(of: offset), content: axis.cross(of: strategy.contentSize), viewport: axis.cross(of: strategy.viewport.size),
             leading: insets.crossLeading, trailing: insets.crossTrailing)
-        return axis == .vertical ? Point(x: cross, y: offset.y) : Point(x: offset.x, y: cross)
+        return space.screen(offset: axis == .vertical ? Point(x: cross, y: offset.y) : Point(x: offset.x, y: cross))
     }
 
     /// `value` inside `[−leading, max(−leading, content + trailing − viewport)]`: where a scroll

@@ -33,6 +33,16 @@ struct FixtureTests {
         try FixtureRunner.run(fixture.transposed)
     }
 
+    /// Every fixture again right to left, against the mirror of what it expects (flow's also
+    /// transposed: horizontal, right to left).
+    @Test("fixture matches mirrored right to left", arguments: flow + collapsible + ultravisual + display + waterfall)
+    func mirroredRightToLeft(file: String) throws {
+        let fixture = try Fixture.load(file)
+        guard fixture.mirrorable else { return }
+        try FixtureRunner.run(fixture, mirrored: true)
+        if fixture.transposable { try FixtureRunner.run(fixture.transposed, mirrored: true) }
+    }
+
     @Test("collapsible fixture matches", arguments: collapsible)
     func collapsibleFixture(file: String) throws { try FixtureRunner.run(try Fixture.load(file)) }
 
@@ -49,55 +59,111 @@ struct FixtureTests {
 enum FixtureRunner {
     static let tolerance = 1e-6
 
-    static func run(_ fixture: Fixture, sourceLocation: SourceLocation = #_sourceLocation) throws {
+    /// Runs `fixture` as written or, `mirrored`, laid out right to left against the mirror of
+    /// every expectation (the right-to-left fixtures generated from the left-to-right ones).
+    static func run(_ fixture: Fixture, mirrored: Bool = false, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        var viewport = fixture.viewport
+        if mirrored {
+            // The mirrored layout's insets are the left-to-right layout's, sides swapped.
+            let insets = viewport.contentInsets
+            viewport.contentInsets = EdgeInsets(top: insets.top, left: insets.right, bottom: insets.bottom, right: insets.left)
+        }
         let view = try View(
             strategy: fixture.strategy, parameters: fixture.parameters, sections: fixture.sections,
-            viewport: fixture.viewport, registry: Fixture.registry)
+            viewport: viewport, windowMargin: fixture.windowMargin, registry: Fixture.registry, anchor: fixture.anchor,
+            layoutDirection: mirrored ? .rtl : fixture.layoutDirection)
+        let layout = view.layout
+        // A horizontal view right to left takes its offset from its right end already; a vertical
+        // one is given the mirror of the left-to-right offset.
+        if mirrored, layout.strategy.scrollAxis == .vertical {
+            let wanted = Point(x: layout.contentSize.width - viewport.size.width - viewport.offset.x, y: viewport.offset.y)
+            if wanted != layout.viewport.offset { try view.scroll(to: wanted) }
+        }
         try view.select(fixture.selected, mode: .set)
         var measured: [String]?
         if !fixture.measurements.isEmpty {
             measured = try view.measure(fixture.measurements).context.invalidatedItems
         }
-        let layout = view.layout
+        var width = layout.contentSize.width
+        var viewportWidth = layout.viewport.size.width
+        func stageExpectation(_ expected: Expectation) -> Expectation {
+            defer { (width, viewportWidth) = (layout.contentSize.width, layout.viewport.size.width) }
+            guard mirrored else { return expected }
+            return expected.mirrored(
+                width: layout.contentSize.width, viewportWidth: layout.viewport.size.width, previousWidth: width,
+                previousViewportWidth: viewportWidth)
+        }
+        let stage = mirrored ? "right to left, " : ""
+        let input = stageExpectation(fixture.expected)
         report(
-            check(layout, fixture.expected, measured: measured), layout: layout, expected: fixture.expected,
-            fixture: fixture, stage: "input", sourceLocation: sourceLocation)
+            check(view, input, measured: measured), layout: layout, expected: input,
+            fixture: fixture, stage: stage + "input", sourceLocation: sourceLocation)
 
         for (index, step) in fixture.steps.enumerated() {
             var invalidation: Invalidation?
             var target: Point?
             let animated = step.animated
-            switch step.action {
-            case .select(let ids, let mode):
-                invalidation = try view.select(ids, mode: mode, animated: animated)
-            case .configure(let changes, let margin):
-                if margin != view.windowMargin { try view.setWindowMargin(margin) }
-                invalidation = try view.configure(changes, animated: animated)
-            case .scroll(let offset):
-                invalidation = try view.scroll(to: offset)
-            case .resize(let size):
-                invalidation = try view.resize(to: size, animated: animated)
-            case .targetContentOffset(let proposed, let velocity):
-                target = layout.targetContentOffset(proposed: proposed, velocity: velocity)
-            case .batch(let updates):
-                invalidation = try view.performBatch(updates, animated: animated)
-            case .measure(let sizes):
-                invalidation = try view.measure(sizes, animated: animated)
-            case .replace(let sections):
-                invalidation = try view.replaceData(sections, animated: animated)
+            let anchor = step.anchor
+            /// An offset the left-to-right fixture gives, on the screen of this run.
+            func screen(_ offset: Point) -> Point {
+                mirrored ? Point(x: layout.contentSize.width - layout.viewport.size.width - offset.x, y: offset.y) : offset
             }
+            let before = (epoch: view.epoch, elements: allElements(of: layout), offset: layout.viewport.offset)
+            do {
+                switch step.action {
+                case .select(let ids, let mode):
+                    invalidation = try view.select(ids, mode: mode, animated: animated, anchor: anchor)
+                case .configure(let changes, let margin):
+                    if margin != view.windowMargin { try view.setWindowMargin(margin) }
+                    invalidation = try view.configure(changes, animated: animated, anchor: anchor)
+                case .scroll(let offset):
+                    invalidation = try view.scroll(to: screen(offset))
+                case .resize(let size):
+                    invalidation = try view.resize(to: size, animated: animated, anchor: anchor)
+                case .targetContentOffset(let proposed, let velocity):
+                    let velocity = mirrored ? Point(x: -velocity.x, y: velocity.y) : velocity
+                    target = layout.targetContentOffset(proposed: screen(proposed), velocity: velocity)
+                case .batch(let updates):
+                    invalidation = try view.performBatch(updates, animated: animated, anchor: anchor)
+                case .measure(let sizes):
+                    invalidation = try view.measure(sizes, animated: animated, anchor: anchor)
+                case .replace(let sections):
+                    invalidation = try view.replaceData(sections, animated: animated, anchor: anchor)
+                case .scrollTo(let key, let align, let offset):
+                    invalidation = try view.scrollTo(key, align: align, offset: offset)
+                case .setAnchor(let policy):
+                    invalidation = try view.setAnchor(policy)
+                }
+                if let error = step.expected.error {
+                    Issue.record("\(fixture) \(stage)step \(index + 1): expected \(error), the step succeeded", sourceLocation: sourceLocation)
+                }
+            } catch {
+                var problems = [String]()
+                if error.name != step.expected.error {
+                    problems.append("error: expected \(step.expected.error ?? "none"), actual \(error.name): \(error)")
+                }
+                if view.epoch != before.epoch || layout.viewport.offset != before.offset || allElements(of: layout) != before.elements {
+                    problems.append("a refused step changed the view")
+                }
+                report(
+                    problems, layout: layout, expected: step.expected, fixture: fixture,
+                    stage: stage + "step \(index + 1) (\(step.action))", sourceLocation: sourceLocation)
+                continue
+            }
+            let expected = stageExpectation(step.expected)
             report(
-                check(layout, step.expected, invalidation: invalidation, target: target), layout: layout,
-                expected: step.expected, fixture: fixture, stage: "step \(index + 1) (\(step.action))",
+                check(view, expected, invalidation: invalidation, target: target), layout: layout,
+                expected: expected, fixture: fixture, stage: stage + "step \(index + 1) (\(step.action))",
                 sourceLocation: sourceLocation)
         }
     }
 
     /// Every difference between `layout` and `expected`, as readable lines.
     static func check(
-        _ layout: Layout, _ expected: Expectation, measured: [String]? = nil, invalidation: Invalidation? = nil,
+        _ view: View, _ expected: Expectation, measured: [String]? = nil, invalidation: Invalidation? = nil,
         target: Point? = nil
     ) -> [String] {
+        let layout = view.layout
         var problems = [String]()
         let all = allElements(of: layout)
         if let size = expected.contentSize, !layout.contentSize.isClose(to: size, tolerance: tolerance) {
@@ -188,6 +254,33 @@ enum FixtureRunner {
         }
         if let transition = expected.transition {
             problems += check(invalidation?.transition, against: transition)
+        }
+        if let policy = expected.anchorPolicy, invalidation?.anchorPolicy != policy {
+            problems.append("anchor policy: expected \(policy as Any), actual \(invalidation?.anchorPolicy as Any)")
+        }
+        if let ids = expected.needsMeasure, invalidation?.needsMeasure != ids {
+            problems.append("needsMeasure: expected \(ids), actual \(invalidation?.needsMeasure as Any)")
+        }
+        for hit in expected.hits {
+            let actual = layout.hitTest(hit.point, kinds: hit.kinds ?? Set(ElementKind.allCases))?.key
+            if actual != hit.key { problems.append("hitTest \(hit.point): expected \(hit.key as Any), actual \(actual as Any)") }
+        }
+        for entry in expected.neighbors {
+            do {
+                let actual = try layout.neighbor(of: entry.id, direction: entry.direction)?.key
+                if entry.error != nil || actual != entry.key {
+                    problems.append(
+                        "neighbor \(entry.direction) of \(entry.id): expected \(entry.error ?? "\(entry.key as Any)"), actual \(actual as Any)")
+                }
+            } catch {
+                if error.name != entry.error {
+                    problems.append("neighbor \(entry.direction) of \(entry.id): expected \(entry.key as Any), actual \(error.name)")
+                }
+            }
+        }
+        for entry in expected.prefetch {
+            let actual = layout.prefetch(window: view.window, velocity: entry.velocity, horizon: entry.horizon, maximum: .max)
+            if actual != entry.ids { problems.append("prefetch at \(entry.velocity): expected \(entry.ids), actual \(actual)") }
         }
         return problems
     }

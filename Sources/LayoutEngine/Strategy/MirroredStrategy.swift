@@ -71,6 +71,12 @@ public final class MirroredStrategy: LayoutStrategy {
         return mirrored
     }
 
+    /// `rect` in the other space (left to right ↔ mirrored): the mirror is its own inverse.
+    func crossMirror(_ rect: Rect) -> Rect { mirror(rect) }
+
+    /// `offset` in the other space, for the current viewport width.
+    func crossMirror(offset: Point) -> Point { mirror(offset: offset, viewportWidth: inner.viewport.size.width) }
+
     // MARK: LayoutStrategy
 
     public var descriptor: StrategyDescriptor { inner.descriptor }
@@ -178,4 +184,31 @@ public final class MirroredStrategy: LayoutStrategy {
         }
         return plan
     }
+}
+
+/// Where anchors, scroll targets and resting offsets are worked out: in reading coordinates,
+/// those of the left-to-right layout a right-to-left one mirrors. So `start` is the leading edge
+/// and "the end of the content" its reading end in either direction, and a right-to-left view
+/// anchors, clamps and scrolls to an element exactly as the mirror of its left-to-right twin
+/// (a short horizontal row rests against the right edge; `end` keeps the distance to the left end).
+/// For a left-to-right layout every conversion is the identity.
+struct ReadingSpace {
+    /// The strategy in reading coordinates: the mirrored one's inner strategy, or itself.
+    let strategy: any LayoutStrategy
+    private let mirrored: MirroredStrategy?
+
+    init(_ strategy: any LayoutStrategy) {
+        mirrored = strategy as? MirroredStrategy
+        self.strategy = mirrored?.inner ?? strategy
+    }
+
+    /// The viewport in reading coordinates.
+    var viewport: Viewport { strategy.viewport }
+
+    /// A frame given on screen, in reading coordinates.
+    func reading(_ frame: Rect) -> Rect { mirrored?.crossMirror(frame) ?? frame }
+
+    /// A content offset from screen to reading coordinates and back (the same mirror).
+    func reading(offset: Point) -> Point { mirrored?.crossMirror(offset: offset) ?? offset }
+    func screen(offset: Point) -> Point { mirrored?.crossMirror(offset: offset) ?? offset }
 }

@@ -62,10 +62,10 @@ public final class View {
         layout = try Layout(strategy: strategy, model: model, viewport: viewport)
         self.layoutDirection = layoutDirection
         // A horizontal view that reads right to left starts at its right end, where its first
-        // items are: the offset given counts from there.
+        // items are: the offset given counts from there, as it would left to right from the left.
         if layoutDirection == .rtl, strategy.scrollAxis == .horizontal {
             var start = layout.viewport
-            start.offset.x = Layout.farthestOffset(in: strategy) - viewport.offset.x
+            start.offset = ReadingSpace(strategy).screen(offset: viewport.offset)
             try layout.setViewport(start)
         }
         strategyName = name

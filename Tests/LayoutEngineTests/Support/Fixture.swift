@@ -19,6 +19,12 @@ struct Fixture: CustomStringConvertible, Sendable {
     var expected: Expectation
     var steps: [Step]
     var transposable: Bool
+    /// Whether the runner also lays the fixture out right to left and checks the mirror of
+    /// every expectation (on unless the file says `"mirror": false`, or is itself right to left).
+    var mirrorable: Bool
+    var layoutDirection: LayoutDirection
+    var windowMargin: Double
+    var anchor: AnchorPolicy
 
     var description: String { "\(file) (\(name))" }
 }
@@ -36,6 +42,16 @@ struct Expectation: Sendable {
     var transition: ExpectedTransition?
     var target: Point?
     var delta: ExpectedDelta?
+    /// `Layout.hitTest` at each point: the element key, or nil for nothing.
+    var hits: [(point: Point, kinds: Set<ElementKind>?, key: ElementKey?)] = []
+    /// `Layout.neighbor` of each id: the element key, nil for none, or the error's name.
+    var neighbors: [(id: String, direction: NeighborDirection, key: ElementKey?, error: String?)] = []
+    /// `Layout.prefetch` over the view's window at each velocity.
+    var prefetch: [(velocity: Point, horizon: Double, ids: [String])] = []
+    var needsMeasure: [String]?
+    var anchorPolicy: String??
+    /// The step must fail with this error name and change nothing.
+    var error: String?
 
     /// The window delta of the step's invalidation, by element key.
     struct ExpectedDelta: Sendable {
@@ -72,9 +88,13 @@ struct Step: Sendable {
         case batch([BatchUpdate])
         case measure([(id: String, size: Size)])
         case replace([SectionSpec])
+        case scrollTo(ElementKey, ScrollAlignment, offset: Double)
+        case setAnchor(AnchorPolicy)
     }
 
     var animated = true
+    /// The per-mutation anchor override, for steps that anchor.
+    var anchor: AnchorPolicy?
 
     var action: Action
     var expected: Expectation
@@ -84,39 +104,147 @@ extension Fixture {
     /// The same fixture with the other scroll direction: every size, inset, offset and frame
     /// swaps its axes. A correct flow layout gives exactly the transposed frames.
     var transposed: Fixture {
-        precondition(steps.isEmpty, "transposed fixtures have no steps")
         var copy = self
         copy.name = name + " [transposed]"
-        copy.parameters = parameters.mapValues { value in
+        copy.parameters = Self.transposed(parameters)
+        let direction = parameters["scrollDirection"] ?? .string("vertical")
+        copy.parameters["scrollDirection"] = direction == .string("vertical") ? .string("horizontal") : .string("vertical")
+        copy.viewport = Viewport(
+            size: viewport.size.transposed, offset: viewport.offset.transposed,
+            contentInsets: viewport.contentInsets.transposed)
+        copy.sections = sections.map(Self.transposed)
+        copy.measurements = measurements.map { ($0.id, $0.size.transposed) }
+        copy.expected = expected.transposed
+        copy.steps = steps.map { step in
+            var transposed = step
+            transposed.expected = step.expected.transposed
+            transposed.action = switch step.action {
+            case .select, .scrollTo, .setAnchor: step.action
+            case .configure(let changes, let margin): .configure(Self.transposed(changes), windowMargin: margin)
+            case .scroll(let offset): .scroll(offset.transposed)
+            case .targetContentOffset(let proposed, let velocity): .targetContentOffset(proposed: proposed.transposed, velocity: velocity.transposed)
+            case .resize(let size): .resize(size.transposed)
+            case .batch(let updates): .batch(updates.map(Self.transposed))
+            case .measure(let sizes): .measure(sizes.map { ($0.id, $0.size.transposed) })
+            case .replace(let sections): .replace(sections.map(Self.transposed))
+            }
+            return transposed
+        }
+        return copy
+    }
+
+    static func transposed(_ parameters: [String: ParameterValue]) -> [String: ParameterValue] {
+        parameters.mapValues { value in
             switch value {
             case .size(let size): .size(size.transposed)
             case .insets(let insets): .insets(insets.transposed)
             default: value
             }
         }
-        let direction = parameters["scrollDirection"] ?? .string("vertical")
-        copy.parameters["scrollDirection"] = direction == .string("vertical") ? .string("horizontal") : .string("vertical")
-        copy.viewport = Viewport(
-            size: viewport.size.transposed, offset: viewport.offset.transposed,
-            contentInsets: viewport.contentInsets.transposed)
-        copy.sections = sections.map { section in
-            SectionSpec(
-                id: section.id,
-                items: section.items.map { item in
-                    ItemSpec(
-                        id: item.id, size: item.size?.transposed, estimatedSize: item.estimatedSize?.transposed,
-                        selectedSize: item.selectedSize?.transposed)
-                },
-                headerSize: section.headerSize?.transposed, footerSize: section.footerSize?.transposed)
+    }
+
+    static func transposed(_ item: ItemSpec) -> ItemSpec {
+        ItemSpec(
+            id: item.id, size: item.size?.transposed, estimatedSize: item.estimatedSize?.transposed,
+            selectedSize: item.selectedSize?.transposed)
+    }
+
+    static func transposed(_ section: SectionSpec) -> SectionSpec {
+        SectionSpec(
+            id: section.id, items: section.items.map(transposed), headerSize: section.headerSize?.transposed,
+            footerSize: section.footerSize?.transposed)
+    }
+
+    static func transposed(_ update: BatchUpdate) -> BatchUpdate {
+        switch update {
+        case .insertItems(let items, let section, let at): .insertItems(items.map(transposed), section: section, at: at)
+        case .reloadItems(let items): .reloadItems(items.map(transposed))
+        case .insertSections(let sections, let at): .insertSections(sections.map(transposed), at: at)
+        case .reloadSections(let sections): .reloadSections(sections.map(transposed))
+        default: update
         }
-        copy.measurements = measurements.map { ($0.id, $0.size.transposed) }
-        copy.expected.contentSize = expected.contentSize?.transposed
-        copy.expected.frames = expected.frames.mapValues { element in
+    }
+}
+
+extension NeighborDirection {
+    /// The same move in the transposed layout (rows become columns).
+    var transposed: NeighborDirection {
+        switch self {
+        case .up: .left
+        case .left: .up
+        case .down: .right
+        case .right: .down
+        case .next, .previous: self
+        }
+    }
+
+    /// The same move in the mirrored layout (left and right swap).
+    var mirrored: NeighborDirection {
+        switch self {
+        case .left: .right
+        case .right: .left
+        default: self
+        }
+    }
+}
+
+extension Expectation {
+    /// Every size, point and rect with its axes swapped.
+    var transposed: Expectation {
+        var copy = self
+        copy.contentSize = contentSize?.transposed
+        copy.frames = frames.mapValues { element in
             var transposed = element
             transposed.frame = element.frame.transposed
             return transposed
         }
-        copy.expected.queries = expected.queries.map { ($0.rect.transposed, $0.keys) }
+        copy.queries = queries.map { ($0.rect.transposed, $0.keys) }
+        copy.contentOffset = contentOffset?.transposed
+        copy.target = target?.transposed
+        if let delta {
+            copy.delta?.contentOffsetAdjustment = delta.contentOffsetAdjustment?.transposed
+            copy.delta?.contentSizeAdjustment = delta.contentSizeAdjustment?.transposed
+        }
+        if let transition {
+            copy.transition?.segments = transition.segments.map { ($0.key, $0.from.transposed, $0.to.transposed, $0.delay, $0.duration) }
+        }
+        copy.hits = hits.map { ($0.point.transposed, $0.kinds, $0.key) }
+        copy.neighbors = neighbors.map { ($0.id, $0.direction.transposed, $0.key, $0.error) }
+        copy.prefetch = prefetch.map { ($0.velocity.transposed, $0.horizon, $0.ids) }
+        return copy
+    }
+
+    /// What the mirrored (right-to-left) layout must show: every x mirrored across the content
+    /// width, as `MirroredStrategy` mirrors. `width` and `viewportWidth` are the content's and the
+    /// viewport's after the stage, `previousWidth` the content's before it (where a
+    /// transition's `from` frames were).
+    func mirrored(width: Double, viewportWidth: Double, previousWidth: Double, previousViewportWidth: Double) -> Expectation {
+        func rect(_ rect: Rect, in width: Double) -> Rect {
+            Rect(x: width - rect.maxX, y: rect.minY, width: rect.width, height: rect.height)
+        }
+        func offset(_ offset: Point) -> Point { Point(x: width - viewportWidth - offset.x, y: offset.y) }
+        var copy = self
+        copy.frames = frames.mapValues { element in
+            var mirrored = element
+            mirrored.frame = rect(element.frame, in: width)
+            return mirrored
+        }
+        copy.queries = queries.map { (rect($0.rect, in: width), $0.keys) }
+        copy.contentOffset = contentOffset.map(offset)
+        copy.target = target.map(offset)
+        if let adjustment = delta?.contentOffsetAdjustment {
+            // Mirrored offsets move the other way, by the change of the mirror's reach too.
+            let reach = (width - viewportWidth) - (previousWidth - previousViewportWidth)
+            copy.delta?.contentOffsetAdjustment = Point(x: reach - adjustment.x, y: adjustment.y)
+        }
+        if let transition {
+            copy.transition?.segments = transition.segments.map {
+                ($0.key, rect($0.from, in: previousWidth), rect($0.to, in: width), $0.delay, $0.duration)
+            }
+        }
+        copy.hits = hits.map { (Point(x: width - $0.point.x, y: $0.point.y), $0.kinds, $0.key) }
+        copy.neighbors = neighbors.map { ($0.id, $0.direction.mirrored, $0.key, $0.error) }
+        copy.prefetch = prefetch.map { (Point(x: -$0.velocity.x, y: $0.velocity.y), $0.horizon, $0.ids) }
         return copy
     }
 }
@@ -165,6 +293,13 @@ extension Fixture {
         strategy = json["strategy"] as? String ?? String(file.split(separator: "/").first ?? "flow")
         transposable = json["transpose"] as? Bool ?? (strategy == "flow")
         parameters = try reader.parameters(json["params"], strategy: strategy)
+        guard let direction = LayoutDirection(rawValue: json["layoutDirection"] as? String ?? "ltr") else {
+            throw reader.fail("layoutDirection must be ltr or rtl")
+        }
+        layoutDirection = direction
+        mirrorable = json["mirror"] as? Bool ?? (direction == .ltr)
+        windowMargin = reader.number(json["windowMargin"]) ?? 0
+        anchor = try json["anchor"].map(reader.anchorPolicy) ?? .firstVisible
 
         let viewportJSON = json["viewport"] as? [String: Any] ?? [:]
         viewport = Viewport(
@@ -203,6 +338,12 @@ extension Fixture {
                 })
             } else if let sections = step["replace"] {
                 action = .replace(try reader.sections(sections))
+            } else if let id = step["scrollTo"] as? String {
+                guard let align = ScrollAlignment(rawValue: step["align"] as? String ?? "start") else { throw reader.fail("align") }
+                action = .scrollTo(
+                    try reader.elementKey(kind: step["kind"], id: id), align, offset: reader.number(step["offset"]) ?? 0)
+            } else if let policy = step["setAnchor"] {
+                action = .setAnchor(try reader.anchorPolicy(policy))
             } else if let snap = step["targetContentOffset"] as? [String: Any] {
                 action = .targetContentOffset(
                     proposed: try reader.point(snap["proposed"] as Any),
@@ -212,6 +353,7 @@ extension Fixture {
             }
             var parsed = Step(action: action, expected: try reader.expectation(expected))
             parsed.animated = step["animated"] as? Bool ?? true
+            parsed.anchor = try step["anchor"].map(reader.anchorPolicy)
             return parsed
         }
     }
@@ -260,6 +402,30 @@ struct FixtureReader {
             throw fail("element key must be kind:id, got \(text)")
         }
         return ElementKey(kind: kind, id: parts[1])
+    }
+
+    /// `kind` (default `cell`) and an id: an item, or a section's header or footer.
+    func elementKey(kind: Any?, id: String) throws -> ElementKey {
+        guard let kind = ElementKind(rawValue: kind as? String ?? "cell") else { throw fail("unknown kind \(kind ?? "")") }
+        return ElementKey(kind: kind, id: id)
+    }
+
+    /// A policy's name (`firstVisible`, `lastVisible`, `end`, `none`) or
+    /// `{"id", "kind"?, "edge"?, "offset"?}`, as the protocol writes it.
+    func anchorPolicy(_ value: Any) throws -> AnchorPolicy {
+        if let name = value as? String {
+            switch name {
+            case "firstVisible": return .firstVisible
+            case "lastVisible": return .lastVisible
+            case "end": return .end
+            case "none": return .none
+            default: throw fail("unknown anchor policy \(name)")
+            }
+        }
+        guard let object = value as? [String: Any], let id = object["id"] as? String,
+            let edge = AnchorEdge(rawValue: object["edge"] as? String ?? "start")
+        else { throw fail("anchor must be a policy name or {id, kind?, edge?, offset?}") }
+        return .element(try elementKey(kind: object["kind"], id: id), edge: edge, offset: number(object["offset"]))
     }
 
     /// Sizes are `[w, h]`, insets `{"insets": [t, l, b, r]}`, null stays null; numbers, bools
@@ -345,6 +511,29 @@ struct FixtureReader {
         expectation.target = try json["target"].map(point)
         if let anchor = json["anchor"] {
             expectation.anchor = .some(anchor as? String)
+        }
+        if let policy = json["anchorPolicy"] {
+            expectation.anchorPolicy = .some(policy as? String)
+        }
+        expectation.needsMeasure = json["needsMeasure"] as? [String]
+        expectation.error = json["error"] as? String
+        expectation.hits = try (json["hits"] as? [[String: Any]] ?? []).map { hit in
+            let kinds = try (hit["kinds"] as? [String]).map { names in
+                Set(try names.map { name in
+                    guard let kind = ElementKind(rawValue: name) else { throw fail("unknown kind \(name)") }
+                    return kind
+                })
+            }
+            return (try point(hit["point"] as Any), kinds, try (hit["hit"] as? String).map(elementKey))
+        }
+        expectation.neighbors = try (json["neighbors"] as? [[String: Any]] ?? []).map { entry in
+            guard let id = entry["id"] as? String, let direction = NeighborDirection(rawValue: entry["direction"] as? String ?? "") else {
+                throw fail("neighbor entry needs id and direction")
+            }
+            return (id, direction, try (entry["neighbor"] as? String).map(elementKey), entry["error"] as? String)
+        }
+        expectation.prefetch = try (json["prefetch"] as? [[String: Any]] ?? []).map { entry in
+            (try point(entry["velocity"] as Any), number(entry["horizon"]) ?? 0.25, entry["ids"] as? [String] ?? [])
         }
         for (key, value) in json["frames"] as? [String: Any] ?? [:] {
             let elementKey = try elementKey(key)
