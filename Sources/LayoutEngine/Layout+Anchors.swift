@@ -158,6 +158,44 @@ extension Layout {
         return (space.screen(offset: Self.clampedReading(point, in: space.strategy)), edge, distance)
     }
 
+    /// Puts `edge` of `key` `distance` points past the viewport's leading edge (reading
+    /// coordinates, as `scrollPlacement` gives them) in a strategy whose frames move with the
+    /// offset (ultravisual's featured cell, pinned headers): there an offset worked out from the
+    /// frame where it was is not where the element lands. The offset is refined by the secant
+    /// method on the element's distance from where it belongs (which changes monotonically and
+    /// piecewise linearly with the offset in the built-in strategies, so a few steps land it
+    /// exactly), until it is within 1e-9 points or the clamped range stops it.
+    ///
+    /// - Complexity: a few viewport updates and lookups; none for frames that do not move.
+    func settle(_ key: ElementKey, edge: AnchorEdge, distance: Double) throws(LayoutError) {
+        let axis = strategy.scrollAxis
+        func offset() -> Double { axis.main(of: ReadingSpace(strategy).viewport.offset) }
+        func miss() -> Double? {
+            guard let frame = attributes(for: key)?.frame else { return nil }
+            return Self.edge(edge, of: ReadingSpace(strategy).reading(frame), axis: axis) - offset() - distance
+        }
+        func move(to main: Double) throws(LayoutError) -> Bool {
+            let space = ReadingSpace(strategy)
+            var reading = space.viewport.offset
+            if axis == .vertical { reading.y = main } else { reading.x = main }
+            let target = Self.clamped(space.screen(offset: reading), in: strategy)
+            guard target != viewport.offset else { return false }
+            try scroll(toTarget: target)
+            return true
+        }
+        guard var last = miss() else { return }
+        var lastOffset = offset()
+        // The first step moves by the miss, as if the frames stood still.
+        var next = lastOffset + last
+        for _ in 0..<24 {
+            guard abs(last) > 1e-9 * max(1, abs(lastOffset)), next.isFinite, try move(to: next), let current = miss() else { return }
+            let currentOffset = offset()
+            let slope = (current - last) / (currentOffset - lastOffset)
+            next = slope.isFinite && slope != 0 ? currentOffset - current / slope : currentOffset + current
+            (last, lastOffset) = (current, currentOffset)
+        }
+    }
+
     /// Cells intersecting `rect` whose sizes are still guesses: a client's estimate not yet
     /// replaced by `view.measure`, or the strategy's estimated default. In reading order.
     public func estimatedItems(in rect: Rect) -> [String] {

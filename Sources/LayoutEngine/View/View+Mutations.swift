@@ -140,9 +140,13 @@ extension View {
             }
             let placement = layout.scrollPlacement(for: try element(key).frame, align: align, offset: offset)
             var outcome = Outcome()
-            if try layout.scroll(toTarget: placement.offset) == .none { outcome.changeStart = .infinity }
+            switch try layout.scroll(toTarget: placement.offset) {
+            case .none: outcome.changeStart = .infinity
+            case .offsetDependent: try layout.settle(key, edge: placement.edge, distance: placement.distance)
+            case .layout: break
+            }
             scrollTarget = .element(key, edge: placement.edge, offset: placement.distance)
-            outcome.target = placement.offset
+            outcome.target = layout.viewport.offset
             outcome.anchor = key.id
             outcome.anchorPolicy = "scrollTo"
             outcome.reportsEstimates = true
