@@ -8,35 +8,83 @@ import Testing
 /// keeps still on screen, checked after random changes above, inside and below the window.
 @Suite("anchors and scrollTo")
 struct AnchorTests {
-    /// One column of self-sizing rows (estimated 50 tall), 200 rows, 390 × 600, scrolled to y.
-    func feed(rows: Int = 200, y: Double = 3_000, anchor: AnchorPolicy = .firstVisible) throws -> View {
-        let items = (0..<rows).map { ItemSpec(id: "r\($0)", estimatedSize: Size(width: 390, height: 50)) }
+    /// Which way the feed scrolls and reads. Positions are measured in reading coordinates
+    /// (from the leading edge along the scroll axis: a right-to-left horizontal feed counts from
+    /// its right end), so every property reads the same in all four.
+    struct Orientation: CustomStringConvertible, Sendable {
+        var axis: Axis
+        var direction: LayoutDirection
+
+        var description: String { "\(axis) \(direction)" }
+        /// The feed's width across the scroll axis and its viewport's extent along it.
+        static let across = 390.0, along = 600.0
+
+        func size(_ main: Double) -> Size { axis == .vertical ? Size(width: Self.across, height: main) : Size(width: main, height: Self.across) }
+
+        func main(_ size: Size) -> Double { axis == .vertical ? size.height : size.width }
+
+        /// The viewport's leading edge, in reading coordinates.
+        func offset(in view: View) -> Double {
+            guard axis == .horizontal else { return view.viewport.offset.y }
+            let x = view.viewport.offset.x
+            return direction == .ltr ? x : view.layout.contentSize.width - view.viewport.size.width - x
+        }
+
+        /// The content offset whose leading edge is `main` in reading coordinates.
+        func point(_ main: Double, in view: View) -> Point {
+            guard axis == .horizontal else { return Point(x: view.viewport.offset.x, y: main) }
+            return Point(x: direction == .ltr ? main : view.layout.contentSize.width - view.viewport.size.width - main, y: 0)
+        }
+
+        /// `edge` of a frame in reading coordinates (a right-to-left start is its right edge).
+        func edge(_ edge: AnchorEdge, of frame: Rect, width: Double) -> Double {
+            guard axis == .horizontal else {
+                return switch edge { case .start: frame.minY; case .center: frame.midY; case .end: frame.maxY }
+            }
+            let (start, end) = direction == .ltr ? (frame.minX, frame.maxX) : (width - frame.maxX, width - frame.minX)
+            return switch edge { case .start: start; case .center: (start + end) / 2; case .end: end }
+        }
+    }
+
+    static let orientations = [
+        Orientation(axis: .vertical, direction: .ltr), Orientation(axis: .horizontal, direction: .ltr),
+        Orientation(axis: .vertical, direction: .rtl), Orientation(axis: .horizontal, direction: .rtl),
+    ]
+
+    /// One column (or row) of self-sizing cells (estimated 50 along the scroll axis), 200 of
+    /// them, a viewport 600 along and 390 across, scrolled to `main`.
+    func feed(rows: Int = 200, y main: Double = 3_000, anchor: AnchorPolicy = .firstVisible, _ orientation: Orientation = orientations[0]) throws -> View {
+        let items = (0..<rows).map { ItemSpec(id: "r\($0)", estimatedSize: orientation.size(50)) }
         let view = try View(
-            strategy: "flow", parameters: ["minimumLineSpacing": .number(0), "minimumInteritemSpacing": .number(0)],
-            sections: [SectionSpec(id: "s", items: items)], viewport: Viewport(size: Size(width: 390, height: 600)), anchor: anchor)
-        try view.scroll(to: Point(x: 0, y: y))
+            strategy: "flow",
+            parameters: [
+                "minimumLineSpacing": .number(0), "minimumInteritemSpacing": .number(0),
+                "scrollDirection": .string(orientation.axis.rawValue),
+            ],
+            sections: [SectionSpec(id: "s", items: items)], viewport: Viewport(size: orientation.size(Orientation.along)),
+            anchor: anchor, layoutDirection: orientation.direction)
+        try view.scroll(to: orientation.point(main, in: view))
         return view
     }
 
-    func edge(_ id: String, _ edge: AnchorEdge, in view: View) -> Double {
+    func edge(_ id: String, _ edge: AnchorEdge, in view: View, _ orientation: Orientation = orientations[0]) -> Double {
         let frame = view.layout.attributes(forItem: id)!.frame
-        let point = switch edge {
-        case .start: frame.minY
-        case .center: frame.midY
-        case .end: frame.maxY
-        }
-        return point - view.viewport.offset.y
+        return orientation.edge(edge, of: frame, width: view.layout.contentSize.width) - orientation.offset(in: view)
     }
 
-    /// Whether `offset` lies strictly inside the range a scroll view can rest in, so clamping
+    /// Whether the offset lies strictly inside the range a scroll view can rest in, so clamping
     /// played no part.
-    func unclamped(_ view: View) -> Bool {
-        let farthest = max(0, view.layout.contentSize.height - view.viewport.size.height)
-        return view.viewport.offset.y > 0 && view.viewport.offset.y < farthest
+    func unclamped(_ view: View, _ orientation: Orientation = orientations[0]) -> Bool {
+        let farthest = max(0, orientation.main(view.layout.contentSize) - Orientation.along)
+        let offset = orientation.offset(in: view)
+        return offset > 1e-9 && offset < farthest - 1e-9
     }
 
     /// A random change: a measurement or a small batch above, inside or below the window.
-    func randomChange(_ view: View, _ fuzzer: inout ViewFuzzer<SeededGenerator>, counter: inout Int, anchor: AnchorPolicy? = nil) throws {
+    func randomChange(
+        _ view: View, _ fuzzer: inout ViewFuzzer<SeededGenerator>, counter: inout Int, anchor: AnchorPolicy? = nil,
+        _ orientation: Orientation = orientations[0]
+    ) throws {
         let ids = view.model.sections[0].itemIDs
         let visible = view.snapshot().filter { $0.kind == .cell }.map(\.id)
         let first = ids.firstIndex(of: visible.first ?? ids[0]) ?? 0
@@ -48,10 +96,10 @@ struct AnchorTests {
         default: fuzzer.int(min(last + 1, ids.count - 1)...ids.count - 1)
         }
         switch fuzzer.int(0...2) {
-        case 0: try view.measure([(ids[index], Size(width: 390, height: fuzzer.half(40...400)))], anchor: anchor)
+        case 0: try view.measure([(ids[index], orientation.size(fuzzer.half(40...400)))], anchor: anchor)
         case 1:
             counter += 1
-            try view.performBatch([.insertItems([ItemSpec(id: "n\(counter)", size: Size(width: 390, height: fuzzer.half(20...200)))], section: "s", at: index)], anchor: anchor)
+            try view.performBatch([.insertItems([ItemSpec(id: "n\(counter)", size: orientation.size(fuzzer.half(20...200)))], section: "s", at: index)], anchor: anchor)
         default:
             // Never the anchor itself: a removed anchor only clamps.
             let id = ids[index]
@@ -61,45 +109,49 @@ struct AnchorTests {
     }
 
     static let seeds = (0..<UInt64(10)).map { 0xA4C_0000 + $0 }
+    /// Every seed vertical left to right, and four in each other orientation.
+    static let cases = seeds.map { (0, $0) } + (1..<orientations.count).flatMap { index in seeds.prefix(4).map { (index, $0) } }
 
-    @Test("firstVisible and lastVisible keep their cell's edge still, the view's policy or a request's", arguments: seeds)
-    func visibleEdgesStayStill(seed: UInt64) throws {
+    @Test("firstVisible and lastVisible keep their cell's edge still, the view's policy or a request's", arguments: cases)
+    func visibleEdgesStayStill(orientationIndex: Int, seed: UInt64) throws {
+        let orientation = Self.orientations[orientationIndex]
         for (policy, asOverride) in [(AnchorPolicy.firstVisible, false), (.lastVisible, false), (.lastVisible, true)] {
             var fuzzer = ViewFuzzer(source: SeededGenerator(seed: seed))
-            let view = try feed(anchor: asOverride ? .firstVisible : policy)
+            let view = try feed(anchor: asOverride ? .firstVisible : policy, orientation)
             var counter = 0
             for step in 0..<40 {
                 let cell = policy == .firstVisible ? view.layout.firstVisibleItem! : view.layout.lastVisibleItem!
                 let edgeKind: AnchorEdge = policy == .firstVisible ? .start : .end
-                let before = edge(cell.id, edgeKind, in: view)
-                try randomChange(view, &fuzzer, counter: &counter, anchor: asOverride ? policy : nil)
-                guard unclamped(view), view.model.contains(item: cell.id) else { continue }
-                #expect(edge(cell.id, edgeKind, in: view) == before, "seed \(seed) \(policy) step \(step): \(cell.id) moved on screen")
+                let before = edge(cell.id, edgeKind, in: view, orientation)
+                try randomChange(view, &fuzzer, counter: &counter, anchor: asOverride ? policy : nil, orientation)
+                guard unclamped(view, orientation), view.model.contains(item: cell.id) else { continue }
+                #expect(abs(edge(cell.id, edgeKind, in: view, orientation) - before) < 1e-9, "\(orientation) seed \(seed) \(policy) step \(step): \(cell.id) moved on screen")
             }
         }
     }
 
-    @Test("end keeps a view at the end as items are appended and grow; none keeps the offset", arguments: seeds)
-    func endAndNone(seed: UInt64) throws {
+    @Test("end keeps a view at the end as items are appended and grow; none keeps the offset", arguments: cases)
+    func endAndNone(orientationIndex: Int, seed: UInt64) throws {
+        let orientation = Self.orientations[orientationIndex]
         var fuzzer = ViewFuzzer(source: SeededGenerator(seed: seed))
-        let chat = try feed(rows: 40, y: 0, anchor: .end)
-        try chat.scroll(to: Point(x: 0, y: chat.layout.contentSize.height - 600))
+        let chat = try feed(rows: 40, y: 0, anchor: .end, orientation)
+        try chat.scroll(to: orientation.point(orientation.main(chat.layout.contentSize) - 600, in: chat))
         for step in 0..<30 {
             let count = chat.model.numberOfItems
             if fuzzer.chance(50) {
-                try chat.performBatch([.insertItems([ItemSpec(id: "m\(step)", size: Size(width: 390, height: fuzzer.half(30...300)))], section: "s", at: count)])
+                try chat.performBatch([.insertItems([ItemSpec(id: "m\(step)", size: orientation.size(fuzzer.half(30...300)))], section: "s", at: count)])
             } else {
-                try chat.measure([(chat.model.sections[0].itemIDs[count - 1 - fuzzer.int(0...3)], Size(width: 390, height: fuzzer.half(30...300)))])
+                try chat.measure([(chat.model.sections[0].itemIDs[count - 1 - fuzzer.int(0...3)], orientation.size(fuzzer.half(30...300)))])
             }
-            #expect(chat.viewport.offset.y == chat.layout.contentSize.height - 600, "seed \(seed) step \(step): left the end")
+            #expect(abs(orientation.offset(in: chat) - (orientation.main(chat.layout.contentSize) - 600)) < 1e-9, "\(orientation) seed \(seed) step \(step): left the end")
         }
-        let still = try feed(anchor: .none)
+        let still = try feed(anchor: .none, orientation)
         var counter = 0
         for step in 0..<30 {
-            let before = still.viewport.offset
-            try randomChange(still, &fuzzer, counter: &counter)
-            guard unclamped(still) else { continue }
-            #expect(still.viewport.offset == before, "seed \(seed) step \(step): none moved the offset")
+            let before = orientation.offset(in: still)
+            try randomChange(still, &fuzzer, counter: &counter, orientation)
+            guard unclamped(still, orientation) else { continue }
+            #expect(abs(orientation.offset(in: still) - before) < 1e-9, "\(orientation) seed \(seed) step \(step): none moved the offset")
         }
     }
 
@@ -122,11 +174,12 @@ struct AnchorTests {
 
     static let alignments: [(ScrollAlignment, AnchorEdge)] = [(.start, .start), (.center, .center), (.end, .end)]
 
-    @Test("after scrollTo the target sits where it was asked to, through 50 measurements around it", arguments: seeds)
-    func scrollToStaysExact(seed: UInt64) throws {
+    @Test("after scrollTo the target sits where it was asked to, through 50 measurements around it", arguments: cases)
+    func scrollToStaysExact(orientationIndex: Int, seed: UInt64) throws {
+        let orientation = Self.orientations[orientationIndex]
         var fuzzer = ViewFuzzer(source: SeededGenerator(seed: seed))
         for (align, edgeKind) in Self.alignments {
-            let view = try feed(y: 0)
+            let view = try feed(y: 0, orientation)
             let target = fuzzer.int(30...170)
             let offset = fuzzer.pick([0.0, 12, -8])
             let result = try view.scrollTo(ElementKey(kind: .cell, id: "r\(target)"), align: align, offset: offset)
@@ -139,21 +192,21 @@ struct AnchorTests {
             let window = view.snapshot().filter { $0.kind == .cell }.sorted { $0.item! < $1.item! }.map(\.id)
             #expect(result.needsMeasure == window, "every row is an estimate, in reading order")
             #expect(result.anchor == "r\(target)" && result.anchorPolicy == "scrollTo")
-            #expect(edge("r\(target)", edgeKind, in: view) == distance)
+            #expect(abs(edge("r\(target)", edgeKind, in: view, orientation) - distance) < 1e-9)
             for step in 0..<50 {
                 let near = max(0, min(199, target + fuzzer.int(-12...12)))
-                let changed = try view.measure([("r\(near)", Size(width: 390, height: fuzzer.half(20...300)))])
-                guard unclamped(view) else { continue }
-                #expect(edge("r\(target)", edgeKind, in: view) == distance, "seed \(seed) \(align) step \(step): r\(target) moved")
+                let changed = try view.measure([("r\(near)", orientation.size(fuzzer.half(20...300)))])
+                guard unclamped(view, orientation) else { continue }
+                #expect(abs(edge("r\(target)", edgeKind, in: view, orientation) - distance) < 1e-9, "\(orientation) seed \(seed) \(align) step \(step): r\(target) moved")
                 if changed.epoch > 0 { #expect(changed.anchorPolicy == "scrollTo" || changed.changed.isEmpty) }
             }
             // Scrolling by itself ends it: the next change keeps the first visible row instead.
-            try view.scroll(to: Point(x: 0, y: view.viewport.offset.y + 10))
+            try view.scroll(to: orientation.point(orientation.offset(in: view) + 10, in: view))
             let first = view.layout.firstVisibleItem!
-            let before = edge(first.id, .start, in: view)
-            let after = try view.measure([("r\(max(0, target - 20))", Size(width: 390, height: 333))])
+            let before = edge(first.id, .start, in: view, orientation)
+            let after = try view.measure([("r\(max(0, target - 20))", orientation.size(333))])
             #expect(after.anchorPolicy == nil)
-            if unclamped(view) { #expect(edge(first.id, .start, in: view) == before) }
+            if unclamped(view, orientation) { #expect(abs(edge(first.id, .start, in: view, orientation) - before) < 1e-9) }
         }
     }
 
