@@ -112,7 +112,9 @@ extension Layout {
             guard let moved = attributes(for: key, in: reading, model: model) else {
                 return space.screen(offset: clampedReading(capture.offset, in: reading))
             }
-            main = Self.edge(edge, of: moved.frame, axis: axis) - distance
+            // Where cells move with the offset, the strategy says where this one lands.
+            main = key.kind == .cell ? reading.offset(placing: key.id, edge: edge, at: distance, model: model)
+                ?? Self.edge(edge, of: moved.frame, axis: axis) - distance : Self.edge(edge, of: moved.frame, axis: axis) - distance
         case .endDistance(let distance):
             main = farthestOffset(in: strategy) - distance
         case .offset:
@@ -161,19 +163,17 @@ extension Layout {
     /// Puts `edge` of `key` `distance` points past the viewport's leading edge (reading
     /// coordinates, as `scrollPlacement` gives them) in a strategy whose frames move with the
     /// offset (ultravisual's featured cell, pinned headers): there an offset worked out from the
-    /// frame where it was is not where the element lands. The offset is refined by the secant
-    /// method on the element's distance from where it belongs (which changes monotonically and
-    /// piecewise linearly with the offset in the built-in strategies, so a few steps land it
-    /// exactly), until it is within 1e-9 points or the clamped range stops it.
+    /// frame where it was is not where the element lands. A strategy that knows where its cells
+    /// land says so (`LayoutStrategy.offset(placing:edge:at:model:)`, exact); otherwise the
+    /// offset is refined by the secant method on the element's distance from where it belongs,
+    /// at most 24 steps, until it is within 1e-9 points or the clamped range stops it.
     ///
-    /// - Complexity: a few viewport updates and lookups; none for frames that do not move.
+    /// - Complexity: what the strategy's answer costs (O(log n) for ultravisual), or a few
+    ///   viewport updates and lookups.
     func settle(_ key: ElementKey, edge: AnchorEdge, distance: Double) throws(LayoutError) {
         let axis = strategy.scrollAxis
         func offset() -> Double { axis.main(of: ReadingSpace(strategy).viewport.offset) }
-        func miss() -> Double? {
-            guard let frame = attributes(for: key)?.frame else { return nil }
-            return Self.edge(edge, of: ReadingSpace(strategy).reading(frame), axis: axis) - offset() - distance
-        }
+        /// Scrolls to reading offset `main`, clamped; false when that is where the view is.
         func move(to main: Double) throws(LayoutError) -> Bool {
             let space = ReadingSpace(strategy)
             var reading = space.viewport.offset
@@ -182,6 +182,14 @@ extension Layout {
             guard target != viewport.offset else { return false }
             try scroll(toTarget: target)
             return true
+        }
+        if key.kind == .cell, let main = strategy.offset(placing: key.id, edge: edge, at: distance, model: model) {
+            _ = try move(to: main)
+            return
+        }
+        func miss() -> Double? {
+            guard let frame = attributes(for: key)?.frame else { return nil }
+            return Self.edge(edge, of: ReadingSpace(strategy).reading(frame), axis: axis) - offset() - distance
         }
         guard var last = miss() else { return }
         var lastOffset = offset()

@@ -227,4 +227,32 @@ struct AnchorTests {
         #expect(throws: LayoutError.itemNotFound("zz")) { try view.scrollTo(ElementKey(kind: .cell, id: "zz"), align: .start) }
         #expect(throws: LayoutError.elementNotFound(kind: "footer", id: "s")) { try view.scrollTo(ElementKey(kind: .footer, id: "s"), align: .start) }
     }
+
+    @Test("ultravisual: scrollTo and the target it keeps land exactly, though cells move with the offset", arguments: seeds.prefix(4))
+    func ultravisualLandsExactly(seed: UInt64) throws {
+        var fuzzer = ViewFuzzer(source: SeededGenerator(seed: seed))
+        let items = (0..<1_000).map { ItemSpec(id: "u\($0)") }
+        let view = try View(strategy: "ultravisual", sections: [SectionSpec(id: "s", items: items)], viewport: Viewport(size: Size(width: 390, height: 844)))
+        let farthest = view.layout.contentSize.height - 844
+        for step in 0..<40 {
+            let ids = view.model.sections[0].itemIDs
+            let target = ids[fuzzer.int(0...ids.count - 1)]
+            let (align, edgeKind) = fuzzer.pick(Self.alignments)
+            let offset = fuzzer.pick([0.0, 37, -20])
+            try view.scrollTo(ElementKey(kind: .cell, id: target), align: align, offset: offset)
+            let distance = switch align {
+            case .start: offset
+            case .end: 844 - offset
+            default: 422 + offset
+            }
+            let y = view.viewport.offset.y
+            guard y > 0, y < farthest else { continue }
+            #expect(abs(edge(target, edgeKind, in: view) - distance) < 1e-6, "seed \(seed) step \(step): \(target) \(align) \(offset)")
+            // A change above keeps the target where it is on screen, exactly.
+            try view.performBatch([.insertItems([ItemSpec(id: "n\(step)")], section: "s", at: 0)])
+            if view.viewport.offset.y > 0, view.viewport.offset.y < view.layout.contentSize.height - 844 {
+                #expect(abs(edge(target, edgeKind, in: view) - distance) < 1e-6, "seed \(seed) step \(step): \(target) moved after an insert")
+            }
+        }
+    }
 }

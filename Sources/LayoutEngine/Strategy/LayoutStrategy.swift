@@ -95,6 +95,13 @@ public protocol LayoutStrategy: AnyObject {
     /// The attributes of one cell, or `nil` if the id is not in the model.
     func attributes(forItem id: String, model: CollectionModel) -> LayoutAttributes?
 
+    /// For a strategy whose cells move with the offset (ultravisual): the offset along the
+    /// scroll axis at which `edge` of cell `id` lies `distance` points past the viewport's leading
+    /// edge, unclamped; `nil` (the default) when the cell's frame does not depend on the offset,
+    /// so the frame where it is gives the answer. `view.scrollTo` and element anchors use it; a
+    /// strategy that moves cells with the offset and does not answer is solved for numerically.
+    func offset(placing id: String, edge: AnchorEdge, at distance: Double, model: CollectionModel) -> Double?
+
     /// The attributes of a section's header or footer, or `nil` if it has none.
     func attributes(forSupplementary kind: ElementKind, inSection id: String, model: CollectionModel) -> LayoutAttributes?
 
@@ -177,6 +184,8 @@ extension LayoutStrategy {
 
     /// The built-in strategies set no transforms.
     public var transformOverhang: Double { 0 }
+
+    public func offset(placing id: String, edge: AnchorEdge, at distance: Double, model: CollectionModel) -> Double? { nil }
 
     public var estimatesDefaultSize: Bool { false }
 

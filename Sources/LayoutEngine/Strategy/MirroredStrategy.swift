@@ -144,6 +144,11 @@ public final class MirroredStrategy: LayoutStrategy {
         inner.attributes(forItem: id, model: model).map(mirror)
     }
 
+    /// Asked in reading coordinates (`ReadingSpace`), which are the inner strategy's.
+    public func offset(placing id: String, edge: AnchorEdge, at distance: Double, model: CollectionModel) -> Double? {
+        inner.offset(placing: id, edge: edge, at: distance, model: model)
+    }
+
     public func attributes(forSupplementary kind: ElementKind, inSection id: String, model: CollectionModel) -> LayoutAttributes? {
         inner.attributes(forSupplementary: kind, inSection: id, model: model).map(mirror)
     }
