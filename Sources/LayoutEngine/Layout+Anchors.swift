@@ -214,15 +214,28 @@ extension Layout {
     func estimatedItems(among elements: [LayoutAttributes]) -> [String] {
         let sections = model.sections
         let defaultIsEstimate = strategy.estimatesDefaultSize
-        return elements.filter { attributes in
-            guard attributes.kind == .cell, let item = attributes.item else { return false }
-            switch sections[attributes.section].sizeSource(ofItem: item) {
-            case .estimated: return true
-            case .strategyDefault: return defaultIsEstimate
-            case .absolute, .measured: return false
+        // Index paths, not attributes, are sorted; each section's sources are read in one walk.
+        var cells = elements.indices.filter { elements[$0].kind == .cell && elements[$0].item != nil }
+        cells.sort { elements[$0].indexPath! < elements[$1].indexPath! }
+        var result = [String]()
+        var start = 0
+        while start < cells.count {
+            let section = elements[cells[start]].section
+            var end = start
+            while end < cells.count, elements[cells[end]].section == section { end += 1 }
+            let run = cells[start..<end]
+            if !sections[section].hasOwnSizes {
+                // Every item takes the strategy's default.
+                if defaultIsEstimate { result += run.map { elements[$0].id } }
+            } else {
+                let sources = sections[section].sizeSources(ofItems: run.map { elements[$0].item! })
+                for (index, source) in zip(run, sources) where source == .estimated || (source == .strategyDefault && defaultIsEstimate) {
+                    result.append(elements[index].id)
+                }
             }
+            start = end
         }
-        .sorted { $0.indexPath! < $1.indexPath! }.map(\.id)
+        return result
     }
 
     /// Where `edge` of `frame` lies along `axis`.

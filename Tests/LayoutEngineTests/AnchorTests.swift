@@ -255,4 +255,37 @@ struct AnchorTests {
             }
         }
     }
+
+    @Test("needsMeasure names exactly the cells whose sizes are guesses, across chunks and sections", arguments: seeds.prefix(4))
+    func estimatesAcrossChunks(seed: UInt64) throws {
+        var fuzzer = ViewFuzzer(source: SeededGenerator(seed: seed))
+        func items(_ section: Int, _ count: Int) -> [ItemSpec] {
+            (0..<count).map { index in
+                let id = "s\(section)-\(index)"
+                return switch fuzzer.int(0...2) {
+                case 0: ItemSpec(id: id, size: Size(width: 90, height: 40))
+                case 1: ItemSpec(id: id, estimatedSize: Size(width: 90, height: 60))
+                default: ItemSpec(id: id)
+                }
+            }
+        }
+        let sections = [SectionSpec(id: "a", items: items(0, 3_000)), SectionSpec(id: "b", items: []), SectionSpec(id: "c", items: items(2, 2_000))]
+        let view = try View(
+            strategy: "flow", parameters: ["estimatedItemSize": .size(Size(width: 90, height: 50))], sections: sections,
+            viewport: Viewport(size: Size(width: 390, height: 844)))
+        let ids = view.model.sections.flatMap(\.itemIDs)
+        try view.measure((0..<200).map { _ in (fuzzer.pick(ids), Size(width: 90, height: fuzzer.half(20...90))) })
+        let layout = view.layout
+        for _ in 0..<20 {
+            let rect = Rect(x: 0, y: fuzzer.half(0...Int(layout.contentSize.height) * 2), width: 390, height: fuzzer.half(100...3_000))
+            let cells = layout.elements(in: rect).filter { $0.kind == .cell }.sorted { $0.indexPath! < $1.indexPath! }
+            let expected = cells.filter { cell in
+                switch view.model.sections[cell.section].sizeSource(ofItem: cell.item!) {
+                case .estimated, .strategyDefault: true
+                case .absolute, .measured: false
+                }
+            }.map(\.id)
+            #expect(layout.estimatedItems(in: rect) == expected, "seed \(seed) \(rect)")
+        }
+    }
 }

@@ -141,6 +141,27 @@ struct ItemList: Sendable {
         return chunks[chunk].sources?[offset] ?? .strategyDefault
     }
 
+    /// Where the sizes of the items in `indices` (ascending) come from, in that order: one
+    /// chunk lookup for the first and a walk along the chunks after it, so a window's run of
+    /// items costs one O(log chunks) search, not one per item.
+    func sources(at indices: [Int]) -> [SizeSource] {
+        guard let first = indices.first else { return [] }
+        var (chunk, offset) = locate(first)
+        var current = first
+        var result = [SizeSource]()
+        result.reserveCapacity(indices.count)
+        for index in indices {
+            offset += index - current
+            current = index
+            while offset >= chunks[chunk].count {
+                offset -= chunks[chunk].count
+                chunk += 1
+            }
+            result.append(chunks[chunk].sources?[offset] ?? .strategyDefault)
+        }
+        return result
+    }
+
     /// The item's own size, or `defaultSize` when it has none.
     func size(at index: Int, default defaultSize: Size) -> Size {
         let (chunk, offset) = locate(index)

@@ -110,6 +110,9 @@ public struct Section: Sendable {
         return items.chunks[ordinal].sources?[offset] ?? .strategyDefault
     }
 
+    /// `sizeSource(ofItem:)` of each of `indices` (ascending), in one walk.
+    public func sizeSources(ofItems indices: [Int]) -> [SizeSource] { items.sources(at: indices) }
+
     /// The size the item was measured at, if its size came from `view.measure`.
     public func measuredSize(ofItem index: Int) -> Size? {
         let (ordinal, offset) = items.locate(index)
