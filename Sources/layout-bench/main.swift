@@ -280,6 +280,17 @@ for count in options.counts {
                 sink &+= layout.hitTest(Point(x: size.width * Double(probe % 7) / 7 + 3, y: size.height * fraction))?.zIndex ?? 0
             }
         }
+        // scrollTo's part in the engine: the target's frame and the offset that places it
+        // (what the view then scrolls to and diffs the window for, measured with the view).
+        let alignments: [ScrollAlignment] = [.start, .center, .end, .nearest]
+        measure("\(strategy): scrollTo offset of a random item", group: "engine", strategy: strategy, n: count, unit: "µs/query", scale: 1e6, per: probes) {
+            var state: UInt64 = 0x5C0_11E0
+            for probe in 0..<probes {
+                state = state &* 6364136223846793005 &+ 1442695040888963407
+                let frame = layout.attributes(forItem: ids[Int(state >> 33) % count])!.frame
+                sink &+= Int(layout.scrollPlacement(for: frame, align: alignments[probe % 4]).offset.y)
+            }
+        }
         measure("\(strategy): neighbor down", group: "engine", strategy: strategy, n: count, unit: "µs/query", scale: 1e6, per: probes) {
             for probe in 0..<probes {
                 sink &+= (try! layout.neighbor(of: ids[probe * (count / probes)], direction: .down))?.zIndex ?? 0
@@ -318,7 +329,6 @@ for count in options.counts {
         // scrollTo an item anywhere (the target's frame, the scroll and the window delta),
         // cycling the alignments; then back to the middle.
         let targets = 200
-        let alignments: [ScrollAlignment] = [.start, .center, .end, .nearest]
         measure("\(strategy): scrollTo a random item", group: "view", strategy: strategy, n: count, unit: "µs/op", scale: 1e6, per: targets) {
             var state: UInt64 = 0x5C0_11E0
             for target in 0..<targets {
