@@ -19,6 +19,8 @@ let package = Package(
         .library(name: "LayoutServer", targets: ["LayoutServer"]),
         .library(name: "Systemd", targets: ["Systemd"]),
         .library(name: "LayoutClient", targets: ["LayoutClient"]),
+        // The typed async client an app adds with SwiftPM (clients/swift/README.md).
+        .library(name: "LayoutdClient", targets: ["LayoutdClient"]),
         .library(name: "LayoutFuzzing", targets: ["LayoutFuzzing"]),
         .library(name: "LayoutPluginSDK", targets: ["LayoutPluginSDK"]),
         // Plugins: built by `make`, never linked into layoutd, loaded from a plugin directory.
@@ -75,6 +77,12 @@ let package = Package(
         // What clients share: a connection with replies and events apart, the command table
         // behind layoutctl's parsing, help, man page and completions, tables, and SVG pictures.
         .target(name: "LayoutClient", dependencies: ["LayoutIPC", "LayoutProtocol", "LayoutGeometry"]),
+        // The typed client for apps: async/await over one connection, events as an AsyncStream,
+        // the window mirror and transition helper, the reconnect helper.
+        .target(name: "LayoutdClient", dependencies: ["LayoutIPC", "LayoutProtocol", "LayoutGeometry"]),
+        // Drives LayoutdClient against a real daemon for the e2e tests (transcripts, the shared
+        // mirror scenario, a restart).
+        .executableTarget(name: "layoutd-client-check", dependencies: ["LayoutdClient", "LayoutProtocol"]),
         .executableTarget(
             name: "layoutctl", dependencies: ["LayoutClient", "LayoutIPC", "LayoutProtocol"], linkerSettings: [.unsafeFlags(bindNow)]),
         // Loopback round trip against a running daemon, beside a bare socket ping-pong.

@@ -1,0 +1,47 @@
+import Foundation
+import LayoutProtocol
+
+/// Brings a client's views back after the daemon restarts. Views live in the daemon's memory
+/// and are lost with it (protocol/daemon.md), so the client keeps what it needs to make them
+/// again: for each view, a function that gives the `view.create` parameters from the client's
+/// own latest data. `restore` connects (waiting for the socket to accept), creates every view
+/// (a view that already exists, say another client made it, is used as it is) and subscribes.
+public final class Reconnector: Sendable {
+    public let path: String?
+    /// The `view.create` params (with `view`) for each view, from the caller's own data.
+    public let recipes: @Sendable () -> [JSONObject]
+
+    public init(path: String? = nil, recipes: @escaping @Sendable () -> [JSONObject]) {
+        self.path = path
+        self.recipes = recipes
+    }
+
+    /// Connects, waiting up to `timeout` seconds for the daemon to accept (polling every 20 ms).
+    public func connect(timeout: Double = 10) async throws(LayoutdError) -> LayoutdConnection {
+        let deadline = Date().addingTimeInterval(timeout)
+        while true {
+            do {
+                return try LayoutdConnection(path: path)
+            } catch {
+                guard Date() < deadline else { throw error }
+                try? await Task.sleep(nanoseconds: 20_000_000)
+            }
+        }
+    }
+
+    /// A new connection with every view created again and followed.
+    public func restore(timeout: Double = 10) async throws(LayoutdError) -> (LayoutdConnection, [FollowedView]) {
+        let connection = try await connect(timeout: timeout)
+        var followed = [FollowedView]()
+        for recipe in recipes() {
+            guard let name = recipe["view"]?.stringValue else { throw .malformed("a recipe without view") }
+            do {
+                _ = try await connection.call("view.create", recipe)
+            } catch let error where error.name == "ViewExists" {
+                // Someone made it already: follow theirs.
+            }
+            followed.append(try await FollowedView(name, on: connection))
+        }
+        return (connection, followed)
+    }
+}
