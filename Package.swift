@@ -105,6 +105,7 @@ let package = Package(
             name: "LayoutPluginsTests",
             dependencies: ["LayoutPlugins", "LayoutPluginSDK", "CLayoutPlugin", "StrategyCodec", "LayoutFuzzing", "TestSupport", "Waterfall"]),
         .testTarget(name: "LayoutClientTests", dependencies: ["LayoutClient", "LayoutProtocol", "LayoutGeometry"]),
+        .testTarget(name: "LayoutdClientTests", dependencies: ["LayoutdClient", "LayoutProtocol", "LayoutGeometry"]),
     ],
     swiftLanguageModes: [.v6]
 )
