@@ -65,6 +65,9 @@ extension Layout {
     /// rule for where a switch lands, whether the switch happens now or at the end of an
     /// interactive transition the view scrolled during.
     func place(_ target: any LayoutStrategy, restoring capture: AnchorCapture) {
+        // From this layout's viewport, as a fresh prepare starts: where the anchor is in the
+        // target may depend on the offset (ultravisual), so an earlier placement must not count.
+        if target.viewport != viewport { _ = target.updateViewport(viewport, model: model) }
         var placed = viewport
         placed.offset = Self.offset(restoring: capture, in: target, model: model)
         // The old layout's offset may lie outside the new content across its scroll axis too

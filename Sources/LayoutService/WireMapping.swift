@@ -209,6 +209,10 @@ enum WireMapping {
             writer.write(raw: #","needsMeasure":"#)
             write(ids: needsMeasure, into: &writer)
         }
+        if let replanned = invalidation.interactiveTransition {
+            writer.write(raw: #","interactiveTransition":"#)
+            write(replanned: replanned, into: &writer)
+        }
         if dryRun { writer.write(raw: #","dryRun":true"#) }
         writer.append(UInt8(ascii: "}"))
     }
