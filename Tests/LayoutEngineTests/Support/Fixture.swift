@@ -36,6 +36,11 @@ struct Expectation: Sendable {
     var transition: ExpectedTransition?
     var target: Point?
     var delta: ExpectedDelta?
+    /// Elements of the interactive transition in progress at its progress (`View.transition`'s
+    /// pairs blended), by key; only those listed are checked.
+    var interpolated: [ElementKey: ExpectedElement] = [:]
+    /// How many pairs the transition in progress has.
+    var pairs: Int?
 
     /// The window delta of the step's invalidation, by element key.
     struct ExpectedDelta: Sendable {
@@ -72,6 +77,10 @@ struct Step: Sendable {
         case batch([BatchUpdate])
         case measure([(id: String, size: Size)])
         case replace([SectionSpec])
+        /// An interactive transition: to `strategy` with `parameters`, or (nil) the parameter changes.
+        case beginTransition(strategy: String?, parameters: [String: ParameterValue])
+        case updateTransition(Double)
+        case endTransition(commit: Bool)
     }
 
     var animated = true
@@ -203,6 +212,16 @@ extension Fixture {
                 })
             } else if let sections = step["replace"] {
                 action = .replace(try reader.sections(sections))
+            } else if let begin = step["beginTransition"] as? [String: Any] {
+                let target = begin["strategy"] as? String
+                action = .beginTransition(
+                    strategy: target, parameters: try reader.parameters(begin["params"] ?? [String: Any](), strategy: target ?? strategyName))
+            } else if step["updateTransition"] != nil {
+                guard let progress = reader.number(step["updateTransition"]) else { throw reader.fail("updateTransition takes a progress") }
+                action = .updateTransition(progress)
+            } else if step["endTransition"] != nil {
+                guard let commit = step["endTransition"] as? Bool else { throw reader.fail("endTransition takes true (commit) or false") }
+                action = .endTransition(commit: commit)
             } else if let snap = step["targetContentOffset"] as? [String: Any] {
                 action = .targetContentOffset(
                     proposed: try reader.point(snap["proposed"] as Any),
@@ -346,17 +365,24 @@ struct FixtureReader {
         if let anchor = json["anchor"] {
             expectation.anchor = .some(anchor as? String)
         }
-        for (key, value) in json["frames"] as? [String: Any] ?? [:] {
-            let elementKey = try elementKey(key)
-            if let object = value as? [String: Any] {
-                expectation.frames[elementKey] = Expectation.ExpectedElement(
-                    frame: try rect(object["frame"] as Any), zIndex: object["zIndex"] as? Int,
-                    alpha: number(object["alpha"]),
-                    effects: (object["effects"] as? [String: Any])?.compactMapValues { number($0) })
-            } else {
-                expectation.frames[elementKey] = Expectation.ExpectedElement(frame: try rect(value))
+        func elements(_ name: String) throws -> [ElementKey: Expectation.ExpectedElement] {
+            var elements = [ElementKey: Expectation.ExpectedElement]()
+            for (key, value) in json[name] as? [String: Any] ?? [:] {
+                let elementKey = try elementKey(key)
+                if let object = value as? [String: Any] {
+                    elements[elementKey] = Expectation.ExpectedElement(
+                        frame: try rect(object["frame"] as Any), zIndex: object["zIndex"] as? Int,
+                        alpha: number(object["alpha"]),
+                        effects: (object["effects"] as? [String: Any])?.compactMapValues { number($0) })
+                } else {
+                    elements[elementKey] = Expectation.ExpectedElement(frame: try rect(value))
+                }
             }
+            return elements
         }
+        expectation.frames = try elements("frames")
+        expectation.interpolated = try elements("interpolated")
+        expectation.pairs = json["pairs"] as? Int
         expectation.queries = try (json["queries"] as? [[String: Any]] ?? []).map { query in
             let keys = try (query["keys"] as? [String] ?? []).map(elementKey)
             return (try rect(query["rect"] as Any), Set(keys))
