@@ -212,6 +212,45 @@ struct InteractiveTransitionTests {
         #expect(Self.state(view) == Self.state(plain), "a commit after scrolling is the plain switch made then")
     }
 
+    @Test("mixed with other mutations: each ends the transition back, the mirror holds, a new one begins", arguments: 0..<8)
+    func interruptedAtRandom(seed: Int) throws {
+        var random = SeededGenerator(seed: UInt64(seed) &* 104_729)
+        let scrub = ScrubbedSwitch.all[(seed * 5) % ScrubbedSwitch.all.count]
+        let view = try scrub.makeView(items: 300, offset: Double(Int.random(in: 0...1500, using: &random)))
+        var mirror = Self.mirror(view)
+        for _ in 0..<12 {
+            let epoch = view.epoch
+            let before = Self.state(view)
+            let invalidation: Invalidation
+            switch Int.random(in: 0..<5, using: &random) {
+            case 0 where view.transition == nil:
+                _ = try scrub.begin(view)
+                #expect(Self.state(view) == before && view.epoch == epoch, "begin changes nothing")
+                continue
+            case 1 where view.transition != nil:
+                invalidation = try view.endTransition(commit: Bool.random(using: &random))
+            case 2:
+                let id = view.model.itemID(at: ItemIndexPath(section: 0, item: Int.random(in: 0..<150, using: &random)))
+                let active = view.transition
+                invalidation = try view.select([id], mode: .toggle)
+                #expect((invalidation.interruptedTransition != nil) == (active != nil))
+                #expect(view.transition == nil)
+            case 3:
+                let active = view.transition != nil
+                invalidation = try view.measure([(id: "a\(Int.random(in: 0..<150, using: &random))", size: Size(width: 80, height: 140))])
+                #expect((invalidation.interruptedTransition != nil) == active)
+            default:
+                var offset = view.viewport.offset
+                let step = Double.random(in: -500...500, using: &random)
+                if view.layout.strategy.scrollAxis == .vertical { offset.y += step } else { offset.x += step }
+                let active = view.transition != nil
+                invalidation = try view.scroll(to: offset)
+                #expect((invalidation.interactiveTransition != nil) == active && (view.transition != nil) == active)
+            }
+            #expect(ViewChecks.mirror(invalidation, mirror: &mirror, view: view, epoch: epoch) == [], "seed \(seed)")
+        }
+    }
+
     @Test("refusals are named and change nothing")
     func refusals() throws {
         let scrub = ScrubbedSwitch.all[0]

@@ -120,7 +120,7 @@ extension View {
         var transition = InteractiveTransition(target: target, targetStrategyName: name ?? strategyName, anchorOverride: anchor)
         transition.anchor = capture.anchorID
         transition.anchorPolicy = policy.name
-        pair(&transition, window: currentWindowContents())
+        pairBothWindows(&transition, window: currentWindowContents())
         gesture = .transition(transition)
         return plan(of: transition, left: nil)
     }
@@ -202,7 +202,7 @@ extension View {
         layout.place(transition.target, restoring: capture)
         transition.anchor = capture.anchorID
         transition.anchorPolicy = policy.name
-        pair(&transition, window: contents)
+        pairBothWindows(&transition, window: contents)
         gesture = .transition(transition)
         var plan = plan(of: transition, left: [])
         (plan.pairs, plan.left) = Self.changes(from: before, to: transition.pairs)
@@ -213,7 +213,7 @@ extension View {
 
     /// Pairs every element of the view's window (`contents`) and the target's window, and
     /// times the whole switch as the target strategy would animate it.
-    private func pair(_ transition: inout InteractiveTransition, window contents: WindowContents) {
+    private func pairBothWindows(_ transition: inout InteractiveTransition, window contents: WindowContents) {
         let target = transition.target
         let model = layout.model
         let targetWindow = Layout.windowContents(
