@@ -36,7 +36,7 @@ extension WireMapping {
 
     /// `"strategy","progress","duration","contentOffset":{"from","to"},"contentSize":{"from","to"},"pairs"`,
     /// then `anchor` and `anchorPolicy` when present.
-    private static func writeFields(of plan: TransitionPlan, into writer: inout JSONWriter) {
+    static func writeFields(of plan: TransitionPlan, into writer: inout JSONWriter) {
         writer.write(raw: #""strategy":"#)
         writer.write(plan.strategy)
         writer.write(raw: #","progress":"#)

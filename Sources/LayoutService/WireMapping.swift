@@ -287,6 +287,12 @@ enum WireMapping {
             writer.write(wire(target).json)
         }
         if view.layoutDirection == .rtl { writer.write(raw: #","layoutDirection":"rtl""#) }
+        if let plan = view.transitionPlan {
+            // Present only while an interactive transition is in progress.
+            writer.write(raw: #","interactiveTransition":{"#)
+            writeFields(of: plan, into: &writer)
+            writer.append(UInt8(ascii: "}"))
+        }
         writer.append(UInt8(ascii: "}"))
     }
 

@@ -163,6 +163,11 @@ class InteractiveTransitionTests(unittest.TestCase):
         before = self.state(name)
         begun = self.ok("view.beginTransition", {"view": name, "params": {"minimumLineSpacing": 40}})
         self.ok("view.updateTransition", {"view": name, "progress": 0.3})
+        # A client that looks (or subscribes) now finds the transition in the snapshot.
+        shown = self.ok("view.get", {"view": name})
+        self.assertEqual(shown["interactiveTransition"], dict({k: v for k, v in begun.items() if k not in ("view", "epoch")}, progress=0.3))
+        self.assertEqual(dict(shown, interactiveTransition=None), dict(before, view=name, epoch=epoch, interactiveTransition=None),
+                         "the rest of the snapshot is the layout before")
         ended = self.ok("view.endTransition", {"view": name, "commit": False, "ifEpoch": epoch})
         self.assertEqual(ended["epoch"], epoch + 1)
         self.assertEqual((ended["entered"], ended["changed"], ended["left"]), ([], [], []))
@@ -171,6 +176,7 @@ class InteractiveTransitionTests(unittest.TestCase):
         for segment in ended["transition"]["segments"]:
             self.assertEqual(segment["to"], pairs[(segment["kind"], segment["id"])]["from"], "back where it was")
         self.assertEqual(self.state(name), before)
+        self.assertNotIn("interactiveTransition", self.ok("view.get", {"view": name}))
         self.assertEqual([e["event"] for e in self.events()], ["view.invalidated"])
         self.ok("view.delete", {"view": name})
         self.events()
@@ -212,6 +218,8 @@ class InteractiveTransitionTests(unittest.TestCase):
                 self.assertEqual(self.ok("view.get", {"view": name}), before)
         self.ok("view.beginTransition", {"view": name, "strategy": "display", "params": LIST})
         frame = self.ok("view.updateTransition", {"view": name, "progress": 0.25})
+        during = self.ok("view.get", {"view": name})
+        self.assertEqual(dict(during, interactiveTransition=None), dict(before, interactiveTransition=None))
         in_progress = [
             ("view.beginTransition", {"strategy": "display"}, "TransitionInProgress"),
             ("view.updateTransition", {"progress": 1.5}, "InvalidParameter"),
@@ -224,7 +232,7 @@ class InteractiveTransitionTests(unittest.TestCase):
         for method, params, error in in_progress:
             with self.subTest(method=method, params=params):
                 self.refused(method, dict(params, view=name), error)
-                self.assertEqual(self.ok("view.get", {"view": name}), before)
+                self.assertEqual(self.ok("view.get", {"view": name}), during, "the view and its transition are as they were")
         self.assertEqual(self.ok("view.updateTransition", {"view": name, "progress": 0.25}), frame, "the transition is as it was")
         self.assertEqual(self.events(), [], "no refusal sent an event")
         # A number too large to be finite never reaches the view: the line is not JSON.

@@ -89,6 +89,11 @@ extension View {
         return nil
     }
 
+    /// The transition in progress with every pair, as `beginTransition` returned it then (at
+    /// the current progress, after any re-plan): what a snapshot carries, so a client that
+    /// subscribes or resyncs during a transition can draw it.
+    public var transitionPlan: TransitionPlan? { transition.map { plan(of: $0, left: nil) } }
+
     // MARK: The three steps
 
     /// Prepares the target of a strategy switch (`strategy`, with `parameters` from the
