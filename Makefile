@@ -107,7 +107,7 @@ e2e-test: deps
 	$(SWIFT) build --product layoutctl
 	$(SWIFT) build --product layoutd-client-check
 	$(MAKE) plugins CONFIG=debug
-	cd tests/e2e && PYTHONWARNINGS=ignore::ResourceWarning $(PYTHON) -m unittest -v test_protocol test_daemon test_systemd test_layoutctl test_readme test_reliability test_plugins test_logging test_resources test_packaging test_clients
+	cd tests/e2e && PYTHONWARNINGS=ignore::ResourceWarning $(PYTHON) -m unittest -v test_protocol test_transition test_daemon test_systemd test_layoutctl test_readme test_reliability test_plugins test_logging test_resources test_packaging test_clients
 
 ## Release builds, every benchmark in one run (a few minutes), a table, and BENCHMARKS.md.
 ## BENCH_ARGS=--quick for 1k and 10k only. Taffy comes from PyPI into .bench-venv; strace, where

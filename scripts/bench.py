@@ -618,6 +618,9 @@ def document(rows, counts, repetitions, toolchain, notes):
                 worst = (strategy, row["median"])
         target("%s at 1M ≤ 10 µs (every built-in strategy)" % label, worst and worst[1], 10,
                "worst %.1f µs" + (" (%s)" % worst[0] if worst else ""), notes[operation])
+    scrub = find(rows, "flow grid to display list: updateTransition (375×667)", big)
+    target("one updateTransition ≤ 20 µs (engine, flow grid to display list, 375×667 phone window, n=%d)" % big, scrub and scrub["median"], 20, "%.1f µs",
+           "blends every pair of both windows and allocates the frame's attributes; no query")
     load = find(rows, "load 1000000 items (short ids) through the service: one view.create")
     target("loading 1M items in one request ≤ 1 s", load and load["median"], 1, "%.2f s",
            "the request is parsed into a tree of 1M objects (about 0.6 s) before the model is built, and the daemon then "

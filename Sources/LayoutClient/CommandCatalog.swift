@@ -225,6 +225,21 @@ public enum CommandCatalog {
         Command(
             "direction", "VIEW ltr|rtl", "lay the view out left to right or right to left, first visible item anchored",
             method: "view.setLayoutDirection", options: mutation, examples: ["layoutctl direction photos rtl --animated"]),
+        Command(
+            "begin-transition", "VIEW [STRATEGY] [NAME=VALUE...]", "prepare an interactive transition to a strategy or to changed parameters",
+            method: "view.beginTransition", options: [mutation[1], mutation[2]],
+            examples: ["layoutctl begin-transition photos display mode=list", "layoutctl begin-transition grid collapsed=true"],
+            details: """
+                With STRATEGY, a strategy switch (its parameters from their defaults, as `switch`); without, the parameters \
+                that change (as `configure`). The view does not change until `end-transition VIEW commit`; prints the \
+                transition and its pairs (each element's from and to frames).
+                """),
+        Command(
+            "update-transition", "VIEW PROGRESS", "scrub the interactive transition: every element at PROGRESS (0 to 1)",
+            method: "view.updateTransition", examples: ["layoutctl update-transition photos 0.5"]),
+        Command(
+            "end-transition", "VIEW commit|revert", "finish the interactive transition to its target, or back", method: "view.endTransition",
+            options: [mutation[1]], examples: ["layoutctl end-transition photos commit", "layoutctl end-transition photos revert --json | jq .transition.duration"]),
         Command("margin", "VIEW POINTS", "change the window margin", method: "view.setWindowMargin", options: [mutation[1]], examples: ["layoutctl margin photos 200"]),
         Command(
             "query", "VIEW", "elements intersecting a rect (default: the viewport)", method: "view.query",
@@ -266,13 +281,17 @@ public enum CommandCatalog {
                 CommandOption("--png", argument: "FILE", "also or instead: write a PNG (librsvg and cairo at run time)", completes: .file),
                 CommandOption("--rect", argument: "X,Y,W,H", "the region to draw (default: the window around the viewport)"),
                 CommandOption("--transition", "draw from/to of a transition side by side (with --configure, --switch or --select)"),
-                CommandOption("--configure", argument: "NAME=VALUE", "with --transition: the configure change to show", repeatable: true),
-                CommandOption("--switch", argument: "STRATEGY", "with --transition: the strategy switch to show", completes: .strategy),
+                CommandOption("--configure", argument: "NAME=VALUE", "with --transition or --progress: the configure change to show", repeatable: true),
+                CommandOption("--switch", argument: "STRATEGY", "with --transition or --progress: the strategy switch to show", completes: .strategy),
                 CommandOption("--select", argument: "ID", "with --transition: the selection to show", repeatable: true),
+                CommandOption("--progress", argument: "P", "draw an interactive transition at P (0 to 1), with --configure or --switch"),
                 CommandOption("--scale", argument: "FACTOR", "pixels per point (default 1)"),
             ],
-            examples: ["layoutctl render photos --svg photos.svg", "layoutctl render stack --png stack.png --transition --configure collapsed=true"],
-            details: "Cells, headers and footers with their ids; selected items highlighted; stacks shown as stacked cards with a count; alpha as opacity and transforms (about each element's center) as drawn; coverAlpha as a dark shade, titleScale as the label's size, every effect in the element's tooltip; the viewport outlined; the content size and offset and a legend in the caption. --transition previews the change (animated, as a dry run: the view does not change) and draws the region before and the window after."),
+            examples: [
+                "layoutctl render photos --svg photos.svg", "layoutctl render stack --png stack.png --transition --configure collapsed=true",
+                "layoutctl render photos --svg half.svg --switch display --configure mode=list --progress 0.5",
+            ],
+            details: "Cells, headers and footers with their ids; selected items highlighted; stacks shown as stacked cards with a count; alpha as opacity and transforms (about each element's center) as drawn; coverAlpha as a dark shade, titleScale as the label's size, every effect in the element's tooltip; the viewport outlined; the content size and offset and a legend in the caption. --transition previews the change (animated, as a dry run: the view does not change) and draws the region before and the window after. --progress draws the change as an interactive transition at that progress (every element of both windows interpolated, the content offset too), then ends it back: the view is as it was, one epoch on; refused when the view has a transition in progress."),
         Command(
             "call", "METHOD [JSON]", "call any method with JSON params; --batch: JSON request lines on stdin, one reply line each",
             options: [CommandOption("--batch", "read request lines from stdin, print each reply line")],

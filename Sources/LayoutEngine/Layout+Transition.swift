@@ -31,17 +31,8 @@ extension Layout {
     ) -> LayoutSwitch {
         let old = strategy
         let oldViewport = viewport
-        let capture = captureAnchor(anchor)
-
-        newStrategy.prepare(model: model, viewport: oldViewport)
-        var newViewport = oldViewport
-        newViewport.offset = Self.offset(restoring: capture, in: newStrategy, model: model)
-        // The old layout's offset may lie outside the new content across its scroll axis too
-        // (an inline row scrolled to x 1500, shown as a list): a switch rests on both axes.
-        newViewport.offset = Self.clampedAcross(newViewport.offset, in: newStrategy)
-        if newViewport.offset != oldViewport.offset {
-            _ = newStrategy.updateViewport(newViewport, model: model)
-        }
+        let capture = prepareSwitch(to: newStrategy, anchor: anchor)
+        let newViewport = newStrategy.viewport
 
         func window(of strategy: any LayoutStrategy, in viewport: Viewport) -> [LayoutAttributes] {
             Self.windowContents(
@@ -54,6 +45,37 @@ extension Layout {
         let transition = newStrategy.planTransition(from: old, moves: moves, model: model)
         adopt(newStrategy)
         return LayoutSwitch(contentOffset: newViewport.offset, anchor: capture.anchorID, transition: transition)
+    }
+
+    /// Prepares `newStrategy` for this layout's model and places its viewport where a switch
+    /// from this layout comes to rest (`place(_:restoring:)`), without adopting it: what
+    /// `switchStrategy` and an interactive transition (`View.beginTransition`) share.
+    ///
+    /// - Returns: the anchor captured from this layout.
+    /// - Complexity: a full prepare of `newStrategy`.
+    func prepareSwitch(to newStrategy: any LayoutStrategy, anchor: AnchorPolicy) -> AnchorCapture {
+        let capture = captureAnchor(anchor)
+        newStrategy.prepare(model: model, viewport: viewport)
+        place(newStrategy, restoring: capture)
+        return capture
+    }
+
+    /// Moves `target` (prepared for this model, not adopted) to the offset a switch from this
+    /// layout rests at: `capture`'s anchor where it was on screen, clamped on both axes. The one
+    /// rule for where a switch lands, whether the switch happens now or at the end of an
+    /// interactive transition the view scrolled during.
+    func place(_ target: any LayoutStrategy, restoring capture: AnchorCapture) {
+        // From this layout's viewport, as a fresh prepare starts: where the anchor is in the
+        // target may depend on the offset (ultravisual), so an earlier placement must not count.
+        if target.viewport != viewport { _ = target.updateViewport(viewport, model: model) }
+        var placed = viewport
+        placed.offset = Self.offset(restoring: capture, in: target, model: model)
+        // The old layout's offset may lie outside the new content across its scroll axis too
+        // (an inline row scrolled to x 1500, shown as a list): a switch rests on both axes.
+        placed.offset = Self.clampedAcross(placed.offset, in: target)
+        if placed.offset != target.viewport.offset {
+            _ = target.updateViewport(placed, model: model)
+        }
     }
 
     /// Changes some of the strategy's parameters (the others keep their values) and switches to
@@ -134,20 +156,33 @@ extension Layout {
         of keys: Set<ElementKey>, before: (ElementKey) -> LayoutAttributes?, after: (ElementKey) -> LayoutAttributes?,
         in strategy: any LayoutStrategy, model: CollectionModel
     ) -> [TransitionSegment] {
-        var moves = [TransitionSegment]()
-        for key in keys.sorted() {
+        pairs(of: keys.sorted(), before: before, after: after, in: strategy, model: model)
+            .filter { $0.from != $0.to }
+            .map { TransitionSegment(key: $0.key, from: $0.from, to: $0.to) }
+    }
+
+    /// One pair per key (in the order given) on at least one side, equal ends included: a key
+    /// present on one side only appears (from `strategy`'s initial attributes) or disappears
+    /// (to its final ones), `strategy` being the layout after the change.
+    static func pairs(
+        of keys: [ElementKey], before: (ElementKey) -> LayoutAttributes?, after: (ElementKey) -> LayoutAttributes?,
+        in strategy: any LayoutStrategy, model: CollectionModel
+    ) -> [TransitionPair] {
+        var pairs = [TransitionPair]()
+        pairs.reserveCapacity(keys.count)
+        for key in keys {
             switch (before(key), after(key)) {
-            case (let from?, let to?) where from != to:
-                moves.append(TransitionSegment(key: key, from: from, to: to))
+            case (let from?, let to?):
+                pairs.append(TransitionPair(key: key, from: from, to: to))
             case (let from?, nil):
-                moves.append(TransitionSegment(key: key, from: from, to: strategy.finalAttributes(forDisappearing: from, model: model)))
+                pairs.append(TransitionPair(key: key, from: from, to: strategy.finalAttributes(forDisappearing: from, model: model)))
             case (nil, let to?):
-                moves.append(TransitionSegment(key: key, from: strategy.initialAttributes(forAppearing: to, model: model), to: to))
-            default:
+                pairs.append(TransitionPair(key: key, from: strategy.initialAttributes(forAppearing: to, model: model), to: to))
+            case (nil, nil):
                 break
             }
         }
-        return moves
+        return pairs
     }
 
     static func attributes(for key: ElementKey, in strategy: any LayoutStrategy, model: CollectionModel) -> LayoutAttributes? {

@@ -31,6 +31,11 @@ public enum LayoutError: Error, Hashable, Sendable {
     case limitExceeded(limit: String, maximum: Int)
     /// The view moved on since the epoch the client based its change on.
     case staleEpoch(expected: Int, actual: Int)
+    /// `beginTransition` while the view already has a gesture in progress (an interactive
+    /// transition; `View.Gesture`).
+    case transitionInProgress
+    /// `updateTransition` or `endTransition` on a view with no interactive transition.
+    case noActiveTransition
 
     /// The stable, machine-readable name clients switch on.
     public var name: String {
@@ -51,6 +56,8 @@ public enum LayoutError: Error, Hashable, Sendable {
         case .indexOutOfRange: "IndexOutOfRange"
         case .limitExceeded: "LimitExceeded"
         case .staleEpoch: "StaleEpoch"
+        case .transitionInProgress: "TransitionInProgress"
+        case .noActiveTransition: "NoActiveTransition"
         }
     }
 
@@ -88,6 +95,10 @@ public enum LayoutError: Error, Hashable, Sendable {
             "\(limit) would exceed its limit of \(maximum)"
         case .staleEpoch(let expected, let actual):
             "the view is at epoch \(actual), not \(expected)"
+        case .transitionInProgress:
+            "the view has an interactive transition in progress: end it first"
+        case .noActiveTransition:
+            "the view has no interactive transition in progress"
         }
     }
 
@@ -111,6 +122,7 @@ public enum LayoutError: Error, Hashable, Sendable {
             ["target": target, "index": String(index), "count": String(count)]
         case .limitExceeded(let limit, let maximum): ["limit": limit, "maximum": String(maximum)]
         case .staleEpoch(let expected, let actual): ["expected": String(expected), "actual": String(actual)]
+        case .transitionInProgress, .noActiveTransition: [:]
         }
     }
 }

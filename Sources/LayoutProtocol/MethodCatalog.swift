@@ -110,6 +110,23 @@ public enum MethodCatalog {
             "view.setLayoutDirection", "lay the view out left to right or right to left (mirrored), anchor kept",
             [p("layoutDirection", "ltr|rtl", "the direction")]),
         Method(
+            name: "view.beginTransition", summary: "prepare an interactive transition to a strategy or parameters; the from/to pairs",
+            parameters: [
+                p("view", "string", "the view's name"),
+                p("strategy", "string", "a registered strategy (absent: a parameter change)", required: false),
+                p("params", "object", "its parameters, or the parameters that change", required: false),
+                p("ifEpoch", "integer", "refuse with StaleEpoch unless the view is at this epoch", required: false),
+                p("anchor", "policy", "what a commit keeps still (default: the view's)", required: false),
+            ],
+            result: "{view, epoch, strategy, progress, duration, contentOffset, contentSize, pairs}"),
+        Method(
+            name: "view.updateTransition", summary: "scrub the interactive transition: every element at a progress",
+            parameters: [p("view", "string", "the view's name"), p("progress", "number", "0 (the layout before) ... 1 (the target)")],
+            result: "{view, progress, contentOffset, contentSize, elements}"),
+        Method.mutation(
+            "view.endTransition", "finish the interactive transition to the target (commit) or back, animated from the progress",
+            [p("commit", "bool", "true: switch; false: go back")], result: "invalidation with transition"),
+        Method(
             name: "view.stage.begin", summary: "open a staged upload: data for one setData too large for one line or batch",
             parameters: [
                 p("view", "string", "the view's name"),
@@ -164,7 +181,7 @@ public enum MethodCatalog {
     ]
 
     /// Every event name of protocol version 1. Clients ignore events they do not know.
-    public static let events = ["view.invalidated", "view.deleted", "view.resync", "daemon.shutdown"]
+    public static let events = ["view.invalidated", "view.deleted", "view.resync", "view.transitionInterrupted", "daemon.shutdown"]
 
     public static func method(named name: String) -> Method? { methods.first { $0.name == name } }
 }

@@ -63,6 +63,11 @@ public struct ParamsReader: Sendable {
         return number
     }
 
+    public mutating func bool(_ key: String) throws(WireError) -> Bool {
+        guard let value = try need(key).boolValue else { throw .invalidParams(at(key), "must be true or false") }
+        return value
+    }
+
     public mutating func optionalBool(_ key: String) throws(WireError) -> Bool? {
         guard let value = take(key) else { return nil }
         guard let flag = value.boolValue else { throw .invalidParams(at(key), "must be true or false") }

@@ -110,6 +110,12 @@ public enum Methods {
         view("view.setWindowMargin", .offload) { host, params, _ throws(WireError) in try host.setWindowMargin(&params) },
         view("view.setAnchor", .inline) { host, params, _ throws(WireError) in try host.setAnchor(&params) },
         view("view.setLayoutDirection", .offload) { host, params, _ throws(WireError) in try host.setLayoutDirection(&params) },
+        // A full prepare of the target: offloaded; scrubbing and ending cost the window.
+        view("view.beginTransition", .offload) { host, params, call throws(WireError) in
+            try host.beginTransition(&params, registry: call.registry)
+        },
+        view("view.updateTransition", .inline) { host, params, _ throws(WireError) in try host.updateTransition(&params) },
+        view("view.endTransition", .inline) { host, params, _ throws(WireError) in try host.endTransition(&params) },
         deferred("view.stage.begin", .offload) { service, params, connection, finish throws(WireError) in
             finish(.success(try service.stageBegin(&params, connection: connection)), [])
         },

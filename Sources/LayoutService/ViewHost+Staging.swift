@@ -31,6 +31,6 @@ extension ViewHost {
         guard !dryRun else { return (.success(WireMapping.encodedInvalidation(invalidation, view: name, dryRun: true)), [], 0) }
         refreshSummary()
         let result = WireMapping.encodedInvalidation(invalidation, view: name)
-        return (.success(result), invalidated(result), upload.itemCount + countBefore - view.model.numberOfItems)
+        return (.success(result), invalidated(result, invalidation), upload.itemCount + countBefore - view.model.numberOfItems)
     }
 }

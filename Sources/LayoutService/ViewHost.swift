@@ -75,10 +75,21 @@ final class ViewHost: @unchecked Sendable {
     }
 
     /// The `view.invalidated` event of an applied mutation for every subscriber, its params the
-    /// reply's encoded result.
-    func invalidated(_ result: [UInt8]) -> [Event] {
-        subscribers.withLock { subscribers in
-            subscribers.map { Event(connection: $0.connection, name: "view.invalidated", subscription: $0.subscription, params: result) }
+    /// reply's encoded result; when the mutation ended an interactive transition back, each
+    /// subscriber's `view.transitionInterrupted` first.
+    func invalidated(_ result: [UInt8], _ invalidation: Invalidation) -> [Event] {
+        let interruption = invalidation.interruptedTransition.map { WireMapping.encodedInterruption($0, view: name, epoch: invalidation.epoch) }
+        return subscribers.withLock { subscribers in
+            var events = [Event]()
+            events.reserveCapacity(subscribers.count * (interruption == nil ? 1 : 2))
+            for subscriber in subscribers {
+                if let interruption {
+                    events.append(
+                        Event(connection: subscriber.connection, name: "view.transitionInterrupted", subscription: subscriber.subscription, params: interruption))
+                }
+                events.append(Event(connection: subscriber.connection, name: "view.invalidated", subscription: subscriber.subscription, params: result))
+            }
+            return events
         }
     }
 
@@ -258,7 +269,7 @@ final class ViewHost: @unchecked Sendable {
     ///
     /// - Complexity: a dry run costs the real call plus the copy: O(1) for built-in
     ///   strategies, then whatever storage the mutation writes is copied once (O(n) at worst).
-    private func mutate(
+    func mutate(
         _ params: inout ParamsReader, _ read: (inout ParamsReader, MutationOptions) throws(WireError) -> Mutation
     ) throws(WireError) -> ViewReply {
         let options = try MutationOptions(&params)
@@ -428,6 +439,6 @@ final class ViewHost: @unchecked Sendable {
         itemBudget.release(max(growth, 0) - (view.model.numberOfItems - countBefore))
         refreshSummary()
         let result = WireMapping.encodedInvalidation(invalidation, view: name, prefetch: prefetch)
-        return (result, invalidated(result))
+        return (result, invalidated(result, invalidation))
     }
 }

@@ -209,6 +209,10 @@ enum WireMapping {
             writer.write(raw: #","needsMeasure":"#)
             write(ids: needsMeasure, into: &writer)
         }
+        if let replanned = invalidation.interactiveTransition {
+            writer.write(raw: #","interactiveTransition":"#)
+            write(replanned: replanned, into: &writer)
+        }
         if dryRun { writer.write(raw: #","dryRun":true"#) }
         writer.append(UInt8(ascii: "}"))
     }
@@ -283,6 +287,12 @@ enum WireMapping {
             writer.write(wire(target).json)
         }
         if view.layoutDirection == .rtl { writer.write(raw: #","layoutDirection":"rtl""#) }
+        if let plan = view.transitionPlan {
+            // Present only while an interactive transition is in progress.
+            writer.write(raw: #","interactiveTransition":{"#)
+            writeFields(of: plan, into: &writer)
+            writer.append(UInt8(ascii: "}"))
+        }
         writer.append(UInt8(ascii: "}"))
     }
 

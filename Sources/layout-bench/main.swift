@@ -405,6 +405,41 @@ for count in options.counts {
     }
 }
 
+// MARK: Interactive transitions: a pinch from a flow grid to a display list on a phone
+
+// One `updateTransition` is what every frame of the gesture costs: the stored pairs of both
+// windows blended, no query. A 375 × 667 viewport with the 200 pt margin of the view rows, in the
+// middle of the content; the scroll during the transition re-plans (both layouts queried).
+for count in options.counts {
+    let phoneSE = Viewport(size: Size(width: 375, height: 667))
+    let view = try! View(
+        strategy: "flow", parameters: ["itemSize": .size(Size(width: 120, height: 120)), "minimumInteritemSpacing": .number(4), "minimumLineSpacing": .number(4)],
+        sections: [SectionSpec(id: "main", items: (0..<count).map { ItemSpec(id: "item-\($0)") })], viewport: phoneSE, windowMargin: 200)
+    let middle = view.layout.contentSize.height / 2
+    try! view.scroll(to: Point(x: 0, y: middle))
+    let target: [String: ParameterValue] = ["mode": .string("list"), "rowHeight": .number(64)]
+    measure("flow grid to display list: beginTransition (375×667)", group: "view", strategy: "flow", n: count, unit: "µs/op", scale: 1e6, per: 1,
+            repetitions: count >= 1_000_000 ? 3 : nil) {
+        sink &+= try! view.beginTransition(to: "display", parameters: target).pairs.count
+        try! view.endTransition(commit: false)
+    }
+    _ = try! view.beginTransition(to: "display", parameters: target)
+    let frames = 2_000
+    measure("flow grid to display list: updateTransition (375×667)", group: "view", strategy: "flow", n: count, unit: "µs/op", scale: 1e6, per: frames) {
+        for frame in 0..<frames {
+            sink &+= try! view.updateTransition(progress: Double(frame % 101) / 100).elements.count
+        }
+    }
+    let ticks = 200
+    measure("flow grid to display list: scroll during the transition", group: "view", strategy: "flow", n: count, unit: "µs/op", scale: 1e6, per: ticks) {
+        for tick in 0..<ticks {
+            let step = Double(tick % 100 < 50 ? tick % 100 : 100 - tick % 100)
+            sink &+= try! view.scroll(to: Point(x: 0, y: middle + 16 * step)).interactiveTransition!.pairs.count
+        }
+    }
+    try! view.endTransition(commit: false)
+}
+
 // MARK: Plugins: the waterfall through the C ABI beside the same algorithm built in
 
 // The same `WaterfallColumns` code on both sides: the built-in `WaterfallLayout` reads the

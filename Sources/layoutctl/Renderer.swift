@@ -22,7 +22,13 @@ enum Renderer {
             region = before["window"]?.rectValue ?? Rect(x: 0, y: 0, width: 0, height: 0)
         }
         let svg: String
-        if invocation.has("--transition") {
+        if let text = invocation.value("--progress") {
+            guard let progress = ValueText.number(text) else { usageError("--progress takes a number from 0 to 1", command: command) }
+            if invocation.has("--transition") || invocation.values["--select"] != nil {
+                usageError("--progress draws an interactive transition: with --configure or --switch, without --transition", command: command)
+            }
+            svg = interactive(view: view, before: before, progress: progress, region: invocation.value("--rect") == nil ? nil : region, scale: scale, client)
+        } else if invocation.has("--transition") {
             // A dry run: the result the change would have, the view left as it is.
             var params: JSONObject = ["view": .string(view), "animated": .bool(true), "dryRun": .bool(true)]
             let method: String
@@ -97,6 +103,56 @@ enum Renderer {
                 exit(1)
             }
         }
+    }
+
+    /// `--progress`: the change drawn as an interactive transition at `progress`, the one
+    /// picture a gesture shows then: begun (`ifEpoch`: nothing changed since `view.get`),
+    /// scrubbed to `progress`, drawn with every pair's attributes and the blended offset and
+    /// content size, then ended back, so the view is as it was (one epoch on: the revert is a
+    /// mutation). Without `--rect`, the region is the window moved with the blended offset.
+    static func interactive(view: String, before: JSONValue, progress: Double, region given: Rect?, scale: Double, _ client: LayoutClient) -> String {
+        var params: JSONObject = ["view": .string(view), "ifEpoch": before["epoch"] ?? .null]
+        let target: String
+        if let strategy = invocation.value("--switch") {
+            target = strategy
+            params["strategy"] = .string(strategy)
+            params["params"] = .object(parameters(invocation.values["--configure"] ?? [], types: parameterTypes(client, strategy: strategy)))
+        } else if let changes = invocation.values["--configure"] {
+            target = before["strategy"]?.stringValue ?? ""
+            params["params"] = .object(parameters(changes, types: parameterTypes(client, strategy: target)))
+        } else {
+            usageError("--progress needs --configure or --switch", command: command)
+        }
+        let selected = Set((queryAll(client, view: view, rect: before["window"] ?? .null)["selected"]?.arrayValue ?? []).compactMap(\.stringValue))
+        _ = call(client, "view.beginTransition", params)
+        let reply: JSONValue
+        do {
+            reply = try client.call("view.updateTransition", ["view": .string(view), "progress": .number(progress)])
+        } catch {
+            // A refused progress: end the transition this command began before failing.
+            _ = try? client.call("view.endTransition", ["view": .string(view), "commit": .bool(false)])
+            fail(error)
+        }
+        _ = call(client, "view.endTransition", ["view": .string(view), "commit": .bool(false)])
+        let offset = reply["contentOffset"]
+        var shown = before
+        if case .object(var object) = before {
+            object["contentSize"] = reply["contentSize"]
+            if case .object(var viewport) = before["viewport"] {
+                viewport["offset"] = offset
+                object["viewport"] = .object(viewport)
+            }
+            shown = .object(object)
+        }
+        var region = given ?? before["window"]?.rectValue ?? Rect(x: 0, y: 0, width: 0, height: 0)
+        if given == nil {
+            region.origin.x += (offset?["x"]?.numberValue ?? 0) - (before["viewport"]?["offset"]?["x"]?.numberValue ?? 0)
+            region.origin.y += (offset?["y"]?.numberValue ?? 0) - (before["viewport"]?["offset"]?["y"]?.numberValue ?? 0)
+        }
+        return SVGRenderer.render(
+            picture(shown, elements: reply["elements"]?.arrayValue ?? [], region: region, selected: selected,
+                    title: "\(view) (\(before["strategy"]?.stringValue ?? "") to \(target)) at \(formatNumber(progress)) of the transition, epoch \(formatNumber(before["epoch"]))"),
+            scale: scale)
     }
 
     /// The window's elements after a change: `elements` (the window before) with the

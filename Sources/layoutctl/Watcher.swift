@@ -85,6 +85,8 @@ enum Watcher {
         case "view.invalidated": return "#\(seq) " + invalidationSummary(params)
         case "view.resync": return "#\(seq) resync \(params["view"]?.stringValue ?? ""): \(formatNumber(params["skipped"])) updates skipped, now epoch \(formatNumber(params["snapshot"]?["epoch"]))\n"
         case "view.deleted": return "#\(seq) \(params["view"]?.stringValue ?? "") deleted\n"
+        case "view.transitionInterrupted":
+            return "#\(seq) \(params["view"]?.stringValue ?? "") transition to \(params["strategy"]?.stringValue ?? "") interrupted at \(formatNumber(params["progress"])), epoch \(formatNumber(params["epoch"]))\n"
         case "daemon.shutdown": return "#\(seq) daemon shutting down (\(params["reason"]?.stringValue ?? ""))\n"
         default: return "#\(seq) \(name)\n"
         }

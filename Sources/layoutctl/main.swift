@@ -277,6 +277,19 @@ func invalidationTable(_ result: JSONValue) -> String {
     return text
 }
 
+/// `begin-transition`: the transition in a line, then each pair's from and to frames.
+func transitionTable(_ result: JSONValue) -> String {
+    func point(_ value: JSONValue?) -> String { "\(formatNumber(value?["x"])),\(formatNumber(value?["y"]))" }
+    func frame(_ value: JSONValue?) -> String { formatFrame(value?["frame"]) + (value?["alpha"] == .number(0) ? " alpha 0" : "") }
+    let pairs = result["pairs"]?.arrayValue ?? []
+    var text = "\(result["view"]?.stringValue ?? "") to \(result["strategy"]?.stringValue ?? ""): \(pairs.count) pairs, \(formatNumber(result["duration"])) s, offset \(point(result["contentOffset"]?["from"])) → \(point(result["contentOffset"]?["to"])), epoch \(formatNumber(result["epoch"]))\n"
+    text += Table(
+        columns: ["kind", "id", "from", "to"],
+        rows: pairs.map { [$0["kind"]?.stringValue ?? "", $0["id"]?.stringValue ?? "", frame($0["from"]), frame($0["to"])] }
+    ).render()
+    return text
+}
+
 func snapshotTable(_ result: JSONValue) -> String {
     let viewport = result["viewport"]
     var text = "\(result["view"]?.stringValue ?? "") (\(result["strategy"]?.stringValue ?? "")) epoch \(formatNumber(result["epoch"])): \(formatNumber(result["itemCount"])) items in \(formatNumber(result["sectionCount"])) sections, content \(formatNumber(result["contentSize"]?["width"]))×\(formatNumber(result["contentSize"]?["height"])), viewport \(formatNumber(viewport?["width"]))×\(formatNumber(viewport?["height"])) at \(formatNumber(viewport?["offset"]?["x"])),\(formatNumber(viewport?["offset"]?["y"]))\n"
@@ -558,6 +571,38 @@ case "switch":
     params["strategy"] = .string(words[1])
     params["params"] = .object(parameters(words.dropFirst(2), types: words.count > 2 ? parameterTypes(client, strategy: words[1]) : [:]))
     emit(call(client, "view.setStrategy", params), table: invalidationTable)
+case "begin-transition":
+    let words = atLeast(1, "VIEW [STRATEGY] [NAME=VALUE...]")
+    // A second word without '=' names a strategy: a switch; otherwise every word is a parameter change.
+    let target = words.count > 1 && !words[1].contains("=") ? words[1] : nil
+    let changes = words.dropFirst(target == nil ? 1 : 2)
+    _ = parameters(changes)
+    let client = connect()
+    var params: JSONObject = ["view": .string(words[0])]
+    if let epoch = invocation.integer("--if-epoch") { params["ifEpoch"] = .number(Double(epoch)) }
+    if let anchor = invocation.value("--anchor") { params["anchor"] = .string(anchor) }
+    if let target {
+        params["strategy"] = .string(target)
+        params["params"] = .object(parameters(changes, types: changes.isEmpty ? [:] : parameterTypes(client, strategy: target)))
+    } else {
+        let types = strategy(of: words[0], client).map { parameterTypes(client, strategy: $0) } ?? [:]
+        params["params"] = .object(parameters(changes, types: types))
+    }
+    emit(call(client, "view.beginTransition", params), table: transitionTable)
+case "update-transition":
+    let words = positional(2, "VIEW PROGRESS")
+    guard let progress = ValueText.number(words[1]) else { usageError("PROGRESS must be a number from 0 to 1", command: command) }
+    let client = connect()
+    emit(call(client, "view.updateTransition", ["view": .string(words[0]), "progress": .number(progress)])) { result in
+        "\(words[0]) at \(formatNumber(result["progress"])): offset \(formatNumber(result["contentOffset"]?["x"])),\(formatNumber(result["contentOffset"]?["y"])), content \(formatNumber(result["contentSize"]?["width"]))×\(formatNumber(result["contentSize"]?["height"]))\n"
+            + elementsTable(result["elements"]?.arrayValue ?? [])
+    }
+case "end-transition":
+    let words = positional(2, "VIEW commit|revert")
+    guard words[1] == "commit" || words[1] == "revert" else { usageError("say commit or revert", command: command) }
+    var params = mutationParams(words[0])
+    params["commit"] = .bool(words[1] == "commit")
+    mutate("view.endTransition", params)
 case "margin":
     let words = positional(2, "VIEW POINTS")
     guard let margin = ValueText.number(words[1]) else { usageError("POINTS must be a number", command: command) }

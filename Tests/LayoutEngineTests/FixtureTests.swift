@@ -133,6 +133,14 @@ enum FixtureRunner {
                     invalidation = try view.scrollTo(key, align: align, offset: offset)
                 case .setAnchor(let policy):
                     invalidation = try view.setAnchor(policy)
+                case .beginTransition(let strategy, let parameters):
+                    let plan = try view.beginTransition(to: strategy, parameters: parameters, registry: Fixture.registry)
+                    #expect(plan.elements == view.transition?.pairs.map(\.from), "\(fixture): progress 0 is every pair's from")
+                case .updateTransition(let progress):
+                    let frame = try view.updateTransition(progress: progress)
+                    #expect(frame.elements == view.transition?.pairs.map { $0.attributes(at: progress) }, "\(fixture): the frame is the pairs blended")
+                case .endTransition(let commit):
+                    invalidation = try view.endTransition(commit: commit)
                 }
                 if let error = step.expected.error {
                     Issue.record("\(fixture) \(stage)step \(index + 1): expected \(error), the step succeeded", sourceLocation: sourceLocation)
@@ -152,8 +160,8 @@ enum FixtureRunner {
             }
             let expected = stageExpectation(step.expected)
             report(
-                check(view, expected, invalidation: invalidation, target: target), layout: layout,
-                expected: expected, fixture: fixture, stage: stage + "step \(index + 1) (\(step.action))",
+                check(view, expected, invalidation: invalidation, target: target) + check(view.transition, against: expected),
+                layout: layout, expected: expected, fixture: fixture, stage: stage + "step \(index + 1) (\(step.action))",
                 sourceLocation: sourceLocation)
         }
     }
@@ -281,6 +289,30 @@ enum FixtureRunner {
         for entry in expected.prefetch {
             let actual = layout.prefetch(window: view.window, velocity: entry.velocity, horizon: entry.horizon, maximum: .max)
             if actual != entry.ids { problems.append("prefetch at \(entry.velocity): expected \(entry.ids), actual \(actual)") }
+        }
+        return problems
+    }
+
+    /// The interactive transition in progress against `interpolated` and `pairs`.
+    static func check(_ transition: InteractiveTransition?, against expected: Expectation) -> [String] {
+        guard !expected.interpolated.isEmpty || expected.pairs != nil else { return [] }
+        guard let transition else { return ["interactive transition: expected one, actual none"] }
+        var problems = [String]()
+        if let pairs = expected.pairs, pairs != transition.pairs.count {
+            problems.append("interactive transition: expected \(pairs) pairs, actual \(transition.pairs.count): \(transition.pairs.map(\.key))")
+        }
+        let now = Dictionary(uniqueKeysWithValues: transition.pairs.map { ($0.key, $0.attributes(at: transition.progress)) })
+        for (key, element) in expected.interpolated.sorted(by: { $0.key < $1.key }) {
+            guard let actual = now[key] else {
+                problems.append("\(key) at \(transition.progress): expected \(element.frame), actual no pair")
+                continue
+            }
+            if !actual.frame.isClose(to: element.frame, tolerance: tolerance) {
+                problems.append("\(key) at \(transition.progress): expected \(element.frame), actual \(actual.frame)")
+            }
+            if let alpha = element.alpha, abs(alpha - actual.alpha) > tolerance {
+                problems.append("\(key) at \(transition.progress): expected alpha \(alpha), actual \(actual.alpha)")
+            }
         }
         return problems
     }

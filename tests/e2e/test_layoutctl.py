@@ -890,6 +890,37 @@ class RenderTests(unittest.TestCase):
             counts = [t.text for t in root.iter(ns + "text") if t.get("class") == "stack-count"]
             self.assertEqual(counts, ["×3"])
 
+    def test_render_progress_draws_the_interactive_transition_at_that_point(self):
+        directory = tempfile.mkdtemp(prefix="layoutctl-render-")
+        with Daemon() as daemon:
+            run = functools.partial(ctl_ok, self, daemon.path)
+            run("create", "photos", "--strategy", "flow", "--width", "320", "--height", "200", "--param", "itemSize=100x100", "--items", "5")
+            before = json.loads(run("get", "photos", "--json"))
+            path = os.path.join(directory, "half.svg")
+            run("render", "photos", "--svg", path, "--switch", "display", "--configure", "mode=list", "--configure", "rowHeight=50", "--progress", "0.5")
+            after = json.loads(run("get", "photos", "--json"))
+            self.assertEqual(after["epoch"], before["epoch"] + 1, "the revert is the one change")
+            self.assertEqual(dict(after, epoch=0), dict(before, epoch=0), "the view is as it was")
+            root = ET.parse(path).getroot()
+            ns = "{http://www.w3.org/2000/svg}"
+            titles = [t.text for t in root.iter(ns + "text") if t.get("class") == "title"]
+            self.assertIn("(flow to display) at 0.5 of the transition", titles[0])
+            # Each cell halfway from a 100 × 100 flow cell to a 320 × 50 row; i1 from (110, 0) to (0, 60).
+            frames = [r for r in root.iter(ns + "rect") if r.get("class") == "frame"]
+            self.assertEqual([(r.get("width"), r.get("height")) for r in frames], [("210", "75")] * 5)
+            self.assertEqual((float(frames[1].get("x")) - float(frames[0].get("x")), float(frames[1].get("y")) - float(frames[0].get("y"))), (55, 30))
+            # The same through the commands: begin, scrub, end.
+            pairs = json.loads(run("begin-transition", "photos", "display", "mode=list", "rowHeight=50", "--json"))["pairs"]
+            self.assertEqual(len(pairs), 5)
+            half = json.loads(run("update-transition", "photos", "0.5", "--json"))
+            self.assertEqual(half["elements"][1]["frame"], {"x": 55, "y": 30, "width": 210, "height": 75})
+            refused = ctl("render", "photos", "--svg", path, "--configure", "minimumLineSpacing=20", "--progress", "0.5", socket_path=daemon.path)
+            self.assertEqual(refused.returncode, 2)
+            self.assertIn("TransitionInProgress", refused.stderr)
+            ended = json.loads(run("end-transition", "photos", "commit", "--json"))
+            self.assertEqual(ended["transition"]["duration"], 0.15)
+            self.assertEqual(json.loads(run("get", "photos", "--json"))["strategy"], "display")
+
 
 
 class ScenarioScriptTests(unittest.TestCase):

@@ -306,6 +306,10 @@ MUTATIONS = [
     ("view.scrollTo", FLOW, {"id": "i120", "align": "center", "offset": 10}),
     ("view.setAnchor", FLOW, {"anchor": {"id": "i3", "edge": "end"}}),
     ("view.setLayoutDirection", FLOW, {"animated": True, "layoutDirection": "rtl"}),
+    # A 4th element: requests that set the view up first (an interactive transition to end).
+    ("view.endTransition", FLOW, {"commit": True}, [
+        ("view.beginTransition", {"strategy": "display", "params": {"mode": "list"}}),
+        ("view.updateTransition", {"progress": 0.4})]),
 ]
 
 
@@ -369,10 +373,12 @@ class DryRunTests(unittest.TestCase):
 
         described = json.loads(self.line("daemon.describe", {}))["result"]["methods"]
         mutating = {m["name"] for m in described if m["mutates"] and any(p["name"] == "view" for p in m["params"])}
-        self.assertEqual({method for method, _, _ in MUTATIONS}, mutating)
-        for method, (strategy, strategy_params), params in MUTATIONS:
+        self.assertEqual({entry[0] for entry in MUTATIONS}, mutating)
+        for method, (strategy, strategy_params), params, *setup in MUTATIONS:
             with self.subTest(method=method, strategy=strategy):
                 name = self.fresh_view(strategy, strategy_params)
+                for setup_method, setup_params in (setup[0] if setup else []):
+                    self.assertIn(b'"result"', self.line(setup_method, dict(setup_params, view=name)))
                 before = self.state(name)
                 epoch = json.loads(before[0])["result"]["epoch"]
                 request = dict(params, view=name, ifEpoch=epoch)

@@ -369,7 +369,10 @@ class WellBehavedClient(threading.Thread):
                "view.update": 10, "view.setData": 0.6, "view.resize": 3, "view.configure": 3, "view.setStrategy": 0.8,
                "view.setWindowMargin": 2, "view.scrollEnd": 5, "view.list": 2, "daemon.sync": 3, "daemon.status": 2,
                "daemon.hello": 1, "strategy.list": 1, "daemon.describe": 0.03, "daemon.reload": 0.1,
-               "view.scrollTo": 2, "view.setAnchor": 0.5, "view.setLayoutDirection": 0.3, "view.hitTest": 3, "view.neighbor": 3}
+               "view.scrollTo": 2, "view.setAnchor": 0.5, "view.setLayoutDirection": 0.3, "view.hitTest": 3, "view.neighbor": 3,
+               # Drawn, each brings a whole interactive transition on a private view (transition_batch).
+               "view.beginTransition": 0.3, "view.updateTransition": 0.3, "view.endTransition": 0.3}
+    GESTURES = frozenset(("view.beginTransition", "view.updateTransition", "view.endTransition"))
 
     def __init__(self, soak, number):
         super().__init__(name="client-%d" % number, daemon=True)
@@ -415,8 +418,10 @@ class WellBehavedClient(threading.Thread):
         roll = rng.random()
         if roll < 0.025:
             return self.scratch_batch() if roll < 0.008 else self.staged_batch() if roll < 0.01 else self.churn_batch()
-        batch = [self.invalid() if rng.random() < 0.1 else self.valid(rng.choices(self.methods, cum_weights=self.cum)[0])
-                 for _ in range(rng.randint(1, 8))]
+        batch = []
+        for _ in range(rng.randint(1, 8)):
+            method = rng.choices(self.methods, cum_weights=self.cum)[0]
+            batch += [self.invalid()] if rng.random() < 0.1 else self.transition_batch() if method in self.GESTURES else [self.valid(method)]
         if rng.random() < 0.03:  # a notification: carried out, never answered
             batch.insert(rng.randint(0, len(batch)), Request("daemon.sync", notify=True))
         return batch
@@ -433,6 +438,8 @@ class WellBehavedClient(threading.Thread):
         if method not in self.WEIGHTS:
             self.soak.fail("the driver does not know method %s (from daemon.describe)" % method)
             return [Request("daemon.sync")]
+        if method in self.GESTURES:
+            return self.transition_batch()
         request = self.valid(method)
         request.cover = True  # retried until it succeeds once
         return [request]
@@ -571,7 +578,10 @@ class WellBehavedClient(threading.Thread):
 
     def valid(self, method):
         """A realistic request: offsets and rects inside the content, existing ids, fresh ids
-        for new items, parameters valid for the view's (last known) strategy."""
+        for new items, parameters valid for the view's (last known) strategy. The interactive
+        transition methods (`GESTURES`) have none of their own here: `plan` and `for_method`
+        send each as a whole `transition_batch` on a private view."""
+        assert method not in self.GESTURES, "interactive transitions run as transition_batch"
         rng = self.rng
         view = self.home if rng.random() < 0.7 else rng.choice(self.soak.view_names)
         model = self.soak.models[view]
@@ -693,6 +703,37 @@ class WellBehavedClient(threading.Thread):
         batch.append(Request("view.setData", {"view": name, "sections": [{"id": "c", "items": items(15)}, {"id": "d", "items": items(5)}]}, view=name))
         return batch + [Request("view.delete", {"view": name}, hook=deleted)]
 
+    def transition_batch(self):
+        """An interactive transition on a private view (on a shared view, a transition would
+        make its scroll replies carry pairs the replay daemon, which never began it, does not
+        have): begin (no epoch step), scrub, scroll (a re-plan), a second begin refused, scrub,
+        end (commit or revert: the next epoch, its transition present), then no transition."""
+        rng, name = self.rng, "gesture-%d-%d" % (self.number, self.scratch_serial + 1)
+        self.scratch_serial += 1
+        strategy, target = rng.choice(STRATEGIES), rng.choice(STRATEGIES)
+        items = [ritem(rng, self.fresh_id()) for _ in range(rng.randint(0, 80))]
+        begin = {"strategy": target, "params": rparams(rng, target)} if rng.random() < 0.6 else {"params": rparams(rng, strategy, partial=True)}
+        progress = [round(rng.random(), 3) for _ in range(2)]
+
+        def scrubbed(p):  # every pair at p, in key order: cells, headers, footers, each by id
+            keys = lambda r: [({"cell": 0, "header": 1, "footer": 2}[e["kind"]], e["id"]) for e in r["elements"]]  # noqa: E731
+            return lambda r: r["progress"] == p and keys(r) == sorted(keys(r))
+        return [
+            Request("view.create", {"view": name, "strategy": strategy, "params": rparams(rng, strategy), "viewport": rviewport(rng),
+                                    "windowMargin": rng.choice([0, 50]), "sections": [{"id": "a", "items": items}]},
+                    hook=lambda r: self.saw_epoch(name, r["epoch"])),
+            Request("view.beginTransition", dict(begin, view=name), hook=lambda r: r["epoch"] == 0 and r["progress"] == 0),
+            Request("view.updateTransition", {"view": name, "progress": progress[0]}, hook=scrubbed(progress[0])),
+            Request("view.scroll", {"view": name, "offset": {"x": 0, "y": round(rng.uniform(0, 400), 1)}}, view=name,
+                    hook=lambda r: r["epoch"] == 1 and r["interactiveTransition"]["progress"] == progress[0]),
+            Request("view.beginTransition", dict(begin, view=name), expect=frozenset(["TransitionInProgress"])),
+            Request("view.updateTransition", {"view": name, "progress": progress[1]}, hook=scrubbed(progress[1])),
+            Request("view.endTransition", {"view": name, "commit": rng.random() < 0.5}, view=name,
+                    hook=lambda r: r["epoch"] == 2 and "transition" in r),
+            Request("view.updateTransition", {"view": name, "progress": 0.5}, expect=frozenset(["NoActiveTransition"])),
+            Request("view.delete", {"view": name}),
+        ]
+
     def staged_batch(self):
         """A staged upload into a private view: two uploads begun (their ids come back in the
         first exchange), one filled in two parts, previewed by a dry-run commit (the epoch it
@@ -746,6 +787,9 @@ class WellBehavedClient(threading.Thread):
         cases = [
             ("view.item", dict(base, id="missing-%d" % rng.randint(0, 99)), "ItemNotFound"),
             ("view.select", dict(base, ids=["missing-x"]), "ItemNotFound"),
+            # No shared view ever has an interactive transition (transition_batch).
+            ("view.updateTransition", dict(base, progress=0.5), "NoActiveTransition"),
+            ("view.endTransition", dict(base, commit=True), "NoActiveTransition"),
             ("view.scroll", dict(base, offset={"x": 0, "y": 10}, ifEpoch=1 << 50), "StaleEpoch"),
             ("view.update", dict(base, updates=[{"op": "insertItems", "section": "s0", "at": 0,
                                                  "items": [{"id": self.fresh_id(), "size": {"width": -1, "height": 5}}]}]), "InvalidSize"),

@@ -53,4 +53,9 @@ public struct Invalidation: Hashable, Sendable {
     public var anchorPolicy: String?
     /// For `scrollTo`: cells in the new window whose sizes are still estimates.
     public var needsMeasure: [String]?
+    /// A scroll during an interactive transition: the transition re-planned for the new
+    /// window (the pairs new or changed, and those gone).
+    public var interactiveTransition: TransitionPlan?
+    /// Another mutation ended an interactive transition back (`view.transitionInterrupted`).
+    public var interruptedTransition: InterruptedTransition?
 }

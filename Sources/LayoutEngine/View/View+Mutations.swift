@@ -97,6 +97,7 @@ extension View {
             if try layout.setViewport(moved) == .none { outcome.changeStart = .infinity }
             // The client scrolls by itself: a scrollTo target no longer holds.
             scrollTarget = nil
+            outcome.keepsGesture = true
             return outcome
         }
     }
@@ -118,6 +119,7 @@ extension View {
             var outcome = Outcome()
             if try layout.scroll(toTarget: target) == .none { outcome.changeStart = .infinity }
             outcome.target = target
+            outcome.keepsGesture = true
             return outcome
         }
     }
@@ -278,6 +280,9 @@ extension View {
         /// `LayoutStrategy.changeStart`; `infinity` for a scroll that moved no frame), if known:
         /// the delta then diffs the window from there on and the band it moved onto.
         var changeStart: Double?
+        /// A scroll: a gesture in progress is re-planned for the new window rather than ended
+        /// (`interruptGesture(keeping:window:)`).
+        var keepsGesture = false
     }
 
     /// What a layout switch (`configure`, `switchStrategy`, `setLayoutDirection`) reports:
@@ -306,7 +311,7 @@ extension View {
     ///   O(log n + k + d log d) with a known change start, d elements in the queried part.
     ///
     /// - Parameter anchor: the request's own anchor policy, checked before anything changes.
-    private func mutate(
+    func mutate(
         ifEpoch: Int?, anchor: AnchorPolicy? = nil, _ body: () throws(LayoutError) -> Outcome
     ) throws(LayoutError) -> Invalidation {
         if let ifEpoch, ifEpoch != epoch { throw .staleEpoch(expected: ifEpoch, actual: epoch) }
@@ -339,6 +344,7 @@ extension View {
             outcome.needsMeasure = contents.isTruncated ? layout.estimatedItems(in: newWindow) : layout.estimatedItems(among: contents.elements)
         }
         lastWindow = WindowRecord(revision: layout.revision, window: newWindow, contents: contents)
+        let gestureChange = interruptGesture(keeping: outcome.keepsGesture, window: contents)
         let contentSize = layout.contentSize
         // Bounded inputs (LayoutBounds) keep every layout finite; a debug build checks it.
         assert(contentSize.width.isFinite && contentSize.height.isFinite, "non-finite content size \(contentSize)")
@@ -350,7 +356,8 @@ extension View {
             window: newWindow, entered: delta.entered, changed: delta.changed, left: delta.left,
             windowTruncated: contents.isTruncated, transition: outcome.transition, changes: outcome.changes,
             targetContentOffset: outcome.target, anchor: outcome.anchor, anchorPolicy: outcome.anchorPolicy,
-            needsMeasure: outcome.needsMeasure)
+            needsMeasure: outcome.needsMeasure, interactiveTransition: gestureChange.replanned,
+            interruptedTransition: gestureChange.interrupted)
     }
 
     private func checkBatch(_ count: Int) throws(LayoutError) {

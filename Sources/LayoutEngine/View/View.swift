@@ -40,6 +40,8 @@ public final class View {
     /// The window the last mutation left, while the layout has not changed since (see
     /// `View+Delta.swift`): the "before" of the next delta, so it is not queried again.
     var lastWindow: WindowRecord?
+    /// The gesture in progress (`View+Transition.swift`): an interactive transition, or none.
+    public internal(set) var gesture: Gesture = .idle
 
     // MARK: Lifecycle
 
@@ -94,6 +96,12 @@ public final class View {
         scrollTarget = other.scrollTarget
         layoutDirection = other.layoutDirection
         lastWindow = other.lastWindow
+        switch other.gesture {
+        case .idle: gesture = .idle
+        case .transition(var transition):
+            transition.target = try transition.target.copy(model: other.layout.model)
+            gesture = .transition(transition)
+        }
     }
 
     // MARK: Queries

@@ -52,6 +52,11 @@ struct Expectation: Sendable {
     var anchorPolicy: String??
     /// The step must fail with this error name and change nothing.
     var error: String?
+    /// Elements of the interactive transition in progress at its progress (`View.transition`'s
+    /// pairs blended), by key; only those listed are checked.
+    var interpolated: [ElementKey: ExpectedElement] = [:]
+    /// How many pairs the transition in progress has.
+    var pairs: Int?
 
     /// The window delta of the step's invalidation, by element key.
     struct ExpectedDelta: Sendable {
@@ -90,6 +95,10 @@ struct Step: Sendable {
         case replace([SectionSpec])
         case scrollTo(ElementKey, ScrollAlignment, offset: Double)
         case setAnchor(AnchorPolicy)
+        /// An interactive transition: to `strategy` with `parameters`, or (nil) the parameter changes.
+        case beginTransition(strategy: String?, parameters: [String: ParameterValue])
+        case updateTransition(Double)
+        case endTransition(commit: Bool)
     }
 
     var animated = true
@@ -119,7 +128,8 @@ extension Fixture {
             var transposed = step
             transposed.expected = step.expected.transposed
             transposed.action = switch step.action {
-            case .select, .scrollTo, .setAnchor: step.action
+            case .select, .scrollTo, .setAnchor, .updateTransition, .endTransition: step.action
+            case .beginTransition(let strategy, let parameters): .beginTransition(strategy: strategy, parameters: Self.transposed(parameters))
             case .configure(let changes, let margin): .configure(Self.transposed(changes), windowMargin: margin)
             case .scroll(let offset): .scroll(offset.transposed)
             case .targetContentOffset(let proposed, let velocity): .targetContentOffset(proposed: proposed.transposed, velocity: velocity.transposed)
@@ -199,6 +209,11 @@ extension Expectation {
             return transposed
         }
         copy.queries = queries.map { ($0.rect.transposed, $0.keys) }
+        copy.interpolated = interpolated.mapValues { element in
+            var transposed = element
+            transposed.frame = element.frame.transposed
+            return transposed
+        }
         copy.contentOffset = contentOffset?.transposed
         copy.target = target?.transposed
         if let delta {
@@ -230,6 +245,12 @@ extension Expectation {
             return mirrored
         }
         copy.queries = queries.map { (rect($0.rect, in: width), $0.keys) }
+        // A blend of two layouts of the same width (the fixtures' are) mirrors across it.
+        copy.interpolated = interpolated.mapValues { element in
+            var mirrored = element
+            mirrored.frame = rect(element.frame, in: width)
+            return mirrored
+        }
         copy.contentOffset = contentOffset.map(offset)
         copy.target = target.map(offset)
         if let adjustment = delta?.contentOffsetAdjustment {
@@ -344,6 +365,16 @@ extension Fixture {
                     try reader.elementKey(kind: step["kind"], id: id), align, offset: reader.number(step["offset"]) ?? 0)
             } else if let policy = step["setAnchor"] {
                 action = .setAnchor(try reader.anchorPolicy(policy))
+            } else if let begin = step["beginTransition"] as? [String: Any] {
+                let target = begin["strategy"] as? String
+                action = .beginTransition(
+                    strategy: target, parameters: try reader.parameters(begin["params"] ?? [String: Any](), strategy: target ?? strategyName))
+            } else if step["updateTransition"] != nil {
+                guard let progress = reader.number(step["updateTransition"]) else { throw reader.fail("updateTransition takes a progress") }
+                action = .updateTransition(progress)
+            } else if step["endTransition"] != nil {
+                guard let commit = step["endTransition"] as? Bool else { throw reader.fail("endTransition takes true (commit) or false") }
+                action = .endTransition(commit: commit)
             } else if let snap = step["targetContentOffset"] as? [String: Any] {
                 action = .targetContentOffset(
                     proposed: try reader.point(snap["proposed"] as Any),
@@ -535,17 +566,24 @@ struct FixtureReader {
         expectation.prefetch = try (json["prefetch"] as? [[String: Any]] ?? []).map { entry in
             (try point(entry["velocity"] as Any), number(entry["horizon"]) ?? 0.25, entry["ids"] as? [String] ?? [])
         }
-        for (key, value) in json["frames"] as? [String: Any] ?? [:] {
-            let elementKey = try elementKey(key)
-            if let object = value as? [String: Any] {
-                expectation.frames[elementKey] = Expectation.ExpectedElement(
-                    frame: try rect(object["frame"] as Any), zIndex: object["zIndex"] as? Int,
-                    alpha: number(object["alpha"]),
-                    effects: (object["effects"] as? [String: Any])?.compactMapValues { number($0) })
-            } else {
-                expectation.frames[elementKey] = Expectation.ExpectedElement(frame: try rect(value))
+        func elements(_ name: String) throws -> [ElementKey: Expectation.ExpectedElement] {
+            var elements = [ElementKey: Expectation.ExpectedElement]()
+            for (key, value) in json[name] as? [String: Any] ?? [:] {
+                let elementKey = try elementKey(key)
+                if let object = value as? [String: Any] {
+                    elements[elementKey] = Expectation.ExpectedElement(
+                        frame: try rect(object["frame"] as Any), zIndex: object["zIndex"] as? Int,
+                        alpha: number(object["alpha"]),
+                        effects: (object["effects"] as? [String: Any])?.compactMapValues { number($0) })
+                } else {
+                    elements[elementKey] = Expectation.ExpectedElement(frame: try rect(value))
+                }
             }
+            return elements
         }
+        expectation.frames = try elements("frames")
+        expectation.interpolated = try elements("interpolated")
+        expectation.pairs = json["pairs"] as? Int
         expectation.queries = try (json["queries"] as? [[String: Any]] ?? []).map { query in
             let keys = try (query["keys"] as? [String] ?? []).map(elementKey)
             return (try rect(query["rect"] as Any), Set(keys))
