@@ -9,6 +9,9 @@ import { elementKey } from "./mirror.js";
 
 const IDENTITY = { a: 1, b: 0, c: 0, d: 1, tx: 0, ty: 0 };
 
+// Seconds within which a time counts as a segment's end (delay + duration is a sum of doubles).
+const EPSILON = 1e-9;
+
 const lerp = (a, b, p) => a + (b - a) * p;
 
 /** Named easings usable by attributesAt (Web Animations gets the CSS name). */
@@ -73,7 +76,7 @@ export function elementAt(segments, t, options = {}) {
   let current = segments[0].from;
   for (const s of segments) {
     if (t < s.delay) return current;
-    if (s.duration <= 0 || t >= s.delay + s.duration) {
+    if (s.duration <= 0 || t >= s.delay + s.duration - EPSILON) {
       current = s.to;
       continue;
     }
@@ -161,10 +164,12 @@ export function webAnimations(transition, options = {}) {
       b.easing = easing;
       keyframes.push(a, b);
     }
+    // element.animate() refuses decreasing offsets; sums of doubles can make them so by an ulp.
+    for (let i = 1; i < keyframes.length; i++) keyframes[i].offset = Math.max(keyframes[i].offset, keyframes[i - 1].offset);
     out.push({
       kind: segments[0].kind, id: segments[0].id, key, keyframes,
       options: {
-        duration: span * 1000, delay: start * 1000, endDelay: Math.max(0, total - end) * 1000,
+        duration: end * 1000 - start * 1000, delay: start * 1000, endDelay: Math.max(0, total * 1000 - end * 1000),
         fill: "both", easing: "linear",
       },
     });
