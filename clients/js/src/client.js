@@ -105,7 +105,11 @@ export class Client {
     if (params !== undefined) message.params = params;
     const line = JSON.stringify(message);
     if (notify) {
-      this.transport.send(line);
+      try {
+        this.transport.send(line);
+      } catch (error) {
+        return Promise.reject(error);
+      }
       return Promise.resolve(undefined);
     }
     return new Promise((resolve, reject) => {

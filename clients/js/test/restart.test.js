@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { connect, reconnecting } from "../src/node.js";
 import { Daemon, waitFor } from "../testing/daemon.js";
 
-test("restart: views re-created from the caller's data, mirror resubscribed and converged", async (t) => {
+for (const signal of ["SIGKILL", "SIGTERM"]) test(`restart after ${signal}: views re-created from the caller's data, mirror resubscribed and converged`, async (t) => {
   const first = await new Daemon().start();
   let second;
   try {
@@ -27,7 +27,7 @@ test("restart: views re-created from the caller's data, mirror resubscribed and 
     assert.deepEqual(mirror.elements().map((e) => e.id), ["a", "b", "c", "d", "e"]);
     const before = mirror.elements();
 
-    await first.stop("SIGKILL");
+    await first.stop(signal);
     second = await new Daemon([], { dir: first.dir, socketPath: first.path }).start();
     await waitFor(() => reconnects.length === 1 && mirror.epoch === 0, { what: "the session to reconnect and the mirror to resubscribe" });
 

@@ -45,7 +45,10 @@ export class Daemon {
     this.process = spawn(BINARY, ["--socket", this.path, "--log-level", "debug", "--set", "default-plugin-dir=none", ...this.args],
       { stdio: ["ignore", log, log], env });
     fs.closeSync(log);
-    this.exited = new Promise((resolve) => this.process.once("exit", (code, signal) => resolve(code ?? signal)));
+    this.exited = new Promise((resolve) => {
+      this.process.once("exit", (code, signal) => resolve(code ?? signal));
+      this.process.once("error", (error) => resolve(`an error (${error.message}); set LAYOUTD_BINARY to a layoutd binary (tried ${BINARY})`));
+    });
     this.exitCode = undefined;
     this.exited.then((code) => { this.exitCode = code; });
     await this.waitUntilServing();
