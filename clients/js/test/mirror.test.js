@@ -74,7 +74,7 @@ test("a subscriber that falls behind gets view.resync and the mirror converges",
     const subscription = await subscriber.subscribe("photos");
     const following = mirror.follow(subscription);
     subscriber.transport.socket.pause();
-    for (let i = 0; i < 600; i++) driver.notify("view.scroll", { view: "photos", offset: { x: 0, y: (i * 37) % 1000 } });
+    for (let i = 0; i < 2000; i++) driver.notify("view.scroll", { view: "photos", offset: { x: 0, y: (i * 37) % 1000 } });
     const last = await driver.view.scroll({ view: "photos", offset: { x: 0, y: 555 } });
     subscriber.transport.socket.resume();
     await subscriber.daemon.sync();
