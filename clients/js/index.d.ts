@@ -203,6 +203,9 @@ export class Client {
   notify(method: string, params?: Params): Promise<undefined>;
   sendRaw(line: string | Uint8Array): void;
   subscribe(params: { view: string } | string, options?: CallOptions): Promise<Subscription>;
+  /** staged upload: begin, appends of at most batchSize items and sections and one line each, commit */
+  upload(params: { view: string; sections: Array<{ id: string; items?: Params[]; headerSize?: Size; footerSize?: Size }>;
+    batchSize?: number; maxLineLength?: number; ifEpoch?: number; animated?: boolean; dryRun?: boolean }): Promise<Invalidation>;
   close(): Promise<Error | undefined>;
 }
 

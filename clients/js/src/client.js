@@ -150,6 +150,72 @@ export class Client {
     }).then(() => subscription);
   }
 
+  /**
+   * A staged upload (protocol/mutations.md, "Staged uploads"): view.stage.begin, then view.stage.append
+   * in parts of at most `batchSize` items and sections each and
+   * at most one line (a long section is continued over several appends), then view.stage.commit — one view.setData for the view and its subscribers. A failed
+   * append aborts the upload. Resolves to the commit's result (an invalidation with `changes`).
+   * @param {{view: string, sections: Array<{id: string, items?: object[], headerSize?: object, footerSize?: object}>,
+   *   batchSize?: number, maxLineLength?: number, ifEpoch?: number, animated?: boolean, dryRun?: boolean}} params
+   *   batchSize, maxLineLength: default the daemon's limits from daemon.hello (asked for when not known):
+   *   each append names at most batchSize items and sections and fits in one line
+   * @returns {Promise<object>}
+   */
+  async upload(params) {
+    const { view, sections, ifEpoch, animated, dryRun } = params;
+    let { batchSize, maxLineLength } = params;
+    if (!batchSize || !maxLineLength) {
+      if (!this.hello) this.hello = await this.daemon.hello({ protocol: [1] });
+      batchSize ||= this.hello.limits.maximumBatchSize;
+      maxLineLength ||= this.hello.limits.maximumLineLength;
+    }
+    const byteLimit = maxLineLength - 256; // the envelope and the upload id
+    const encoder = new TextEncoder();
+    const bytesOf = (value) => encoder.encode(JSON.stringify(value)).length + 1;
+    const begin = await this.view.stage.begin(ifEpoch === undefined ? { view } : { view, ifEpoch });
+    const upload = begin.upload;
+    try {
+      let part = [], count = 0, bytes = 0, piece = null;
+      const flush = async () => {
+        if (part.length) await this.view.stage.append({ upload, sections: part });
+        part = [];
+        count = 0;
+        bytes = 0;
+        piece = null;
+      };
+      const open = (value) => {
+        piece = { ...value, items: [] };
+        part.push(piece);
+        count += 1;
+        bytes += bytesOf(piece);
+      };
+      for (const section of sections) {
+        const first = { ...section, items: [] };
+        if (count + 1 > batchSize || bytes + bytesOf(first) > byteLimit) await flush();
+        open(first);
+        for (const item of section.items || []) {
+          const size = bytesOf(item);
+          if (count + 1 > batchSize || bytes + size > byteLimit) {
+            await flush();
+            open({ id: section.id });
+          }
+          piece.items.push(item);
+          count += 1;
+          bytes += size;
+        }
+      }
+      await flush();
+    } catch (error) {
+      await this.view.stage.abort({ upload }).catch(() => {});
+      throw error;
+    }
+    const commit = { upload };
+    if (animated !== undefined) commit.animated = animated;
+    if (ifEpoch !== undefined) commit.ifEpoch = ifEpoch;
+    if (dryRun !== undefined) commit.dryRun = dryRun;
+    return this.view.stage.commit(commit);
+  }
+
   /** Closes the connection; pending calls reject with ConnectionClosedError. */
   close() {
     if (!this.isClosed) this.transport.close();
