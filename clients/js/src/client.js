@@ -84,7 +84,14 @@ export class Client {
   }
 
   #emit(name, ...args) {
-    for (const listener of [...this.listeners[name]]) listener(...args);
+    // A listener that throws must not break the connection's bookkeeping: report it apart.
+    for (const listener of [...this.listeners[name]]) {
+      try {
+        listener(...args);
+      } catch (error) {
+        queueMicrotask(() => { throw error; });
+      }
+    }
   }
 
   /**
