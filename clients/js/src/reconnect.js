@@ -41,7 +41,7 @@ export class ReconnectingSession {
     for (const listener of [...this.listeners[name]]) listener(...args);
   }
 
-  /** Connects (retrying until it works) and restores. @returns {Promise<this>} */
+  /** Connects (retrying until it works: it does not resolve while no daemon answers) and restores. @returns {Promise<this>} */
   async start() {
     this.ready = this.#connectLoop();
     await this.ready;
@@ -82,7 +82,16 @@ export class ReconnectingSession {
       }
     }
     if (this.options.restore) await this.options.restore(client);
-    for (const [view, entry] of this.followed) await this.#subscribe(client, view, entry);
+    for (const [view, entry] of this.followed) {
+      try {
+        await this.#subscribe(client, view, entry);
+      } catch (error) {
+        if (!isLayoutdError(error, "ViewNotFound")) throw error;
+        // Not one of the caller's views, and gone with the old daemon: the mirror is dropped.
+        this.followed.delete(view);
+        entry.mirror.handle({ event: "view.deleted", params: { view } });
+      }
+    }
   }
 
   async #subscribe(client, view, entry) {
@@ -106,7 +115,14 @@ export class ReconnectingSession {
     if (this.followed.has(view)) return this.followed.get(view).mirror;
     const entry = { mirror: new Mirror() };
     this.followed.set(view, entry);
-    if (this.client) await this.#subscribe(this.client, view, entry);
+    if (this.client) {
+      try {
+        await this.#subscribe(this.client, view, entry);
+      } catch (error) {
+        this.followed.delete(view);
+        throw error;
+      }
+    }
     return entry.mirror;
   }
 

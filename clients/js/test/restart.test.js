@@ -51,3 +51,28 @@ for (const signal of ["SIGKILL", "SIGTERM"]) test(`restart after ${signal}: view
     else await first.dispose();
   }
 });
+
+test("reconnect: a followed view that is not the caller's is dropped after a restart; mirror() of a missing view throws", async () => {
+  const first = await new Daemon().start();
+  let second;
+  try {
+    const other = await connect({ socket: first.path });
+    await other.view.create({ view: "theirs", strategy: "flow", viewport: { width: 100, height: 100 }, sections: [{ id: "s", items: [{ id: "x" }] }] });
+    const session = await reconnecting({ connect: () => connect({ socket: first.path }), retryDelay: 10, maxRetryDelay: 100 });
+    await assert.rejects(session.mirror("nobody"), { name: "ViewNotFound" });
+    const mirror = await session.mirror("theirs");
+    assert.equal(mirror.size, 1);
+    const reconnected = new Promise((resolve) => session.on("reconnect", resolve));
+    await first.stop("SIGKILL");
+    second = await new Daemon([], { dir: first.dir, socketPath: first.path }).start();
+    await reconnected;
+    assert.equal(mirror.deleted, true);
+    assert.equal(mirror.size, 0);
+    await session.close();
+    await other.close();
+  } finally {
+    await first.stop();
+    if (second) await second.dispose();
+    else await first.dispose();
+  }
+});
