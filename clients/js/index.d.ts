@@ -309,9 +309,18 @@ export function reconnecting(options: SessionOptions): Promise<ReconnectingSessi
 // ---------------------------------------------------------------- Node only (layoutd-client/node)
 
 export function discoverSocketPath(options?: { socket?: string; env?: Record<string, string | undefined> }): string;
+/** The part of node:net's Socket this package uses (declared here so browser builds need no @types/node). */
+export interface NetSocket {
+  write(data: string | Uint8Array): boolean;
+  end(): void;
+  destroy(): void;
+  pause(): void;
+  resume(): void;
+  on(event: string, listener: (...args: any[]) => void): unknown;
+}
 export class SocketTransport implements LineTransport {
-  constructor(socket: import("node:net").Socket);
-  socket: import("node:net").Socket;
+  constructor(socket: NetSocket);
+  socket: NetSocket;
   start(handlers: LineHandlers): void;
   send(line: string | Uint8Array): void;
   close(): void;
