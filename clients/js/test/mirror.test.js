@@ -11,8 +11,8 @@ import { apiRequest } from "../testing/transcripts.js";
 
 const SCENARIO = path.join(ROOT, "clients", "conformance", "mirror-scenario.jsonl");
 
-test("mirror scenario: the mirror equals view.get after every event", async (t) => {
-  const daemon = await new Daemon().start();
+for (const [label, flags] of [["", []], [" (windows cut to 7 elements: windowTruncated)", ["--set", "max-window-elements=7"]]]) test("mirror scenario: the mirror equals view.get after every event" + label, async (t) => {
+  const daemon = await new Daemon(flags).start();
   try {
     const driver = await daemon.client();
     const subscriber = await daemon.client();
@@ -23,7 +23,7 @@ test("mirror scenario: the mirror equals view.get after every event", async (t) 
     const view = requests[0].params.view;
 
     const mirror = new Mirror();
-    let events = 0;
+    let events = 0, truncated = 0;
     mirror.onChange(() => events++);
     const subscription = await subscriber.subscribe(view);
     const following = mirror.follow(subscription);
@@ -35,6 +35,7 @@ test("mirror scenario: the mirror equals view.get after every event", async (t) 
       assert.deepEqual(mirror.window, snapshot.window, where);
       assert.deepEqual(mirror.contentSize, snapshot.contentSize, where);
       assert.equal(mirror.windowTruncated, snapshot.windowTruncated === true, where);
+      if (mirror.windowTruncated) truncated++;
     };
     await compare("after subscribing");
     let applied = 0, refused = 0;
@@ -50,7 +51,8 @@ test("mirror scenario: the mirror equals view.get after every event", async (t) 
       await compare(`after line ${i + 1} (${method})`);
     }
     assert.equal(events, applied, "one event per applied mutation");
-    t.diagnostic(`${requests.length - 1} requests: ${applied} applied (${events} events, mirror checked after each), ${refused} refused`);
+    if (flags.length) assert.ok(truncated > 0, "some windows were cut");
+    t.diagnostic(`${requests.length - 1} requests: ${applied} applied (${events} events, mirror checked after each, ${truncated} cut windows), ${refused} refused`);
     await subscription.unsubscribe();
     await following;
     await driver.close();
