@@ -51,7 +51,13 @@ export class Daemon {
     });
     this.exitCode = undefined;
     this.exited.then((code) => { this.exitCode = code; });
-    await this.waitUntilServing();
+    try {
+      await this.waitUntilServing();
+    } catch (error) {
+      // Never leave a process or a directory behind when a daemon does not come up.
+      await this.dispose();
+      throw error;
+    }
     return this;
   }
 
