@@ -1,0 +1,391 @@
+// The protocol over any line transport: requests and replies, events with seq checking,
+// subscriptions as async iterators.
+import { LayoutdError, ConnectionClosedError, CONNECTION_ERRORS } from "./errors.js";
+
+/**
+ * @typedef {object} LineHandlers
+ * @property {(line: string) => void} onLine called for every line received, without its terminator
+ * @property {(error?: Error) => void} onClose called once when the transport is closed (by either side)
+ */
+/**
+ * A line transport: anything that sends and receives protocol lines.
+ * @typedef {object} LineTransport
+ * @property {(handlers: LineHandlers) => void} start begin delivering lines (called once by Client)
+ * @property {(line: string | Uint8Array) => void} send send one line (without its terminator)
+ * @property {() => void} close close the transport; onClose follows
+ */
+/**
+ * @typedef {object} CallOptions
+ * @property {string|number} [id] the request id to send (default: the client's next integer)
+ * @property {boolean} [notify] send as a notification (no id, no reply): the promise resolves to undefined once sent
+ */
+
+const METHODS = {
+  daemon: ["hello", "describe", "status", "sync", "reload"],
+  strategy: ["list"],
+  view: ["create", "delete", "list", "get", "query", "item", "hitTest", "neighbor", "subscribe", "unsubscribe",
+    "setData", "update", "measure", "select", "scroll", "scrollEnd", "scrollTo", "resize", "configure",
+    "setStrategy", "setWindowMargin", "setAnchor", "setLayoutDirection"],
+  "view.stage": ["begin", "append", "commit", "abort"],
+};
+
+/** Every method of protocol version 1 (daemon.describe lists the same). */
+export const PROTOCOL_METHODS = Object.freeze(Object.entries(METHODS).flatMap(([prefix, names]) => names.map((n) => prefix + "." + n)));
+
+/** One protocol connection. */
+export class Client {
+  /**
+   * @param {LineTransport} transport
+   * @param {{checkSeq?: boolean}} [options] checkSeq (default true): a gap in event `seq` resubscribes every subscription
+   */
+  constructor(transport, options = {}) {
+    this.transport = transport;
+    this.checkSeq = options.checkSeq !== false;
+    /** @type {number} the last event seq seen on this connection */
+    this.seq = 0;
+    this.nextId = 1;
+    /** @type {Array<{id: string|number, method: string, resolve: Function, reject: Function, onResult?: Function}>} */
+    this.pending = [];
+    /** @type {Map<number, Subscription>} */
+    this.subscriptions = new Map();
+    /** @type {Set<(message: object, line: string) => void>} */
+    this.listeners = { event: new Set(), line: new Set(), reply: new Set(), close: new Set(), gap: new Set() };
+    this.isClosed = false;
+    this.shutdownReceived = false;
+    /** @type {LayoutdError|undefined} a connection-level error line the daemon wrote before closing */
+    this.connectionError = undefined;
+    /** @type {Promise<Error|undefined>} resolves when the connection has closed */
+    this.closed = new Promise((resolve) => { this.resolveClosed = resolve; });
+    this.daemon = this.#group("daemon");
+    this.strategy = this.#group("strategy");
+    this.view = this.#group("view");
+    this.view.stage = this.#group("view.stage");
+    /** view.subscribe resolves to a Subscription (an async iterator of its events) */
+    this.view.subscribe = (params, options) => this.subscribe(params, options);
+    transport.start({ onLine: (line) => this.#receive(line), onClose: (error) => this.#closed(error) });
+  }
+
+  #group(prefix) {
+    const group = {};
+    for (const name of METHODS[prefix]) {
+      group[name] = (params, options) => this.call(prefix + "." + name, params, options);
+    }
+    return group;
+  }
+
+  /**
+   * Listen: `event` (every event line, parsed), `line` (every line received, raw), `reply` (replies that
+   * match no pending request, e.g. to sendRaw lines or connection-level errors), `gap` (a seq gap), `close`.
+   * @param {"event"|"line"|"reply"|"close"|"gap"} name @param {Function} listener @returns {() => void} unsubscribe
+   */
+  on(name, listener) {
+    this.listeners[name].add(listener);
+    return () => this.listeners[name].delete(listener);
+  }
+
+  #emit(name, ...args) {
+    // A listener that throws must not break the connection's bookkeeping: report it apart.
+    for (const listener of [...this.listeners[name]]) {
+      try {
+        listener(...args);
+      } catch (error) {
+        queueMicrotask(() => { throw error; });
+      }
+    }
+  }
+
+  /**
+   * Any method, by name (also ones this client does not know yet).
+   * @param {string} method @param {object} [params] @param {CallOptions} [options]
+   * @returns {Promise<any>} the result; rejects with a LayoutdError (or ConnectionClosedError)
+   */
+  call(method, params, options = {}) {
+    if (this.isClosed) return Promise.reject(new ConnectionClosedError("the connection is closed", { shutdown: this.shutdownReceived }));
+    const message = {};
+    const notify = !!options.notify;
+    let id;
+    if (!notify) {
+      id = options.id !== undefined ? options.id : this.nextId++;
+      message.id = id;
+    }
+    message.method = method;
+    if (params !== undefined) message.params = params;
+    const line = JSON.stringify(message);
+    if (notify) {
+      try {
+        this.transport.send(line);
+      } catch (error) {
+        return Promise.reject(error);
+      }
+      return Promise.resolve(undefined);
+    }
+    return new Promise((resolve, reject) => {
+      this.pending.push({ id, method, resolve, reject, onResult: options.onResult });
+      try {
+        this.transport.send(line);
+      } catch (error) {
+        this.pending = this.pending.filter((p) => p.id !== id || p.resolve !== resolve);
+        reject(error);
+      }
+    });
+  }
+
+  /** A notification: carried out, never answered. @param {string} method @param {object} [params] */
+  notify(method, params) {
+    return this.call(method, params, { notify: true });
+  }
+
+  /**
+   * Sends a line as it is (any bytes). Replies to it arrive on the `reply` listeners.
+   * @param {string|Uint8Array} line without its terminator
+   */
+  sendRaw(line) {
+    if (this.isClosed) throw new ConnectionClosedError("the connection is closed");
+    this.transport.send(line);
+  }
+
+  /**
+   * `view.subscribe`: resolves to a Subscription, registered before any of its events is read.
+   * @param {{view: string} | string} params @param {CallOptions} [options] @returns {Promise<Subscription>}
+   */
+  subscribe(params, options = {}) {
+    if (typeof params === "string") params = { view: params };
+    let subscription;
+    return this.call("view.subscribe", params, {
+      ...options,
+      onResult: (result) => { subscription = new Subscription(this, params.view, result); },
+    }).then(() => subscription);
+  }
+
+  /**
+   * A staged upload (protocol/mutations.md, "Staged uploads"): view.stage.begin, then view.stage.append
+   * in parts of at most `batchSize` items and sections each and
+   * at most one line (a long section is continued over several appends), then view.stage.commit — one view.setData for the view and its subscribers. A failed
+   * append aborts the upload. Resolves to the commit's result (an invalidation with `changes`).
+   * @param {{view: string, sections: Array<{id: string, items?: object[], headerSize?: object, footerSize?: object}>,
+   *   batchSize?: number, maxLineLength?: number, ifEpoch?: number, animated?: boolean, dryRun?: boolean}} params
+   *   batchSize, maxLineLength: default the daemon's limits from daemon.hello (asked for when not known):
+   *   each append names at most batchSize items and sections and fits in one line
+   * @returns {Promise<object>}
+   */
+  async upload(params) {
+    const { view, sections, ifEpoch, animated, dryRun } = params;
+    let { batchSize, maxLineLength } = params;
+    if (!batchSize || !maxLineLength) {
+      if (!this.hello) this.hello = await this.daemon.hello({ protocol: [1] });
+      batchSize ||= this.hello.limits.maximumBatchSize;
+      maxLineLength ||= this.hello.limits.maximumLineLength;
+    }
+    const byteLimit = maxLineLength - 256; // the envelope and the upload id
+    const encoder = new TextEncoder();
+    const bytesOf = (value) => encoder.encode(JSON.stringify(value)).length + 1;
+    const begin = await this.view.stage.begin(ifEpoch === undefined ? { view } : { view, ifEpoch });
+    const upload = begin.upload;
+    try {
+      let part = [], count = 0, bytes = 0, piece = null;
+      const flush = async () => {
+        if (part.length) await this.view.stage.append({ upload, sections: part });
+        part = [];
+        count = 0;
+        bytes = 0;
+        piece = null;
+      };
+      const open = (value) => {
+        piece = { ...value, items: [] };
+        part.push(piece);
+        count += 1;
+        bytes += bytesOf(piece);
+      };
+      for (const section of sections) {
+        const first = { ...section, items: [] };
+        if (count + 1 > batchSize || bytes + bytesOf(first) > byteLimit) await flush();
+        open(first);
+        for (const item of section.items || []) {
+          const size = bytesOf(item);
+          if (count + 1 > batchSize || bytes + size > byteLimit) {
+            await flush();
+            open({ id: section.id });
+          }
+          piece.items.push(item);
+          count += 1;
+          bytes += size;
+        }
+      }
+      await flush();
+    } catch (error) {
+      await this.view.stage.abort({ upload }).catch(() => {});
+      throw error;
+    }
+    const commit = { upload };
+    if (animated !== undefined) commit.animated = animated;
+    if (ifEpoch !== undefined) commit.ifEpoch = ifEpoch;
+    if (dryRun !== undefined) commit.dryRun = dryRun;
+    return this.view.stage.commit(commit);
+  }
+
+  /** Closes the connection; pending calls reject with ConnectionClosedError. */
+  close() {
+    if (!this.isClosed) this.transport.close();
+    return this.closed;
+  }
+
+  #receive(line) {
+    this.#emit("line", line);
+    let message;
+    try {
+      message = JSON.parse(line);
+    } catch {
+      return; // the daemon writes only JSON objects; ignore anything else
+    }
+    if (message === null || typeof message !== "object") return;
+    if ("event" in message && !("id" in message)) return this.#event(message, line);
+    if (!("id" in message)) return;
+    const index = message.id === null ? -1 : this.pending.findIndex((p) => p.id === message.id);
+    if (index < 0) {
+      if (message.id === null && message.error && CONNECTION_ERRORS.includes(message.error.name)) {
+        this.connectionError = LayoutdError.from(message.error, { id: null });
+      }
+      this.#emit("reply", message, line);
+      return;
+    }
+    const [request] = this.pending.splice(index, 1);
+    if ("error" in message) {
+      request.reject(LayoutdError.from(message.error, request));
+    } else {
+      try {
+        if (request.onResult) request.onResult(message.result);
+      } catch (error) {
+        request.reject(error);
+        return;
+      }
+      request.resolve(message.result);
+    }
+  }
+
+  #event(message, line) {
+    if (typeof message.seq === "number") {
+      const gap = this.checkSeq && message.seq !== this.seq + 1;
+      this.seq = message.seq;
+      if (gap) {
+        this.#emit("gap", message);
+        for (const subscription of this.subscriptions.values()) subscription.resync().catch(() => {});
+      }
+    }
+    if (message.event === "daemon.shutdown") this.shutdownReceived = true;
+    this.#emit("event", message, line);
+    if (message.subscription !== undefined) {
+      const subscription = this.subscriptions.get(message.subscription);
+      if (subscription) subscription._push(message);
+    }
+  }
+
+  #closed(error) {
+    if (this.isClosed) return;
+    this.isClosed = true;
+    const reason = this.connectionError ||
+      new ConnectionClosedError("the connection closed before the reply", { shutdown: this.shutdownReceived, cause: error });
+    for (const request of this.pending.splice(0)) request.reject(reason);
+    for (const subscription of [...this.subscriptions.values()]) subscription._end(reason);
+    this.#emit("close", error);
+    this.resolveClosed(error);
+  }
+}
+
+/**
+ * One subscription: its first snapshot, then its events as an async iterator. Events are
+ * `{event, subscription, seq, params}` lines as the daemon writes them; after a seq gap or a
+ * resync() the iterator yields `{event: "view.resync", local: true, params: {view, skipped: null, snapshot}}`
+ * (a fresh subscription's snapshot, to replace the mirror with). The iterator ends after `view.deleted`,
+ * unsubscribe() or the connection's close.
+ */
+export class Subscription {
+  /** @param {Client} client @param {string} view @param {{subscription: number, snapshot: object}} result */
+  constructor(client, view, result) {
+    this.client = client;
+    this.view = view;
+    /** @type {number} */
+    this.id = result.subscription;
+    /** @type {object} the snapshot of the latest (re)subscription */
+    this.snapshot = result.snapshot;
+    this.result = result;
+    this.queue = [];
+    this.waiters = [];
+    this.ended = false;
+    /** @type {unknown} why the iterator ended, when not by view.deleted or unsubscribe */
+    this.endReason = undefined;
+    this.resyncing = null;
+    client.subscriptions.set(this.id, this);
+  }
+
+  _push(message) {
+    if (this.ended) return;
+    if (message.event === "view.resync" && message.params && message.params.snapshot) this.snapshot = message.params.snapshot;
+    if (this.waiters.length) this.waiters.shift().resolve({ value: message, done: false });
+    else this.queue.push(message);
+    if (message.event === "view.deleted") this._end();
+  }
+
+  _end(reason) {
+    if (this.ended) return;
+    this.ended = true;
+    this.endReason = reason;
+    this.client.subscriptions.delete(this.id);
+    for (const waiter of this.waiters.splice(0)) waiter.resolve({ value: undefined, done: true });
+  }
+
+  /** The next event, or undefined once the subscription ended. @returns {Promise<object|undefined>} */
+  async next() {
+    const step = await this[Symbol.asyncIterator]().next();
+    return step.done ? undefined : step.value;
+  }
+
+  /** Events waiting to be read (already received). @returns {object[]} */
+  drain() {
+    return this.queue.splice(0);
+  }
+
+  [Symbol.asyncIterator]() {
+    return {
+      next: () => {
+        if (this.queue.length) return Promise.resolve({ value: this.queue.shift(), done: false });
+        if (this.ended) return Promise.resolve({ value: undefined, done: true });
+        return new Promise((resolve) => this.waiters.push({ resolve }));
+      },
+      return: () => Promise.resolve({ value: undefined, done: true }),
+      [Symbol.asyncIterator]() { return this; },
+    };
+  }
+
+  /**
+   * Subscribes again (a seq gap or an epoch gap: events were lost), ends the old subscription, and
+   * queues a local `view.resync` carrying the new snapshot. Events of the old id that were already
+   * queued are dropped. @returns {Promise<object>} the new snapshot
+   */
+  resync() {
+    if (this.resyncing) return this.resyncing;
+    const oldId = this.id;
+    this.resyncing = this.client.call("view.subscribe", { view: this.view }, {
+      onResult: (result) => {
+        this.client.subscriptions.delete(oldId);
+        this.id = result.subscription;
+        this.snapshot = result.snapshot;
+        this.result = result;
+        this.client.subscriptions.set(this.id, this);
+        this.queue = this.queue.filter((m) => m.subscription !== oldId);
+        this._push({ event: "view.resync", subscription: this.id, local: true, params: { view: this.view, skipped: null, snapshot: result.snapshot } });
+      },
+    }).then(() => {
+      this.client.call("view.unsubscribe", { subscription: oldId }).catch(() => {});
+      return this.snapshot;
+    }).finally(() => { this.resyncing = null; });
+    return this.resyncing;
+  }
+
+  /** `view.unsubscribe`; the iterator ends. */
+  async unsubscribe() {
+    if (this.ended) return;
+    const id = this.id;
+    this._end();
+    await this.client.call("view.unsubscribe", { subscription: id });
+  }
+}

@@ -1,0 +1,149 @@
+// The client's copy of a view's window (protocol/subscriptions.md, "Keeping a mirror").
+
+const KIND_ORDER = { cell: 0, header: 1, footer: 2 };
+
+/** The key of an element or of a `left` entry. @param {{kind: string, id: string}} e @returns {string} */
+export function elementKey(e) {
+  return e.kind + "\u0000" + e.id;
+}
+
+/** Unicode scalar order (not UTF-16 code unit order). @param {string} a @param {string} b */
+export function compareIds(a, b) {
+  if (a === b) return 0;
+  const x = [...a], y = [...b];
+  for (let i = 0; i < x.length && i < y.length; i++) {
+    if (x[i] !== y[i]) return x[i].codePointAt(0) - y[i].codePointAt(0);
+  }
+  return x.length - y.length;
+}
+
+/** The protocol's element order: cells, then headers, then footers; by id within a kind. */
+export function compareElements(a, b) {
+  const ka = KIND_ORDER[a.kind] ?? 3, kb = KIND_ORDER[b.kind] ?? 3;
+  if (ka !== kb) return ka - kb;
+  if (ka === 3 && a.kind !== b.kind) return compareIds(a.kind, b.kind);
+  return compareIds(a.id, b.id);
+}
+
+/**
+ * A view's window as the client holds it. Feed it snapshots (reset), invalidations (apply) or
+ * whole event lines (handle); or attach it to a Subscription (follow) and it keeps itself up to date,
+ * resubscribing on an epoch gap.
+ */
+export class Mirror {
+  constructor() {
+    /** @type {Map<string, object>} key → attributes */
+    this.map = new Map();
+    /** @type {number|undefined} */
+    this.epoch = undefined;
+    this.view = undefined;
+    this.window = undefined;
+    this.contentSize = undefined;
+    this.contentOffset = undefined;
+    this.windowTruncated = false;
+    /** @type {object|undefined} the last snapshot (its elements are not kept up to date) */
+    this.snapshot = undefined;
+    this.deleted = false;
+    this.listeners = new Set();
+  }
+
+  /** Replaces everything with a snapshot (view.create, view.get, view.subscribe, view.resync). @param {object} snapshot */
+  reset(snapshot) {
+    this.map = new Map();
+    for (const e of snapshot.elements) this.map.set(elementKey(e), e);
+    this.snapshot = snapshot;
+    this.view = snapshot.view;
+    this.epoch = snapshot.epoch;
+    this.window = snapshot.window;
+    this.contentSize = snapshot.contentSize;
+    this.contentOffset = snapshot.viewport && snapshot.viewport.offset;
+    this.windowTruncated = snapshot.windowTruncated === true;
+    this.deleted = false;
+    return this;
+  }
+
+  /**
+   * Applies one invalidation (a mutation's result or a view.invalidated event's params).
+   * Returns false, changing nothing, when it is not the next epoch (a dry run, an old or a
+   * skipped one): the caller resubscribes on a gap (epoch > this.epoch + 1).
+   * @param {object} p @returns {boolean}
+   */
+  apply(p) {
+    if (p.dryRun || this.epoch === undefined || p.epoch !== this.epoch + 1) return false;
+    for (const k of p.left) this.map.delete(elementKey(k));
+    for (const e of p.entered) this.map.set(elementKey(e), e);
+    for (const e of p.changed) this.map.set(elementKey(e), e);
+    this.epoch = p.epoch;
+    this.window = p.window;
+    this.contentSize = p.contentSize;
+    this.contentOffset = p.contentOffset;
+    this.windowTruncated = p.windowTruncated === true;
+    return true;
+  }
+
+  /**
+   * Handles one event line: "applied", "reset", "deleted", "ignored" (another view's, an unknown
+   * event, an epoch already seen) or "gap" (an epoch was skipped: resubscribe).
+   * @param {{event: string, params?: any}} message @returns {"applied"|"reset"|"deleted"|"ignored"|"gap"}
+   */
+  handle(message) {
+    const p = message.params || {};
+    let outcome = "ignored";
+    if (message.event === "view.invalidated") {
+      if (this.apply(p)) outcome = "applied";
+      else if (this.epoch !== undefined && p.epoch > this.epoch + 1) outcome = "gap";
+    } else if (message.event === "view.resync" && p.snapshot) {
+      this.reset(p.snapshot);
+      outcome = "reset";
+    } else if (message.event === "view.deleted") {
+      this.map = new Map();
+      this.deleted = true;
+      outcome = "deleted";
+    }
+    if (outcome !== "ignored" && outcome !== "gap") for (const listener of [...this.listeners]) listener(message, this, outcome);
+    return outcome;
+  }
+
+  /** Calls `listener(event, mirror, outcome)` after each event that changed the mirror. @returns {() => void} */
+  onChange(listener) {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /**
+   * Follows a Subscription: resets to its snapshot, then handles every event until it ends.
+   * An epoch gap resubscribes (Subscription.resync). Resolves when the subscription ends.
+   * @param {import("./client.js").Subscription} subscription @returns {Promise<void>}
+   */
+  async follow(subscription) {
+    this.reset(subscription.snapshot);
+    for await (const message of subscription) {
+      if (this.handle(message) === "gap") await subscription.resync().catch(() => {});
+    }
+  }
+
+  /** Number of elements. */
+  get size() {
+    return this.map.size;
+  }
+
+  /** @param {string} kind @param {string} id @returns {object|undefined} */
+  get(kind, id) {
+    return this.map.get(kind + "\u0000" + id);
+  }
+
+  /** @param {string} id @returns {object|undefined} the cell of item `id` */
+  cell(id) {
+    return this.get("cell", id);
+  }
+
+  /** Every element, sorted by key (the order of view.get's elements). @returns {object[]} */
+  elements() {
+    return [...this.map.values()].sort(compareElements);
+  }
+
+  /** Iterates the elements sorted by key. */
+  [Symbol.iterator]() {
+    return this.elements()[Symbol.iterator]();
+  }
+}

@@ -1,0 +1,178 @@
+// Playing a transition (protocol/mutations.md, "The invalidation object", `transition`):
+// attributes at time t, and keyframes for the Web Animations API.
+//
+// The protocol gives each segment a delay and a duration (seconds) and says to interpolate
+// from → to between delay and delay + duration; it defines no timing curve, so the progress is
+// linear unless the caller passes an `easing`.
+
+import { elementKey } from "./mirror.js";
+
+const IDENTITY = { a: 1, b: 0, c: 0, d: 1, tx: 0, ty: 0 };
+
+// Seconds within which a time counts as a segment's end (delay + duration is a sum of doubles).
+const EPSILON = 1e-9;
+
+const lerp = (a, b, p) => a + (b - a) * p;
+
+/** Named easings usable by attributesAt (Web Animations gets the CSS name). */
+export const EASINGS = Object.freeze({
+  linear: (p) => p,
+  "ease-in": (p) => p * p * p,
+  "ease-out": (p) => 1 - (1 - p) ** 3,
+  "ease-in-out": (p) => (p < 0.5 ? 4 * p * p * p : 1 - (-2 * p + 2) ** 3 / 2),
+});
+
+/**
+ * Attributes between `from` and `to` at progress p (0…1): frame, alpha, transform and effects
+ * interpolated; discrete fields (section, item, zIndex, hidden) are `from`'s at p = 0 and `to`'s after.
+ * @param {object} from @param {object} to @param {number} p @returns {object}
+ */
+export function interpolateAttributes(from, to, p) {
+  if (p <= 0) return from;
+  if (p >= 1) return to;
+  const out = { ...to };
+  out.frame = {
+    x: lerp(from.frame.x, to.frame.x, p), y: lerp(from.frame.y, to.frame.y, p),
+    width: lerp(from.frame.width, to.frame.width, p), height: lerp(from.frame.height, to.frame.height, p),
+  };
+  out.alpha = lerp(from.alpha, to.alpha, p);
+  if (from.transform || to.transform) {
+    const a = from.transform || IDENTITY, b = to.transform || IDENTITY;
+    out.transform = {};
+    for (const k of Object.keys(IDENTITY)) out.transform[k] = lerp(a[k], b[k], p);
+  }
+  if (from.effects || to.effects) {
+    const a = from.effects || {}, b = to.effects || {};
+    out.effects = {};
+    for (const k of [...new Set([...Object.keys(a), ...Object.keys(b)])].sort()) {
+      out.effects[k] = k in a && k in b ? lerp(a[k], b[k], p) : (k in b ? b[k] : a[k]);
+    }
+  }
+  return out;
+}
+
+/** Segments grouped by element key, each group in time order. @param {object} transition @returns {Map<string, object[]>} */
+export function segmentsByElement(transition) {
+  const groups = new Map();
+  for (const s of transition.segments) {
+    const key = elementKey(s);
+    if (!groups.has(key)) groups.set(key, []);
+    groups.get(key).push(s);
+  }
+  for (const list of groups.values()) list.sort((x, y) => x.delay - y.delay);
+  return groups;
+}
+
+/**
+ * One element's attributes at time t (seconds since the transition started) from its segments:
+ * before the first segment its `from`, inside one interpolated, between two the earlier `to`,
+ * after the last its `to`.
+ * @param {object[]} segments one element's, in time order @param {number} t
+ * @param {{easing?: string | ((p: number) => number)}} [options]
+ */
+export function elementAt(segments, t, options = {}) {
+  const ease = typeof options.easing === "function" ? options.easing : EASINGS[options.easing || "linear"];
+  if (!ease) throw new Error("unknown easing " + options.easing);
+  let current = segments[0].from;
+  for (const s of segments) {
+    if (t < s.delay) return current;
+    if (s.duration <= 0 || t >= s.delay + s.duration - EPSILON) {
+      current = s.to;
+      continue;
+    }
+    return interpolateAttributes(s.from, s.to, ease((t - s.delay) / s.duration));
+  }
+  return current;
+}
+
+/**
+ * Every animated element's attributes at time t: a Map from element key (see elementKey) to
+ * attributes. Elements without segments do not move (take them from the mirror).
+ * @param {{duration: number, segments: object[]}} transition @param {number} t seconds
+ * @param {{easing?: string | ((p: number) => number)}} [options] @returns {Map<string, object>}
+ */
+export function attributesAt(transition, t, options = {}) {
+  const out = new Map();
+  for (const [key, segments] of segmentsByElement(transition)) out.set(key, elementAt(segments, t, options));
+  return out;
+}
+
+/**
+ * The window to draw at time t: the mirror's elements (its state after the mutation) with the
+ * animated ones replaced by their interpolated attributes, and elements that left still shown
+ * until their segments end. @param {Iterable<object>} elements the mirror after the mutation
+ * @param {object} transition @param {number} t @returns {object[]}
+ */
+export function frameAt(elements, transition, t, options = {}) {
+  const animated = attributesAt(transition, t, options);
+  const out = [];
+  for (const e of elements) {
+    const key = elementKey(e);
+    out.push(animated.has(key) ? animated.get(key) : e);
+    animated.delete(key);
+  }
+  for (const [, e] of animated) out.push(e);
+  return out;
+}
+
+function cssKeyframe(attributes, options) {
+  const ox = options.origin ? options.origin.x : 0, oy = options.origin ? options.origin.y : 0;
+  const f = attributes.frame;
+  const keyframe = {
+    left: f.x - ox + "px", top: f.y - oy + "px", width: f.width + "px", height: f.height + "px",
+    opacity: attributes.hidden ? 0 : attributes.alpha,
+  };
+  const t = attributes.transform || IDENTITY;
+  keyframe.transform = `matrix(${t.a}, ${t.b}, ${t.c}, ${t.d}, ${t.tx}, ${t.ty})`;
+  if (attributes.zIndex !== undefined) keyframe.zIndex = String(attributes.zIndex);
+  if (options.effects && attributes.effects) {
+    for (const [name, value] of Object.entries(attributes.effects)) keyframe["--" + name] = String(value);
+  }
+  return keyframe;
+}
+
+/**
+ * Keyframes and options for `element.animate(keyframes, options)`, one entry per animated
+ * element: the element's segments as keyframes at offsets along the whole transition, so every
+ * element's animation starts at the transition's start and ends at its `duration` (fill "both":
+ * before its first segment it shows `from`, after the last `to`). Frames are CSS left/top/width/height
+ * in px (minus `origin`, e.g. the content offset, when the elements are positioned in the viewport),
+ * alpha is opacity, the transform a CSS matrix about the centre (CSS's default transform-origin,
+ * UIKit's anchor point). zIndex is discrete (Web Animations flips it halfway through a segment).
+ * Pure: nothing here touches the DOM.
+ * @param {{duration: number, segments: object[]}} transition
+ * @param {{origin?: {x: number, y: number}, easing?: string, effects?: boolean}} [options]
+ *   easing: a CSS easing for every segment (default "linear", as the protocol interpolates);
+ *   effects: also animate each effect as a CSS custom property `--name`
+ * @returns {Array<{kind: string, id: string, key: string, keyframes: object[], options: {duration: number, delay: number, endDelay: number, fill: string, easing: string}}>}
+ */
+export function webAnimations(transition, options = {}) {
+  const easing = options.easing || "linear";
+  const total = transition.duration;
+  const out = [];
+  for (const [key, segments] of segmentsByElement(transition)) {
+    const start = segments[0].delay;
+    const end = Math.max(...segments.map((s) => s.delay + s.duration));
+    const span = end - start;
+    const offsetOf = (t) => (span > 0 ? Math.min(1, Math.max(0, (t - start) / span)) : 0);
+    const keyframes = [];
+    for (const s of segments) {
+      const a = cssKeyframe(s.from, options), b = cssKeyframe(s.to, options);
+      a.offset = offsetOf(s.delay);
+      b.offset = span > 0 ? offsetOf(s.delay + s.duration) : 1;
+      a.easing = easing;
+      b.easing = easing;
+      keyframes.push(a, b);
+    }
+    // element.animate() refuses decreasing offsets; sums of doubles can make them so by an ulp.
+    for (let i = 1; i < keyframes.length; i++) keyframes[i].offset = Math.max(keyframes[i].offset, keyframes[i - 1].offset);
+    out.push({
+      kind: segments[0].kind, id: segments[0].id, key, keyframes,
+      options: {
+        duration: end * 1000 - start * 1000, delay: start * 1000, endDelay: Math.max(0, total * 1000 - end * 1000),
+        fill: "both", easing: "linear",
+      },
+    });
+  }
+  return out;
+}
