@@ -19,7 +19,7 @@ LAYOUTD_ARGS ?=
 # groff-base and man-db check that the man pages render without warnings; zsh runs
 # layoutctl's zsh completion.
 DEB_PACKAGES := libsystemd-dev pkg-config socat python3 python3-jsonschema systemd bubblewrap libseccomp-dev gcc jq librsvg2-bin \
-  patchelf binutils dpkg-dev lintian groff-base man-db zsh
+  patchelf binutils dpkg-dev lintian groff-base man-db zsh nodejs
 # The one version (Sources/LayoutProtocol/Release.swift), for the package and pkg-config files.
 VERSION := $(shell sed -n 's/^ *public static let version = "\(.*\)"$$/\1/p' Sources/LayoutProtocol/Release.swift)
 # Debian's interpreter, where python3-jsonschema lives (not a pyenv shim).
@@ -53,7 +53,7 @@ BENCH_CFLAGS := -O2 -Wall -Wextra -Werror
 UNITS := layoutd.socket layoutd.service
 SUBST := sed -e 's|@bindir@|$(BINDIR)|g' -e 's|@sysconfdir@|$(SYSCONFDIR)|g' -e 's|@docdir@|$(DOCDIR)|g'
 
-.PHONY: all deps build plugins release-plugins run test unit-test e2e-test bench bench-c fuzz soak clean install uninstall deb
+.PHONY: all deps build plugins release-plugins run test unit-test e2e-test client-test bench bench-c fuzz soak clean install uninstall deb
 
 all: build
 
@@ -96,7 +96,7 @@ run: deps
 
 ## Unit tests (swift test), then the daemon end to end: transcripts, conformance, schemas,
 ## real processes and signals (tests/e2e).
-test: unit-test e2e-test
+test: unit-test e2e-test client-test
 
 unit-test: deps
 	$(SWIFT) build --build-tests
@@ -108,6 +108,12 @@ e2e-test: deps
 	$(SWIFT) build --product layoutd-client-check
 	$(MAKE) plugins CONFIG=debug
 	cd tests/e2e && PYTHONWARNINGS=ignore::ResourceWarning $(PYTHON) -m unittest -v test_protocol test_transition test_daemon test_systemd test_layoutctl test_readme test_reliability test_plugins test_logging test_resources test_packaging test_clients
+
+## The client libraries' own suites against the debug daemon (clients/*/README.md); the Swift
+## client runs in e2e-test (test_clients).
+client-test: deps
+	$(SWIFT) build --product layoutd
+	LAYOUTD_BINARY=$(CURDIR)/.build/debug/layoutd node --test clients/js/test/
 
 ## Release builds, every benchmark in one run (a few minutes), a table, and BENCHMARKS.md.
 ## BENCH_ARGS=--quick for 1k and 10k only. Taffy comes from PyPI into .bench-venv; strace, where
