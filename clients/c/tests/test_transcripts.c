@@ -1,0 +1,249 @@
+/* Replays protocol transcripts (protocol/examples, protocol/conformance) through the library's
+   raw API, comparing every line the daemon writes as tests/e2e/transcripts.py does; every
+   result of a snapshot or mutation method is also read through the typed parsers and checked
+   against its JSON. */
+#include "testutil.h"
+#include "internal.h"
+
+#define WILDCARD "<any>"
+
+typedef struct {
+    char **lines;
+    size_t head, count, cap;
+} queue;
+
+static void on_line(layoutd_client *c, const char *line, size_t len, void *user)
+{
+    (void)c;
+    queue *q = user;
+    if (q->count == q->cap) {
+        q->cap = q->cap ? q->cap * 2 : 64;
+        q->lines = realloc(q->lines, q->cap * sizeof(char *));
+    }
+    q->lines[q->count++] = strndup(line, len);
+}
+
+static char *next_line(layoutd_client *c, queue *q, double timeout)
+{
+    double deadline = t_now() + timeout;
+    while (q->head == q->count) {
+        if (!layoutd_client_connected(c)) return NULL;
+        int left = (int)((deadline - t_now()) * 1000);
+        if (left <= 0) return strdup("<timeout>");
+        layoutd_client_wait(c, left, NULL);
+    }
+    return q->lines[q->head++];
+}
+
+static void queue_clear(queue *q)
+{
+    for (size_t i = 0; i < q->count; i++) if (i >= q->head) free(q->lines[i]);
+    free(q->lines);
+    memset(q, 0, sizeof *q);
+}
+
+static int is_expected(const char *line, size_t len)
+{
+    layoutd_json *j = layoutd_json_parse(line, len, NULL, 0);
+    int r = j && j->type == LAYOUTD_JSON_OBJECT &&
+            (layoutd_json_get(j, "result") || layoutd_json_get(j, "error") || layoutd_json_get(j, "event"));
+    layoutd_json_free(j);
+    return r;
+}
+
+static int is_integer_text(const layoutd_json *v)
+{
+    for (size_t i = 0; i < v->text_len; i++)
+        if (v->text[i] == '.' || v->text[i] == 'e' || v->text[i] == 'E') return 0;
+    return 1;
+}
+
+/* transcripts.py's matches(): "<any>" matches anything; same keys in the same order. */
+static int matches(const layoutd_json *want, const layoutd_json *got)
+{
+    if (want->type == LAYOUTD_JSON_STRING && !strcmp(want->str, WILDCARD)) return 1;
+    if (want->type != got->type) return 0;
+    switch (want->type) {
+    case LAYOUTD_JSON_NUMBER: return want->num == got->num && is_integer_text(want) == is_integer_text(got);
+    case LAYOUTD_JSON_STRING: return want->len == got->len && !memcmp(want->str, got->str, want->len);
+    case LAYOUTD_JSON_ARRAY:
+    case LAYOUTD_JSON_OBJECT:
+        if (want->count != got->count) return 0;
+        for (size_t i = 0; i < want->count; i++) {
+            if (want->type == LAYOUTD_JSON_OBJECT && (want->items[i].key_len != got->items[i].key_len ||
+                                                      memcmp(want->items[i].key, got->items[i].key, want->items[i].key_len)))
+                return 0;
+            if (!matches(&want->items[i], &got->items[i])) return 0;
+        }
+        return 1;
+    default: return 1;
+    }
+}
+
+static int same_line(const char *want, const char *got)
+{
+    if (!strstr(want, WILDCARD)) return strcmp(want, got) == 0;
+    layoutd_json *w = layoutd_json_parse(want, strlen(want), NULL, 0), *g = layoutd_json_parse(got, strlen(got), NULL, 0);
+    int r = w && g && matches(w, g);
+    layoutd_json_free(w);
+    layoutd_json_free(g);
+    return r;
+}
+
+static int closes_connection(const char *line)
+{
+    layoutd_json *j = layoutd_json_parse(line, strlen(line), NULL, 0);
+    const char *name = layoutd_json_string(layoutd_json_get(layoutd_json_get(j, "error"), "name"));
+    int r = name && (!strcmp(name, "LineTooLong") || !strcmp(name, "IdleTimeout"));
+    layoutd_json_free(j);
+    return r;
+}
+
+static int typed_checks;
+
+/* The typed reading of a reply, checked against its JSON. */
+static void check_typed(const char *request, const char *reply)
+{
+    layoutd_json *rq = layoutd_json_parse(request, strlen(request), NULL, 0), *rp = layoutd_json_parse(reply, strlen(reply), NULL, 0);
+    const char *method = layoutd_json_string(layoutd_json_get(rq, "method"));
+    const layoutd_json *result = layoutd_json_get(rp, "result"), *event = layoutd_json_get(rp, "event");
+    const layoutd_json *params = layoutd_json_get(rp, "params");
+    if (event && params && !strcmp(layoutd_json_string(event), "view.invalidated")) { result = params; method = "view.scroll"; }
+    if (method && result) {
+        if (!strcmp(method, "view.create") || !strcmp(method, "view.get") || !strcmp(method, "view.subscribe")) {
+            const layoutd_json *snap = !strcmp(method, "view.subscribe") ? layoutd_json_get(result, "snapshot") : result;
+            layoutd_snapshot s;
+            CHECK(layoutd_snapshot_from_json(snap, &s, NULL) == 0, "typed snapshot of %s", reply);
+            const layoutd_json *els = layoutd_json_get(snap, "elements");
+            CHECK(s.epoch == (int64_t)layoutd_json_number(layoutd_json_get(snap, "epoch"), -1), "epoch");
+            CHECK(els && s.element_count == els->count, "element count");
+            for (size_t i = 0; els && i < s.element_count; i++) {
+                const layoutd_json *f = layoutd_json_get(&els->items[i], "frame");
+                CHECK(s.elements[i].frame.y == layoutd_json_number(layoutd_json_get(f, "y"), -1) &&
+                      !strcmp(s.elements[i].id, layoutd_json_string(layoutd_json_get(&els->items[i], "id"))), "element %zu", i);
+            }
+            layoutd_snapshot_free(&s);
+            typed_checks++;
+        } else if (!strncmp(method, "view.", 5) && layoutd_json_get(result, "epoch") && layoutd_json_get(result, "context")) {
+            layoutd_invalidation inv;
+            CHECK(layoutd_invalidation_from_json(result, &inv, NULL) == 0, "typed invalidation of %s", reply);
+            const layoutd_json *en = layoutd_json_get(result, "entered"), *le = layoutd_json_get(result, "left"),
+                               *tr = layoutd_json_get(result, "transition");
+            CHECK(inv.epoch == (int64_t)layoutd_json_number(layoutd_json_get(result, "epoch"), -1), "epoch");
+            CHECK(en && inv.entered_count == en->count && le && inv.left_count == le->count, "delta counts");
+            CHECK(!tr == !inv.transition, "transition presence");
+            if (tr && inv.transition)
+                CHECK(inv.transition->segment_count == layoutd_json_get(tr, "segments")->count, "segments");
+            CHECK(!layoutd_json_get(result, "anchor") == !inv.anchor, "anchor presence");
+            CHECK(!layoutd_json_get(result, "changes") == !inv.has_changes, "changes presence");
+            layoutd_invalidation_free(&inv);
+            typed_checks++;
+        }
+    }
+    layoutd_json_free(rq);
+    layoutd_json_free(rp);
+}
+
+static const char *CONFORMANCE_FLAGS[] = {"--set", "max-line-length=4096", "--set", "max-batch=100", "--set", "max-items=1000",
+                                          "--set", "max-total-items=1200", "--set", "max-views=8", NULL};
+
+static int replay(const char *path, int *lines_compared)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) { perror(path); return 1; }
+    fseek(f, 0, SEEK_END);
+    long size = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *data = malloc((size_t)size + 1);
+    size_t got = fread(data, 1, (size_t)size, f);
+    fclose(f);
+    data[got] = 0;
+    /* lines: split at \n; empty ones are dropped (whitespace-only ones are sent) */
+    size_t n = 0, cap = 256;
+    char **lines = malloc(cap * sizeof(char *));
+    size_t *lens = malloc(cap * sizeof(size_t));
+    for (char *p = data, *end = data + got; p < end;) {
+        char *nl = memchr(p, '\n', (size_t)(end - p));
+        size_t len = nl ? (size_t)(nl - p) : (size_t)(end - p);
+        if (len) {
+            if (n == cap) { cap *= 2; lines = realloc(lines, cap * sizeof(char *)); lens = realloc(lens, cap * sizeof(size_t)); }
+            lines[n] = p;
+            lens[n++] = len;
+            p[len] = 0; /* lines may contain NUL themselves: lens[] is authoritative */
+        }
+        p += len + 1;
+    }
+    td_daemon d = {0};
+    int problems = 0;
+    if (td_start(&d, strstr(path, "/conformance/") ? CONFORMANCE_FLAGS : NULL)) { free(data); free(lines); free(lens); return 1; }
+    queue q = {0};
+    layoutd_error err;
+    layoutd_client *c = layoutd_client_connect(d.path, &err);
+    layoutd_client_set_line_handler(c, on_line, &q);
+    const char *last_request = "(start)";
+    size_t i = 0;
+    while (i < n && !problems) {
+        /* the requests of this step, then what the daemon answers to them */
+        while (i < n && !is_expected(lines[i], lens[i])) {
+            ld_buf b = {0};
+            ld_buf_put(&b, lines[i], lens[i]);
+            ld_buf_put(&b, "\n", 1);
+            layoutd_send_raw(c, b.data, b.len, NULL);
+            ld_buf_free(&b);
+            last_request = lines[i];
+            i++;
+        }
+        const char *last_expected = NULL;
+        while (i < n && is_expected(lines[i], lens[i])) {
+            char *line = next_line(c, &q, 10);
+            const char *actual = line ? line : "<end of stream>";
+            (*lines_compared)++;
+            if (!same_line(lines[i], actual)) {
+                fprintf(stderr, "FAIL %s\n  after %.200s\n  expected: %s\n  actual:   %s\n", path, last_request, lines[i], actual);
+                problems++;
+                free(line);
+                break;
+            }
+            check_typed(last_request, actual);
+            free(line);
+            last_expected = lines[i];
+            i++;
+        }
+        if (!problems && last_expected && closes_connection(last_expected)) {
+            while (next_line(c, &q, 10)) {}
+            layoutd_client_close(c);
+            queue_clear(&q);
+            c = layoutd_client_connect(d.path, &err);
+            layoutd_client_set_line_handler(c, on_line, &q);
+        }
+    }
+    if (!problems) {
+        /* nothing more may arrive */
+        layoutd_client_wait(c, 200, NULL);
+        if (q.head < q.count) {
+            fprintf(stderr, "FAIL %s: unexpected extra line: %s\n", path, q.lines[q.head]);
+            problems++;
+        }
+    }
+    layoutd_client_close(c);
+    queue_clear(&q);
+    td_cleanup(&d);
+    free(data);
+    free(lines);
+    free(lens);
+    return problems;
+}
+
+int main(int argc, char **argv)
+{
+    int failed = 0, ok = 0, lines = 0;
+    for (int i = 1; i < argc; i++) {
+        int before = t_failures;
+        int r = replay(argv[i], &lines);
+        if (r || t_failures != before) { failed++; printf("FAIL %s\n", argv[i]); }
+        else { ok++; printf("ok   %s\n", argv[i]); }
+    }
+    printf("test_transcripts: %d transcripts ok, %d failed; %d daemon lines compared; %d replies read through the typed API (%d checks)\n",
+           ok, failed, lines, typed_checks, t_checks);
+    return failed ? 1 : 0;
+}
