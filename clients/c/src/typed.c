@@ -408,6 +408,7 @@ static ld_arena *take(ld_json *r) { ld_arena *a = r->arena; return a; }
 static int mutation(layoutd_client *c, const char *method, ld_buf *b, const layoutd_mutation_options *o,
                     layoutd_invalidation *out, layoutd_error *err)
 {
+    if (out) memset(out, 0, sizeof *out);
     w_opts(b, o);
     ld_buf_puts(b, "}");
     ld_json *r = call_buf(c, method, b, err);
@@ -494,6 +495,7 @@ int layoutd_sync(layoutd_client *c, layoutd_error *err)
 
 static int snapshot_call(layoutd_client *c, const char *method, ld_buf *b, layoutd_snapshot *out, layoutd_error *err)
 {
+    if (out) memset(out, 0, sizeof *out);
     ld_json *r = call_buf(c, method, b, err);
     if (!r) return -1;
     int rc = out ? layoutd_snapshot_from_json(r, out, err) : 0;
@@ -578,6 +580,7 @@ int layoutd_view_query(layoutd_client *c, const char *view, layoutd_rect r, int6
         ld_buf_puts(&b, "}");
     }
     ld_buf_puts(&b, "}");
+    memset(out, 0, sizeof *out);
     ld_json *res = call_buf(c, "view.query", &b, err);
     if (!res) return -1;
     memset(out, 0, sizeof *out);
@@ -601,6 +604,7 @@ int layoutd_view_query(layoutd_client *c, const char *view, layoutd_rect r, int6
 static int element_call(layoutd_client *c, const char *method, ld_buf *b, const char *field, layoutd_element_result *out,
                         layoutd_error *err)
 {
+    memset(out, 0, sizeof *out);
     ld_json *r = call_buf(c, method, b, err);
     if (!r) return -1;
     memset(out, 0, sizeof *out);
