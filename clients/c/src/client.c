@@ -36,6 +36,8 @@ struct layoutd_subscription {
     void *user;
     bool active;
     bool resyncing;        /* a re-subscribe is on its way: ignore the old id's events */
+    bool failed;           /* the last view.subscribe was refused (error in last_error) */
+    layoutd_error last_error;
     uint64_t resyncs;
     struct layoutd_subscription *next;
 };
@@ -282,17 +284,27 @@ int layoutd_notify(layoutd_client *c, const char *method, const char *params_jso
 
 static void resubscribe_reply(layoutd_client *c, const layoutd_reply *r, void *user);
 
-static void start_resync(layoutd_client *c, layoutd_subscription *s)
+/* Sends view.subscribe for s; the reply (handled in resubscribe_reply, in line order, so the
+   events that follow it in the same read already find the new id) replaces the mirror. */
+static int send_subscribe(layoutd_client *c, layoutd_subscription *s, layoutd_error *err)
 {
-    if (!s->active || s->resyncing || c->fd < 0) return;
     ld_buf b = {0};
     ld_buf_puts(&b, "{\"view\":");
     ld_buf_string(&b, s->view);
     ld_buf_puts(&b, "}");
-    s->resyncing = true;
-    layoutd_error e;
-    if (layoutd_send(c, "view.subscribe", b.data, resubscribe_reply, s, &e) < 0) s->resyncing = false;
+    if (b.failed) { ld_buf_free(&b); ld_set_error(err, LAYOUTD_ERR_ARGUMENT, "InvalidArgument", "view is not UTF-8"); return -1; }
+    s->resyncing = true; /* events of the old id until the reply are stale */
+    s->failed = false;
+    int64_t id = layoutd_send(c, "view.subscribe", b.data, resubscribe_reply, s, err);
     ld_buf_free(&b);
+    if (id < 0) { s->resyncing = false; return -1; }
+    return 0;
+}
+
+static void start_resync(layoutd_client *c, layoutd_subscription *s)
+{
+    if (!s->active || s->resyncing || c->fd < 0) return;
+    send_subscribe(c, s, NULL);
 }
 
 static void resubscribe_reply(layoutd_client *c, const layoutd_reply *r, void *user)
@@ -300,7 +312,9 @@ static void resubscribe_reply(layoutd_client *c, const layoutd_reply *r, void *u
     layoutd_subscription *s = user;
     s->resyncing = false;
     if (!r->result) {
-        if (r->error && strcmp(r->error->name, "ViewNotFound") == 0) {
+        s->failed = true;
+        s->last_error = *r->error;
+        if (strcmp(r->error->name, "ViewNotFound") == 0) {
             s->active = false;
             ld_mirror_invalidate(s->mirror);
         }
@@ -308,13 +322,16 @@ static void resubscribe_reply(layoutd_client *c, const layoutd_reply *r, void *u
     }
     int64_t old = s->id;
     layoutd_snapshot snap;
-    if (layoutd_snapshot_from_json(layoutd_json_get(r->result, "snapshot"), &snap, NULL) == 0) {
-        layoutd_mirror_reset(s->mirror, &snap);
-        layoutd_snapshot_free(&snap);
+    if (layoutd_snapshot_from_json(layoutd_json_get(r->result, "snapshot"), &snap, &s->last_error)) {
+        s->failed = true;
+        return;
     }
+    layoutd_mirror_reset(s->mirror, &snap);
+    layoutd_snapshot_free(&snap);
     s->id = (int64_t)layoutd_json_number(layoutd_json_get(r->result, "subscription"), 0);
+    s->active = true;
     s->resyncs++;
-    if (old > 0 && old != s->id) {
+    if (old > 0 && old != s->id && c->fd >= 0) {
         char p[64];
         snprintf(p, sizeof p, "{\"subscription\":%lld}", (long long)old);
         layoutd_send(c, "view.unsubscribe", p, NULL, NULL, NULL);
@@ -578,43 +595,40 @@ layoutd_subscription *layoutd_subscribe(layoutd_client *c, const char *view, lay
     s->c = c;
     s->cb = cb;
     s->user = user;
+    s->next = c->subs; /* listed before the reply: events right after it must find it */
+    c->subs = s;
     if (layoutd_subscription_resync(c, s, err)) {
+        for (layoutd_subscription **pp = &c->subs; *pp; pp = &(*pp)->next)
+            if (*pp == s) { *pp = s->next; break; }
+        for (pending *p = c->head; p; p = p->next)
+            if (p->user == s) p->cb = NULL;
         layoutd_mirror_free(s->mirror);
         free(s->view);
         free(s);
         return NULL;
     }
-    s->resyncs = 0;
-    s->next = c->subs;
-    c->subs = s;
+    s->resyncs--; /* the first snapshot is not a resync (a gap met meanwhile is) */
     return s;
 }
 
 int layoutd_subscription_resync(layoutd_client *c, layoutd_subscription *s, layoutd_error *err)
 {
-    ld_buf b = {0};
-    ld_buf_puts(&b, "{\"view\":");
-    ld_buf_string(&b, s->view);
-    ld_buf_puts(&b, "}");
-    if (b.failed) { ld_buf_free(&b); ld_set_error(err, LAYOUTD_ERR_ARGUMENT, "InvalidArgument", "view is not UTF-8"); return -1; }
-    s->resyncing = true; /* events of the old id until the reply are stale */
-    ld_json *r = ld_call(c, "view.subscribe", b.data, err);
-    ld_buf_free(&b);
-    s->resyncing = false;
-    if (!r) return -1;
-    layoutd_snapshot snap;
-    if (layoutd_snapshot_from_json(layoutd_json_get(r, "snapshot"), &snap, err)) { layoutd_json_free(r); return -1; }
-    int64_t old = s->id;
-    s->id = (int64_t)layoutd_json_number(layoutd_json_get(r, "subscription"), 0);
-    layoutd_json_free(r);
-    layoutd_mirror_reset(s->mirror, &snap);
-    layoutd_snapshot_free(&snap);
-    s->active = true;
-    s->resyncs++;
-    if (old > 0 && old != s->id && c->fd >= 0) {
-        char p[64];
-        snprintf(p, sizeof p, "{\"subscription\":%lld}", (long long)old);
-        layoutd_send(c, "view.unsubscribe", p, NULL, NULL, NULL);
+    if (send_subscribe(c, s, err)) return -1;
+    int64_t deadline = c->timeout_ms < 0 ? -1 : now_ms() + c->timeout_ms;
+    while (s->resyncing) {
+        int left = deadline < 0 ? -1 : (int)(deadline - now_ms());
+        if (deadline >= 0 && left <= 0) {
+            ld_set_error(err, LAYOUTD_ERR_TIMEOUT, "Timeout", "no reply to view.subscribe within %d ms", c->timeout_ms);
+            return -1;
+        }
+        layoutd_error e;
+        if (layoutd_client_wait(c, left, &e) < 0 && s->resyncing) {
+            s->resyncing = false; /* the connection ended: the pending reply failed */
+        }
+    }
+    if (s->failed) {
+        if (err) *err = s->last_error;
+        return -1;
     }
     return 0;
 }
