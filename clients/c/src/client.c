@@ -15,6 +15,9 @@
 #include <time.h>
 #include <unistd.h>
 
+/* Longest line accepted from the daemon (its output limit is 64 MiB by default). */
+#define LD_MAX_INPUT_LINE (256 * 1024 * 1024)
+
 typedef struct pending {
     int64_t id;
     layoutd_reply_cb cb;
@@ -89,7 +92,7 @@ void ld_error_from_json(layoutd_error *err, const ld_json *e)
     memset(err, 0, sizeof *err);
     const ld_json *code = layoutd_json_get(e, "code"), *name = layoutd_json_get(e, "name"),
                   *msg = layoutd_json_get(e, "message"), *data = layoutd_json_get(e, "data");
-    err->code = (int)layoutd_json_number(code, -32000);
+    err->code = (int)(ld_int(layoutd_json_number(code, -32000), -32000) > -2147483647 && ld_int(layoutd_json_number(code, -32000), -32000) < 2147483647 ? ld_int(layoutd_json_number(code, -32000), -32000) : -32000);
     snprintf(err->name, sizeof err->name, "%s", layoutd_json_string(name) ? layoutd_json_string(name) : "UnknownError");
     snprintf(err->message, sizeof err->message, "%s", layoutd_json_string(msg) ? layoutd_json_string(msg) : "");
     if (data && data->text_len < sizeof err->data) {
@@ -328,7 +331,7 @@ static void resubscribe_reply(layoutd_client *c, const layoutd_reply *r, void *u
     }
     layoutd_mirror_reset(s->mirror, &snap);
     layoutd_snapshot_free(&snap);
-    s->id = (int64_t)layoutd_json_number(layoutd_json_get(r->result, "subscription"), 0);
+    s->id = ld_int(layoutd_json_number(layoutd_json_get(r->result, "subscription"), 0), 0);
     s->active = true;
     s->resyncs++;
     if (old > 0 && old != s->id && c->fd >= 0) {
@@ -349,8 +352,8 @@ static void handle_event(layoutd_client *c, const ld_json *msg, const char *line
 {
     layoutd_event ev = {0};
     ev.name = layoutd_json_string(layoutd_json_get(msg, "event"));
-    ev.subscription = (int64_t)layoutd_json_number(layoutd_json_get(msg, "subscription"), 0);
-    ev.seq = (int64_t)layoutd_json_number(layoutd_json_get(msg, "seq"), 0);
+    ev.subscription = ld_int(layoutd_json_number(layoutd_json_get(msg, "subscription"), 0), 0);
+    ev.seq = ld_int(layoutd_json_number(layoutd_json_get(msg, "seq"), 0), 0);
     ev.params = layoutd_json_get(msg, "params");
     ev.line = line;
     if (!ev.name) return;
@@ -436,6 +439,10 @@ static int read_some(layoutd_client *c, bool *eof, layoutd_error *err)
 {
     *eof = false;
     while (1) {
+        if (c->in_len > LD_MAX_INPUT_LINE && !memchr(c->in, '\n', c->in_len)) {
+            ld_set_error(err, LAYOUTD_ERR_PROTOCOL, "ProtocolError", "the daemon wrote a line longer than %d bytes", LD_MAX_INPUT_LINE);
+            return -1;
+        }
         if (c->in_cap - c->in_len < 65536) {
             size_t cap = c->in_cap ? c->in_cap * 2 : 131072;
             char *n = realloc(c->in, cap);

@@ -50,6 +50,12 @@ void ld_write_view_spec(ld_buf *b, const layoutd_view_spec *spec);
 void ld_mirror_set_transition(layoutd_mirror *m, const layoutd_transition *tr);
 void ld_mirror_invalidate(layoutd_mirror *m);
 
+/* A JSON number as an integer without undefined behaviour: out of range (or not given) gives fallback. */
+static inline int64_t ld_int(double v, int64_t fallback)
+{
+    return v >= -9007199254740992.0 && v <= 9007199254740992.0 ? (int64_t)v : fallback;
+}
+
 /* client.c: a blocking call returning the reply's result tree (owned by the caller) */
 ld_json *ld_call(layoutd_client *c, const char *method, const char *params, layoutd_error *err);
 #endif

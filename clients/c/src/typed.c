@@ -69,11 +69,11 @@ int ld_parse_attributes(ld_arena *a, const ld_json *v, layoutd_attributes *out)
     if (!v || v->type != LD_JSON_OBJECT) return -1;
     out->id = str(a, v, "id");
     out->kind = kind_of(layoutd_json_string(layoutd_json_get(v, "kind")));
-    out->section = (int64_t)num(v, "section");
+    out->section = ld_int(num(v, "section"), 0);
     const ld_json *item = layoutd_json_get(v, "item");
-    out->item = item ? (int64_t)layoutd_json_number(item, -1) : -1;
+    out->item = item ? ld_int(layoutd_json_number(item, -1), -1) : -1;
     out->frame = rect(layoutd_json_get(v, "frame"));
-    out->z_index = (int64_t)num(v, "zIndex");
+    out->z_index = ld_int(num(v, "zIndex"), 0);
     out->alpha = layoutd_json_number(layoutd_json_get(v, "alpha"), 1);
     out->hidden = layoutd_json_bool(layoutd_json_get(v, "hidden"), 0);
     const ld_json *t = layoutd_json_get(v, "transform");
@@ -122,7 +122,7 @@ int ld_parse_snapshot(ld_arena *a, const ld_json *v, layoutd_snapshot *out)
     out->view = str(a, v, "view");
     out->strategy = str(a, v, "strategy");
     out->params = layoutd_json_get(v, "params");
-    out->epoch = (int64_t)num(v, "epoch");
+    out->epoch = ld_int(num(v, "epoch"), 0);
     const ld_json *vp = layoutd_json_get(v, "viewport"), *ci = layoutd_json_get(vp, "contentInsets");
     out->viewport.width = num(vp, "width");
     out->viewport.height = num(vp, "height");
@@ -131,8 +131,8 @@ int ld_parse_snapshot(ld_arena *a, const ld_json *v, layoutd_snapshot *out)
     out->window_margin = num(v, "windowMargin");
     out->window = rect(layoutd_json_get(v, "window"));
     out->content_size = size(layoutd_json_get(v, "contentSize"));
-    out->section_count = (int64_t)num(v, "sectionCount");
-    out->item_count = (int64_t)num(v, "itemCount");
+    out->section_count = ld_int(num(v, "sectionCount"), 0);
+    out->item_count = ld_int(num(v, "itemCount"), 0);
     if (attr_list(a, layoutd_json_get(v, "elements"), &out->element_count, &out->elements)) return -1;
     out->window_truncated = layoutd_json_bool(layoutd_json_get(v, "windowTruncated"), 0);
     out->anchor = layoutd_json_get(v, "anchor");
@@ -174,7 +174,7 @@ int ld_parse_invalidation(ld_arena *a, const ld_json *v, layoutd_invalidation *o
     if (!out->json) return -1;
     v = out->json;
     out->view = str(a, v, "view");
-    out->epoch = (int64_t)num(v, "epoch");
+    out->epoch = ld_int(num(v, "epoch"), 0);
     out->content_size = size(layoutd_json_get(v, "contentSize"));
     out->content_offset = point(layoutd_json_get(v, "contentOffset"));
     const ld_json *ctx = layoutd_json_get(v, "context");
@@ -426,15 +426,15 @@ int layoutd_hello(layoutd_client *c, layoutd_hello_result *out, layoutd_error *e
     memset(out, 0, sizeof *out);
     out->arena_ = take(r);
     out->json = r;
-    out->protocol = (int64_t)num(r, "protocol");
+    out->protocol = ld_int(num(r, "protocol"), 0);
     out->server = layoutd_json_string(layoutd_json_get(r, "server"));
     const ld_json *l = layoutd_json_get(r, "limits");
-    out->maximum_line_length = (int64_t)num(l, "maximumLineLength");
-    out->maximum_views = (int64_t)num(l, "maximumViews");
-    out->maximum_items_per_view = (int64_t)num(l, "maximumItemsPerView");
-    out->maximum_total_items = (int64_t)num(l, "maximumTotalItems");
-    out->maximum_batch_size = (int64_t)num(l, "maximumBatchSize");
-    out->maximum_window_elements = (int64_t)num(l, "maximumWindowElements");
+    out->maximum_line_length = ld_int(num(l, "maximumLineLength"), 0);
+    out->maximum_views = ld_int(num(l, "maximumViews"), 0);
+    out->maximum_items_per_view = ld_int(num(l, "maximumItemsPerView"), 0);
+    out->maximum_total_items = ld_int(num(l, "maximumTotalItems"), 0);
+    out->maximum_batch_size = ld_int(num(l, "maximumBatchSize"), 0);
+    out->maximum_window_elements = ld_int(num(l, "maximumWindowElements"), 0);
     return 0;
 }
 
@@ -445,16 +445,16 @@ int layoutd_status_get(layoutd_client *c, layoutd_status *out, layoutd_error *er
     memset(out, 0, sizeof *out);
     out->arena_ = take(r);
     out->json = r;
-    out->views = (int64_t)num(r, "views");
-    out->items = (int64_t)num(r, "items");
-    out->subscriptions = (int64_t)num(r, "subscriptions");
-    out->requests = (int64_t)num(r, "requests");
-    out->errors = (int64_t)num(r, "errors");
-    out->generation = (int64_t)num(r, "generation");
+    out->views = ld_int(num(r, "views"), 0);
+    out->items = ld_int(num(r, "items"), 0);
+    out->subscriptions = ld_int(num(r, "subscriptions"), 0);
+    out->requests = ld_int(num(r, "requests"), 0);
+    out->errors = ld_int(num(r, "errors"), 0);
+    out->generation = ld_int(num(r, "generation"), 0);
     out->uptime = num(r, "uptime");
     const ld_json *cn = layoutd_json_get(r, "connections");
-    out->connections_open = (int64_t)num(cn, "open");
-    out->connections_accepted = (int64_t)num(cn, "accepted");
+    out->connections_open = ld_int(num(cn, "open"), 0);
+    out->connections_accepted = ld_int(num(cn, "accepted"), 0);
     return 0;
 }
 
@@ -866,7 +866,7 @@ int layoutd_stage_append(layoutd_client *c, const char *upload, size_t n, const 
     ld_buf_puts(&b, "}");
     ld_json *r = call_buf(c, "view.stage.append", &b, err);
     if (!r) return -1;
-    if (items_so_far) *items_so_far = (int64_t)num(r, "items");
+    if (items_so_far) *items_so_far = ld_int(num(r, "items"), 0);
     layoutd_json_free(r);
     return 0;
 }
