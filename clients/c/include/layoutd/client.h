@@ -127,7 +127,8 @@ typedef struct layoutd_transition {
    segments at the previous segment's `to`. The protocol defines no timing curve, so the
    interpolation is linear in time unless `curve` is given: it maps progress 0…1 to 0…1
    (e.g. an ease-in-out for your toolkit). Returns 1 when the element has segments (out filled;
-   pointers into the transition), 0 when it does not move. */
+   pointers into the transition; interpolated effects in per-thread scratch valid until the next
+   call), 0 when it does not move. */
 typedef double (*layoutd_curve)(double progress);
 int layoutd_transition_sample(const layoutd_transition *tr, layoutd_kind kind, const char *id, double t,
                               layoutd_curve curve, layoutd_attributes *out);
@@ -293,7 +294,7 @@ int layoutd_socket_path(const char *explicit_path, char *buf, size_t size, layou
 /* Connects (blocking connect, then the socket is non-blocking). No fallback to the next
    discovery rule when nothing listens. Does not send daemon.hello (see layoutd_hello). */
 layoutd_client *layoutd_client_connect(const char *explicit_path, layoutd_error *err);
-void layoutd_client_close(layoutd_client *c);
+void layoutd_client_close(layoutd_client *c);   /* not from inside one of its callbacks */
 const char *layoutd_client_path(const layoutd_client *c);
 bool layoutd_client_connected(const layoutd_client *c);
 
@@ -503,7 +504,8 @@ const layoutd_attributes *layoutd_mirror_find(const layoutd_mirror *m, layoutd_k
 /* The last transition played into the mirror (NULL if the last invalidation had none). Valid
    until the next change of the mirror. */
 const layoutd_transition *layoutd_mirror_transition(const layoutd_mirror *m);
-/* Iteration in key order (cells, headers, footers; by id): for (i = 0; layoutd_mirror_at(m, i); i++) */
+/* Iteration in key order (cells, headers, footers; by id): for (i = 0; layoutd_mirror_at(m, i); i++).
+   Pointers from a mirror stay valid until it next changes. */
 const layoutd_attributes *layoutd_mirror_at(layoutd_mirror *m, size_t index);
 /* Whether the mirror equals `elements` (sorted by key) element for element. */
 bool layoutd_mirror_equals(layoutd_mirror *m, size_t count, const layoutd_attributes *elements);
