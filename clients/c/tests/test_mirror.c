@@ -16,7 +16,7 @@ static void on_driver_line(layoutd_client *c, const char *line, size_t len, void
     st->last = strndup(line, len);
 }
 
-static int events, animated;
+static int events, animated, truncated;
 
 static void on_event(layoutd_client *c, const layoutd_event *ev, void *user)
 {
@@ -39,6 +39,8 @@ static int compare(layoutd_client *c, layoutd_subscription *s, int step)
     layoutd_rect w = layoutd_mirror_window(m);
     CHECK(w.x == snap.window.x && w.y == snap.window.y && w.width == snap.window.width && w.height == snap.window.height,
           "step %d: window", step);
+    truncated += layoutd_mirror_window_truncated(m) && snap.window_truncated;
+    CHECK(layoutd_mirror_window_truncated(m) == snap.window_truncated, "step %d: windowTruncated", step);
     const layoutd_transition *tr = layoutd_mirror_transition(m);
     if (tr) {
         animated++;
@@ -56,11 +58,11 @@ static int compare(layoutd_client *c, layoutd_subscription *s, int step)
 
 int main(int argc, char **argv)
 {
-    if (argc != 2) { fprintf(stderr, "usage: test_mirror mirror-scenario.jsonl\n"); return 2; }
+    if (argc < 2) { fprintf(stderr, "usage: test_mirror mirror-scenario.jsonl [daemon flags]\n"); return 2; }
     FILE *f = fopen(argv[1], "r");
     if (!f) { perror(argv[1]); return 1; }
     td_daemon d = {0};
-    if (td_start(&d, NULL)) return 1;
+    if (td_start(&d, (const char *const *)argv + 2)) return 1;
     layoutd_error err;
     driver_state st = {0};
     layoutd_client *driver = layoutd_client_connect(d.path, &err), *client = layoutd_client_connect(d.path, &err);
@@ -97,7 +99,8 @@ int main(int argc, char **argv)
     free(line);
     fclose(f);
     CHECK(s && layoutd_subscription_resyncs(s) == 0, "no resync was needed");
-    printf("test_mirror: %d requests, %d refused, %d events, mirror compared after %d events (%d animated): %d checks, %d failures\n",
+    printf("test_mirror%s%s: %d truncated windows, ", argc > 2 ? " with " : "", argc > 2 ? argv[argc - 1] : "", truncated);
+    printf("%d requests, %d refused, %d events, mirror compared after %d events (%d animated): %d checks, %d failures\n",
            step, refused, events, compared, animated, t_checks, t_failures);
     if (s) layoutd_unsubscribe(client, s, NULL);
     free(st.last);

@@ -310,9 +310,57 @@ static void fake(void)
     rmdir(dir);
 }
 
+/* A subscriber that does not read while 3000 scrolls are applied falls behind the output cap:
+   the daemon coalesces its events into one view.resync, which replaces the mirror. */
+static int resync_events, invalidated_events;
+static void count_events(layoutd_client *c, const layoutd_event *ev, void *user)
+{
+    (void)c;
+    (void)user;
+    resync_events += !strcmp(ev->name, "view.resync");
+    invalidated_events += !strcmp(ev->name, "view.invalidated");
+}
+
+static void real_resync(void)
+{
+    td_daemon d = {0};
+    const char *const flags[] = {"--set", "output-cap=4096", NULL};
+    if (td_start(&d, flags)) { CHECK(0, "daemon"); return; }
+    layoutd_error err;
+    layoutd_client *driver = layoutd_client_connect(d.path, &err), *sub_c = layoutd_client_connect(d.path, &err);
+    layoutd_item items[4] = {{.id = "a"}, {.id = "b"}, {.id = "c"}, {.id = "d"}};
+    layoutd_section sec = {.id = "s", .item_count = 4, .items = items};
+    layoutd_view_spec spec = {.view = "photos", .strategy = "flow", .params_json = "{\"itemSize\":{\"width\":100,\"height\":100}}",
+                              .viewport = {.width = 320, .height = 200}, .section_count = 1, .sections = &sec};
+    CHECK(layoutd_view_create(driver, &spec, NULL, &err) == 0, "create");
+    layoutd_subscription *s = layoutd_subscribe(sub_c, "photos", count_events, NULL, &err);
+    CHECK(s != NULL, "subscribe");
+    char params[128];
+    for (int i = 0; i < 3000; i++) {
+        snprintf(params, sizeof params, "{\"view\":\"photos\",\"offset\":{\"x\":0,\"y\":%d}}", i % 100);
+        if (layoutd_notify(driver, "view.scroll", params, &err)) break;
+        if (i % 100 == 99) layoutd_sync(driver, &err); /* keeps the driver's own output flowing */
+    }
+    CHECK(layoutd_sync(driver, &err) == 0, "driver sync");
+    /* now the subscriber reads everything: events, then the resync */
+    CHECK(layoutd_sync(sub_c, &err) == 0, "subscriber sync: %s", err.message);
+    layoutd_snapshot snap;
+    CHECK(layoutd_view_get(sub_c, "photos", &snap, &err) == 0 && snap.epoch == 3000, "view at epoch 3000");
+    layoutd_mirror *m = layoutd_subscription_mirror(s);
+    CHECK(resync_events >= 1 && layoutd_subscription_resyncs(s) == (uint64_t)resync_events && invalidated_events < 3000,
+          "view.resync arrived (%d, with %d events; %llu resyncs: none from a gap)", resync_events, invalidated_events,
+          (unsigned long long)layoutd_subscription_resyncs(s));
+    CHECK(layoutd_mirror_epoch(m) == snap.epoch && layoutd_mirror_equals(m, snap.element_count, snap.elements), "mirror after the resync");
+    layoutd_snapshot_free(&snap);
+    layoutd_client_close(driver);
+    layoutd_client_close(sub_c);
+    td_cleanup(&d);
+}
+
 int main(void)
 {
     real_daemon();
+    real_resync();
     fake();
     return t_report("test_typed");
 }
