@@ -492,7 +492,7 @@ int layoutd_client_dispatch(layoutd_client *c, layoutd_error *err)
     if (eof && c->fd >= 0) {
         drop_connection(c);
         ld_set_error(err, LAYOUTD_ERR_CLOSED, "ConnectionClosed", "the daemon closed the connection");
-        return handled ? handled : -1;
+        return -1; /* the lines before the end were handled */
     }
     if (c->fd < 0 && !handled) {
         ld_set_error(err, LAYOUTD_ERR_CLOSED, "ConnectionClosed", "the daemon closed the connection");

@@ -302,8 +302,9 @@ bool layoutd_client_connected(const layoutd_client *c);
    layoutd_client_wants_write() is true; call layoutd_client_dispatch() when it is ready.
    dispatch reads what is available without blocking, writes pending output, handles every
    complete line (reply callbacks, event callbacks, subscriptions and mirrors) and returns the
-   number of lines handled, or -1 (err) when the connection failed or ended (pending requests
-   then fail with ConnectionClosed). */
+   number of lines handled, or -1 (err) when the connection failed or ended (the lines that
+   arrived before the end were handled; pending requests then fail with ConnectionClosed, or
+   DaemonShutdown after a daemon.shutdown event). */
 int layoutd_client_fd(const layoutd_client *c);
 bool layoutd_client_wants_write(const layoutd_client *c);
 int layoutd_client_dispatch(layoutd_client *c, layoutd_error *err);
