@@ -467,6 +467,15 @@ int layoutd_describe(layoutd_client *c, layoutd_result *out, layoutd_error *err)
     return 0;
 }
 
+int layoutd_reload(layoutd_client *c, layoutd_result *out, layoutd_error *err)
+{
+    ld_json *r = ld_call(c, "daemon.reload", NULL, err);
+    if (!r) return -1;
+    out->arena_ = take(r);
+    out->json = r;
+    return 0;
+}
+
 int layoutd_strategies(layoutd_client *c, layoutd_strategy_list *out, layoutd_error *err)
 {
     ld_json *r = ld_call(c, "strategy.list", NULL, err);

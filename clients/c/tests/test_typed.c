@@ -69,6 +69,8 @@ static void real_daemon(void)
     layoutd_result r;
     CHECK(layoutd_describe(c, &r, &err) == 0 && layoutd_json_get(r.json, "methods"), "describe");
     layoutd_result_free(&r);
+    CHECK(layoutd_reload(c, &r, &err) == 0 && layoutd_json_get(r.json, "generation"), "reload: %s", err.message);
+    layoutd_result_free(&r);
     layoutd_strategy_list sl;
     int flow = 0;
     CHECK(layoutd_strategies(c, &sl, &err) == 0 && sl.count >= 4, "strategy.list");

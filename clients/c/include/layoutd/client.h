@@ -392,6 +392,8 @@ int layoutd_status_get(layoutd_client *c, layoutd_status *out, layoutd_error *er
 void layoutd_status_free(layoutd_status *s);
 
 int layoutd_describe(layoutd_client *c, layoutd_result *out, layoutd_error *err);
+/* daemon.reload: the result (generation, changed, restartRequired, …) as a tree. */
+int layoutd_reload(layoutd_client *c, layoutd_result *out, layoutd_error *err);
 typedef struct {
     size_t count;
     const char *const *names;     /* strategy names in the daemon's order */
