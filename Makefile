@@ -19,7 +19,7 @@ LAYOUTD_ARGS ?=
 # groff-base and man-db check that the man pages render without warnings; zsh runs
 # layoutctl's zsh completion.
 DEB_PACKAGES := libsystemd-dev pkg-config socat python3 python3-jsonschema systemd bubblewrap libseccomp-dev gcc jq librsvg2-bin \
-  patchelf binutils dpkg-dev lintian groff-base man-db zsh nodejs
+  patchelf binutils dpkg-dev lintian groff-base man-db zsh nodejs build-essential
 # The one version (Sources/LayoutProtocol/Release.swift), for the package and pkg-config files.
 VERSION := $(shell sed -n 's/^ *public static let version = "\(.*\)"$$/\1/p' Sources/LayoutProtocol/Release.swift)
 # Debian's interpreter, where python3-jsonschema lives (not a pyenv shim).
@@ -27,6 +27,8 @@ PYTHON := /usr/bin/python3
 
 # Installation layout (make install PREFIX=/usr DESTDIR=/tmp/stage).
 PREFIX ?= /usr/local
+# Whether `make install` installs the C client library too (`make deb` leaves it out).
+CLIENT_LIBRARY ?= yes
 DESTDIR ?=
 BINDIR ?= $(PREFIX)/bin
 SYSCONFDIR ?= $(if $(filter /usr,$(PREFIX)),/etc,$(PREFIX)/etc)
@@ -114,6 +116,7 @@ e2e-test: deps
 client-test: deps
 	$(SWIFT) build --product layoutd
 	LAYOUTD_BINARY=$(CURDIR)/.build/debug/layoutd node --test clients/js/test/
+	$(MAKE) -C clients/c test LAYOUTD_BINARY=$(CURDIR)/.build/debug/layoutd
 
 ## Release builds, every benchmark in one run (a few minutes), a table, and BENCHMARKS.md.
 ## BENCH_ARGS=--quick for 1k and 10k only. Taffy comes from PyPI into .bench-venv; strace, where
@@ -144,6 +147,7 @@ $(BENCH_C)/layoutd-bench-%: bench/c/%.c bench/c/bench.h
 fuzz: deps
 	cd fuzz && $(SWIFT) build -c release --sanitize fuzzer --sanitize address --disable-dead-strip -Xswiftc -use-ld=lld -Xswiftc -sanitize=fuzzer
 	$(PYTHON) scripts/fuzz.py run --seconds $(FUZZ_SECONDS) --targets $(FUZZ_TARGETS)
+	$(MAKE) -C clients/c fuzz FUZZ_SECONDS=$(FUZZ_SECONDS)
 
 ## The soak against a release daemon: SOAK_SECONDS of 64 clients on 16 views with hostile
 ## clients, then order, seq, replay and memory checks; the report lands in .build/soak-report.json.
@@ -189,6 +193,9 @@ install: deps
 	install -D -m 0644 CHANGELOG.md $(DESTDIR)$(DOCDIR)/CHANGELOG.md
 	install -D -m 0644 LICENSE $(DESTDIR)$(DOCDIR)/LICENSE
 	cd protocol && find . -type f | while read -r file; do install -D -m 0644 "$$file" "$(DESTDIR)$(DOCDIR)/protocol/$$file"; done
+	@# The C client library, header and pkg-config file (clients/c). Not in the layoutd .deb: Debian
+	@# ships a shared library in packages of its own (liblayoutd-client1, -dev), not built yet.
+	if [ "$(CLIENT_LIBRARY)" = yes ]; then $(MAKE) -C clients/c install DESTDIR=$(DESTDIR) PREFIX=$(PREFIX); fi
 
 ## The Debian package, offline, in .build/deb/: a staged `make install PREFIX=/usr` with the
 ## system units in /lib/systemd/system (where Debian 12's systemd and deb-systemd-helper look)
@@ -198,11 +205,12 @@ install: deps
 DEB_ROOT := .build/deb/root
 deb: deps
 	rm -rf $(DEB_ROOT) $(DEB_ROOT)-dbgsym
-	$(MAKE) install DESTDIR=$(CURDIR)/$(DEB_ROOT) PREFIX=/usr UNITDIR=/lib/systemd/system PKGCONFIGDIR=/usr/share/pkgconfig
+	$(MAKE) install DESTDIR=$(CURDIR)/$(DEB_ROOT) PREFIX=/usr UNITDIR=/lib/systemd/system PKGCONFIGDIR=/usr/share/pkgconfig CLIENT_LIBRARY=no
 	$(PYTHON) scripts/build-deb.py --root $(DEB_ROOT) --version $(VERSION) --changelog CHANGELOG.md --output .build/deb
 
 ## Removes what install put there; a configuration file that was edited is kept.
 uninstall:
+	$(MAKE) -C clients/c uninstall DESTDIR=$(DESTDIR) PREFIX=$(PREFIX)
 	rm -f $(DESTDIR)$(BINDIR)/layoutd $(DESTDIR)$(BINDIR)/layoutctl
 	rm -f $(DESTDIR)$(INCLUDEDIR)/layoutd/plugin.h $(DESTDIR)$(PLUGINDIR)/waterfall.so $(DESTDIR)$(PKGCONFIGDIR)/layoutd-plugin.pc
 	rm -rf $(DESTDIR)$(RUNTIMEDIR)

@@ -206,6 +206,19 @@ class MakeInstallTests(InstalledTreeChecks, unittest.TestCase):
             os.chmod(os.path.join(plugins, name), 0o644)
         self.check_runs_without_toolchain(self.stage, plugins, expect_extra=["circle", "circle-c"])
 
+    def test_the_c_client_library_installs_with_its_header_and_pkg_config_file(self):
+        environment = dict(os.environ, PKG_CONFIG_SYSROOT_DIR=self.stage,
+                           PKG_CONFIG_LIBDIR=os.path.join(self.stage, "usr/lib/pkgconfig"))
+        flags = run(["pkg-config", "--cflags", "--libs", "layoutd-client"], env=environment)
+        self.assertEqual(flags.returncode, 0, flags.stderr)
+        self.assertIn("-I" + os.path.join(self.stage, "usr/include"), flags.stdout.split())
+        binary = os.path.join(self.stage, "scroll-example")
+        self.addCleanup(lambda: os.path.exists(binary) and os.remove(binary))
+        built = run(["cc", "-O2", os.path.join(ROOT, "clients/c/examples/scroll.c"), "-o", binary] + flags.stdout.split(), env=environment)
+        self.assertEqual(built.returncode, 0, built.stderr)
+        dynamic = run(["readelf", "-d", binary]).stdout
+        self.assertIn("liblayoutd-client.so.1", dynamic, "linked against the installed soname")
+
 
 def parse_control(text):
     fields = {}
