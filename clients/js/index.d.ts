@@ -139,6 +139,8 @@ export class ReloadFailedError extends LayoutdError {}
 export class IdleTimeoutError extends LayoutdError {}
 export class OutputOverflowError extends LayoutdError {}
 export class ElementNotFoundError extends LayoutdError {}
+export class TransitionInProgressError extends LayoutdError {}
+export class NoActiveTransitionError extends LayoutdError {}
 
 // ---------------------------------------------------------------- transports and client
 
@@ -186,6 +188,7 @@ export class Client {
     scroll: Method<Invalidation>; scrollEnd: Method<Invalidation>; scrollTo: Method<Invalidation>; resize: Method<Invalidation>;
     configure: Method<Invalidation>; setStrategy: Method<Invalidation>; setWindowMargin: Method<Invalidation>;
     setAnchor: Method<Invalidation>; setLayoutDirection: Method<Invalidation>;
+    beginTransition: Method; updateTransition: Method; endTransition: Method<Invalidation>;
     stage: {
       begin: Method<{ upload: string; view: string; epoch: number }>;
       append: Method<{ upload: string; items: number; sections: number }>;

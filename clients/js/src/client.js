@@ -25,7 +25,8 @@ const METHODS = {
   strategy: ["list"],
   view: ["create", "delete", "list", "get", "query", "item", "hitTest", "neighbor", "subscribe", "unsubscribe",
     "setData", "update", "measure", "select", "scroll", "scrollEnd", "scrollTo", "resize", "configure",
-    "setStrategy", "setWindowMargin", "setAnchor", "setLayoutDirection"],
+    "setStrategy", "setWindowMargin", "setAnchor", "setLayoutDirection",
+    "beginTransition", "updateTransition", "endTransition"],
   "view.stage": ["begin", "append", "commit", "abort"],
 };
 

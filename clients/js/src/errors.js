@@ -76,6 +76,8 @@ export const ERROR_CODES = Object.freeze({
   IdleTimeout: -32021,
   OutputOverflow: -32022,
   ElementNotFound: -32023,
+  TransitionInProgress: -32024,
+  NoActiveTransition: -32025,
 });
 
 /** Names whose error line closes the connection (protocol/README.md §9). */
@@ -110,6 +112,8 @@ export class ReloadFailedError extends LayoutdError {}
 export class IdleTimeoutError extends LayoutdError {}
 export class OutputOverflowError extends LayoutdError {}
 export class ElementNotFoundError extends LayoutdError {}
+export class TransitionInProgressError extends LayoutdError {}
+export class NoActiveTransitionError extends LayoutdError {}
 
 /** @type {Record<string, typeof LayoutdError>} protocol name → class */
 export const errorClasses = Object.freeze({
@@ -142,6 +146,8 @@ export const errorClasses = Object.freeze({
   IdleTimeout: IdleTimeoutError,
   OutputOverflow: OutputOverflowError,
   ElementNotFound: ElementNotFoundError,
+  TransitionInProgress: TransitionInProgressError,
+  NoActiveTransition: NoActiveTransitionError,
 });
 
 /**
