@@ -20,7 +20,7 @@ def encode_request(method: str, params: Optional[Mapping[str, Any]], id: Optiona
     """One request line: compact JSON, raw UTF-8, keys ``id``, ``method``, ``params``."""
     message: JSONObject = {} if id is None else {"id": id}
     message["method"] = method
-    if params is not None:
+    if params:  # absent means {} (README.md §5)
         message["params"] = to_wire(params)
     return json.dumps(message, separators=(",", ":"), ensure_ascii=False, allow_nan=False).encode() + b"\n"
 
