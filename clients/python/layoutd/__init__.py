@@ -11,7 +11,7 @@ from .discovery import SYSTEM_SOCKET, socket_path
 from .errors import (ParseError, LineTooLong, InvalidRequest, MethodNotFound, InvalidParams, InternalError, ViewNotFound, ViewExists, UnknownStrategy, UnknownParameter, InvalidParameter, InvalidViewport, InvalidSize, InvalidID, DuplicateItemID, DuplicateSectionID, ItemNotFound, SectionNotFound, InvalidBatch, IndexOutOfRange, StaleEpoch, LimitExceeded, PermissionDenied, UnsupportedVersion, DuplicateStrategy, ReloadFailed, IdleTimeout, OutputOverflow, ElementNotFound)
 from .errors import ERRORS, ClientError, ConnectionClosed, LayoutdError, SequenceGap, error_from_reply
 from .mirror import Mirror
-from .model import (Attributes, Context, ElementKey, Event, Insets, Invalidation, Item, JSONObject, Point, Rect,
+from .model import (Attributes, Context, ElementKey, Event, Insets, Invalidation, Item, JSONObject, Point, QueryPage, Rect,
                     Section, Segment, Size, Snapshot, Transform, Transition, Viewport, to_wire)
 from .reconnect import Reconnector, wait_until_serving
 from .transition import TransitionPlayer, attributes_at, interpolate, linear, transition_at
@@ -22,7 +22,7 @@ __all__ = [
     "AsyncClient", "AsyncSubscription", "Client", "RequestId", "Subscription", "encode_request",
     "SYSTEM_SOCKET", "socket_path", "ERRORS", "ClientError", "ConnectionClosed", "LayoutdError", "SequenceGap",
     "error_from_reply", "Mirror", "Attributes", "Context", "ElementKey", "Event", "Insets", "Invalidation", "Item",
-    "JSONObject", "Point", "Rect", "Section", "Segment", "Size", "Snapshot", "Transform", "Transition", "Viewport",
+    "JSONObject", "Point", "QueryPage", "Rect", "Section", "Segment", "Size", "Snapshot", "Transform", "Transition", "Viewport",
     "to_wire", "Reconnector", "wait_until_serving", "TransitionPlayer", "attributes_at", "interpolate", "linear",
     "transition_at",
 ] + ['ParseError', 'LineTooLong', 'InvalidRequest', 'MethodNotFound', 'InvalidParams', 'InternalError', 'ViewNotFound', 'ViewExists', 'UnknownStrategy', 'UnknownParameter', 'InvalidParameter', 'InvalidViewport', 'InvalidSize', 'InvalidID', 'DuplicateItemID', 'DuplicateSectionID', 'ItemNotFound', 'SectionNotFound', 'InvalidBatch', 'IndexOutOfRange', 'StaleEpoch', 'LimitExceeded', 'PermissionDenied', 'UnsupportedVersion', 'DuplicateStrategy', 'ReloadFailed', 'IdleTimeout', 'OutputOverflow', 'ElementNotFound']

@@ -3,7 +3,8 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Optional, Sequence, Tuple, Union
 
-from .model import Invalidation, JSONObject, Point, Rect, Section, Size, Snapshot, Viewport, to_wire
+from .model import (Attributes, Invalidation, JSONObject, Point, QueryPage, Rect, Section, Size, Snapshot, Viewport,
+                    optional_attributes, to_wire)
 
 
 def _params(pairs: Sequence[Tuple[str, Any]]) -> JSONObject:
@@ -67,15 +68,15 @@ class SyncMethods:
         request = _params([("view", view)])
         return Snapshot.from_json(self._invoke('view.get', request))
 
-    def view_hit_test(self, view: str, point: Union[Point, Mapping[str, Any]], *, kinds: Optional[Sequence[str]] = None) -> JSONObject:
+    def view_hit_test(self, view: str, point: Union[Point, Mapping[str, Any]], *, kinds: Optional[Sequence[str]] = None) -> Optional[Attributes]:
         """``view.hitTest`` (see protocol/)."""
         request = _params([("view", view), ("point", point), ("kinds", kinds)])
-        return self._invoke('view.hitTest', request)
+        return optional_attributes(self._invoke('view.hitTest', request).get("element"))
 
-    def view_item(self, view: str, id: str) -> JSONObject:
+    def view_item(self, view: str, id: str) -> Attributes:
         """``view.item`` (see protocol/)."""
         request = _params([("view", view), ("id", id)])
-        return self._invoke('view.item', request)
+        return Attributes.from_json(self._invoke('view.item', request)["attributes"])
 
     def view_list(self) -> JSONObject:
         """``view.list`` (see protocol/)."""
@@ -87,15 +88,15 @@ class SyncMethods:
         request = _params([("view", view), ("animated", animated), ("ifEpoch", if_epoch), ("dryRun", dry_run), ("anchor", anchor), ("sizes", sizes)])
         return Invalidation.from_json(self._invoke('view.measure', request))
 
-    def view_neighbor(self, view: str, id: str, direction: str) -> JSONObject:
+    def view_neighbor(self, view: str, id: str, direction: str) -> Optional[Attributes]:
         """``view.neighbor`` (see protocol/)."""
         request = _params([("view", view), ("id", id), ("direction", direction)])
-        return self._invoke('view.neighbor', request)
+        return optional_attributes(self._invoke('view.neighbor', request).get("element"))
 
-    def view_query(self, view: str, rect: Union[Rect, Mapping[str, Any]], *, limit: Optional[int] = None, after: Optional[Any] = None) -> JSONObject:
+    def view_query(self, view: str, rect: Union[Rect, Mapping[str, Any]], *, limit: Optional[int] = None, after: Optional[Any] = None) -> QueryPage:
         """``view.query`` (see protocol/)."""
         request = _params([("view", view), ("rect", rect), ("limit", limit), ("after", after)])
-        return self._invoke('view.query', request)
+        return QueryPage.from_json(self._invoke('view.query', request))
 
     def view_resize(self, view: str, size: Union[Size, Mapping[str, Any]], *, animated: Optional[bool] = None, if_epoch: Optional[int] = None, dry_run: Optional[bool] = None, anchor: Optional[Any] = None) -> Invalidation:
         """``view.resize`` (see protocol/)."""
@@ -217,12 +218,12 @@ class AsyncMethods:
     async def view_configure(self, view: str, params: Mapping[str, Any], *, animated: Optional[bool] = None, if_epoch: Optional[int] = None, dry_run: Optional[bool] = None, anchor: Optional[Any] = None) -> Invalidation:
         """``view.configure`` (see protocol/)."""
         request = _params([("view", view), ("animated", animated), ("ifEpoch", if_epoch), ("dryRun", dry_run), ("anchor", anchor), ("params", params)])
-        return Invalidation.from_json(await self._invoke('view.configure', request))
+        return Invalidation.from_json((await self._invoke('view.configure', request)))
 
     async def view_create(self, view: str, strategy: str, viewport: Union[Viewport, Mapping[str, Any]], *, params: Optional[Mapping[str, Any]] = None, window_margin: Optional[float] = None, sections: Optional[Sequence[Union[Section, Mapping[str, Any]]]] = None, anchor: Optional[Any] = None, layout_direction: Optional[str] = None) -> Snapshot:
         """``view.create`` (see protocol/)."""
         request = _params([("view", view), ("strategy", strategy), ("params", params), ("viewport", viewport), ("windowMargin", window_margin), ("sections", sections), ("anchor", anchor), ("layoutDirection", layout_direction)])
-        return Snapshot.from_json(await self._invoke('view.create', request))
+        return Snapshot.from_json((await self._invoke('view.create', request)))
 
     async def view_delete(self, view: str) -> JSONObject:
         """``view.delete`` (see protocol/)."""
@@ -232,17 +233,17 @@ class AsyncMethods:
     async def view_get(self, view: str) -> Snapshot:
         """``view.get`` (see protocol/)."""
         request = _params([("view", view)])
-        return Snapshot.from_json(await self._invoke('view.get', request))
+        return Snapshot.from_json((await self._invoke('view.get', request)))
 
-    async def view_hit_test(self, view: str, point: Union[Point, Mapping[str, Any]], *, kinds: Optional[Sequence[str]] = None) -> JSONObject:
+    async def view_hit_test(self, view: str, point: Union[Point, Mapping[str, Any]], *, kinds: Optional[Sequence[str]] = None) -> Optional[Attributes]:
         """``view.hitTest`` (see protocol/)."""
         request = _params([("view", view), ("point", point), ("kinds", kinds)])
-        return await self._invoke('view.hitTest', request)
+        return optional_attributes((await self._invoke('view.hitTest', request)).get("element"))
 
-    async def view_item(self, view: str, id: str) -> JSONObject:
+    async def view_item(self, view: str, id: str) -> Attributes:
         """``view.item`` (see protocol/)."""
         request = _params([("view", view), ("id", id)])
-        return await self._invoke('view.item', request)
+        return Attributes.from_json((await self._invoke('view.item', request))["attributes"])
 
     async def view_list(self) -> JSONObject:
         """``view.list`` (see protocol/)."""
@@ -252,67 +253,67 @@ class AsyncMethods:
     async def view_measure(self, view: str, sizes: Sequence[Mapping[str, Any]], *, animated: Optional[bool] = None, if_epoch: Optional[int] = None, dry_run: Optional[bool] = None, anchor: Optional[Any] = None) -> Invalidation:
         """``view.measure`` (see protocol/)."""
         request = _params([("view", view), ("animated", animated), ("ifEpoch", if_epoch), ("dryRun", dry_run), ("anchor", anchor), ("sizes", sizes)])
-        return Invalidation.from_json(await self._invoke('view.measure', request))
+        return Invalidation.from_json((await self._invoke('view.measure', request)))
 
-    async def view_neighbor(self, view: str, id: str, direction: str) -> JSONObject:
+    async def view_neighbor(self, view: str, id: str, direction: str) -> Optional[Attributes]:
         """``view.neighbor`` (see protocol/)."""
         request = _params([("view", view), ("id", id), ("direction", direction)])
-        return await self._invoke('view.neighbor', request)
+        return optional_attributes((await self._invoke('view.neighbor', request)).get("element"))
 
-    async def view_query(self, view: str, rect: Union[Rect, Mapping[str, Any]], *, limit: Optional[int] = None, after: Optional[Any] = None) -> JSONObject:
+    async def view_query(self, view: str, rect: Union[Rect, Mapping[str, Any]], *, limit: Optional[int] = None, after: Optional[Any] = None) -> QueryPage:
         """``view.query`` (see protocol/)."""
         request = _params([("view", view), ("rect", rect), ("limit", limit), ("after", after)])
-        return await self._invoke('view.query', request)
+        return QueryPage.from_json((await self._invoke('view.query', request)))
 
     async def view_resize(self, view: str, size: Union[Size, Mapping[str, Any]], *, animated: Optional[bool] = None, if_epoch: Optional[int] = None, dry_run: Optional[bool] = None, anchor: Optional[Any] = None) -> Invalidation:
         """``view.resize`` (see protocol/)."""
         request = _params([("view", view), ("animated", animated), ("ifEpoch", if_epoch), ("dryRun", dry_run), ("anchor", anchor), ("size", size)])
-        return Invalidation.from_json(await self._invoke('view.resize', request))
+        return Invalidation.from_json((await self._invoke('view.resize', request)))
 
     async def view_scroll(self, view: str, offset: Any, *, animated: Optional[bool] = None, if_epoch: Optional[int] = None, dry_run: Optional[bool] = None, anchor: Optional[Any] = None, velocity: Optional[Union[Point, Mapping[str, Any]]] = None, horizon: Optional[float] = None) -> Invalidation:
         """``view.scroll`` (see protocol/)."""
         request = _params([("view", view), ("animated", animated), ("ifEpoch", if_epoch), ("dryRun", dry_run), ("anchor", anchor), ("offset", offset), ("velocity", velocity), ("horizon", horizon)])
-        return Invalidation.from_json(await self._invoke('view.scroll', request))
+        return Invalidation.from_json((await self._invoke('view.scroll', request)))
 
     async def view_scroll_end(self, view: str, proposed: Union[Point, Mapping[str, Any]], *, animated: Optional[bool] = None, if_epoch: Optional[int] = None, dry_run: Optional[bool] = None, anchor: Optional[Any] = None, velocity: Optional[Union[Point, Mapping[str, Any]]] = None) -> Invalidation:
         """``view.scrollEnd`` (see protocol/)."""
         request = _params([("view", view), ("animated", animated), ("ifEpoch", if_epoch), ("dryRun", dry_run), ("anchor", anchor), ("proposed", proposed), ("velocity", velocity)])
-        return Invalidation.from_json(await self._invoke('view.scrollEnd', request))
+        return Invalidation.from_json((await self._invoke('view.scrollEnd', request)))
 
     async def view_scroll_to(self, view: str, id: str, *, animated: Optional[bool] = None, if_epoch: Optional[int] = None, dry_run: Optional[bool] = None, anchor: Optional[Any] = None, kind: Optional[str] = None, align: Optional[str] = None, offset: Optional[Any] = None) -> Invalidation:
         """``view.scrollTo`` (see protocol/)."""
         request = _params([("view", view), ("animated", animated), ("ifEpoch", if_epoch), ("dryRun", dry_run), ("anchor", anchor), ("id", id), ("kind", kind), ("align", align), ("offset", offset)])
-        return Invalidation.from_json(await self._invoke('view.scrollTo', request))
+        return Invalidation.from_json((await self._invoke('view.scrollTo', request)))
 
     async def view_select(self, view: str, ids: Sequence[str], *, animated: Optional[bool] = None, if_epoch: Optional[int] = None, dry_run: Optional[bool] = None, anchor: Optional[Any] = None, mode: Optional[str] = None) -> Invalidation:
         """``view.select`` (see protocol/)."""
         request = _params([("view", view), ("animated", animated), ("ifEpoch", if_epoch), ("dryRun", dry_run), ("anchor", anchor), ("ids", ids), ("mode", mode)])
-        return Invalidation.from_json(await self._invoke('view.select', request))
+        return Invalidation.from_json((await self._invoke('view.select', request)))
 
     async def view_set_anchor(self, view: str, anchor: Any, *, animated: Optional[bool] = None, if_epoch: Optional[int] = None, dry_run: Optional[bool] = None) -> Invalidation:
         """``view.setAnchor`` (see protocol/)."""
         request = _params([("view", view), ("animated", animated), ("ifEpoch", if_epoch), ("dryRun", dry_run), ("anchor", anchor)])
-        return Invalidation.from_json(await self._invoke('view.setAnchor', request))
+        return Invalidation.from_json((await self._invoke('view.setAnchor', request)))
 
     async def view_set_data(self, view: str, sections: Sequence[Union[Section, Mapping[str, Any]]], *, animated: Optional[bool] = None, if_epoch: Optional[int] = None, dry_run: Optional[bool] = None, anchor: Optional[Any] = None) -> Invalidation:
         """``view.setData`` (see protocol/)."""
         request = _params([("view", view), ("animated", animated), ("ifEpoch", if_epoch), ("dryRun", dry_run), ("anchor", anchor), ("sections", sections)])
-        return Invalidation.from_json(await self._invoke('view.setData', request))
+        return Invalidation.from_json((await self._invoke('view.setData', request)))
 
     async def view_set_layout_direction(self, view: str, layout_direction: str, *, animated: Optional[bool] = None, if_epoch: Optional[int] = None, dry_run: Optional[bool] = None, anchor: Optional[Any] = None) -> Invalidation:
         """``view.setLayoutDirection`` (see protocol/)."""
         request = _params([("view", view), ("animated", animated), ("ifEpoch", if_epoch), ("dryRun", dry_run), ("anchor", anchor), ("layoutDirection", layout_direction)])
-        return Invalidation.from_json(await self._invoke('view.setLayoutDirection', request))
+        return Invalidation.from_json((await self._invoke('view.setLayoutDirection', request)))
 
     async def view_set_strategy(self, view: str, strategy: str, *, animated: Optional[bool] = None, if_epoch: Optional[int] = None, dry_run: Optional[bool] = None, anchor: Optional[Any] = None, params: Optional[Mapping[str, Any]] = None) -> Invalidation:
         """``view.setStrategy`` (see protocol/)."""
         request = _params([("view", view), ("animated", animated), ("ifEpoch", if_epoch), ("dryRun", dry_run), ("anchor", anchor), ("strategy", strategy), ("params", params)])
-        return Invalidation.from_json(await self._invoke('view.setStrategy', request))
+        return Invalidation.from_json((await self._invoke('view.setStrategy', request)))
 
     async def view_set_window_margin(self, view: str, margin: float, *, animated: Optional[bool] = None, if_epoch: Optional[int] = None, dry_run: Optional[bool] = None, anchor: Optional[Any] = None) -> Invalidation:
         """``view.setWindowMargin`` (see protocol/)."""
         request = _params([("view", view), ("animated", animated), ("ifEpoch", if_epoch), ("dryRun", dry_run), ("anchor", anchor), ("margin", margin)])
-        return Invalidation.from_json(await self._invoke('view.setWindowMargin', request))
+        return Invalidation.from_json((await self._invoke('view.setWindowMargin', request)))
 
     async def view_stage_abort(self, upload: str) -> JSONObject:
         """``view.stage.abort`` (see protocol/)."""
@@ -332,7 +333,7 @@ class AsyncMethods:
     async def view_stage_commit(self, upload: str, *, animated: Optional[bool] = None, if_epoch: Optional[int] = None, dry_run: Optional[bool] = None, anchor: Optional[Any] = None) -> Invalidation:
         """``view.stage.commit`` (see protocol/)."""
         request = _params([("upload", upload), ("animated", animated), ("ifEpoch", if_epoch), ("dryRun", dry_run), ("anchor", anchor)])
-        return Invalidation.from_json(await self._invoke('view.stage.commit', request))
+        return Invalidation.from_json((await self._invoke('view.stage.commit', request)))
 
     async def view_unsubscribe(self, subscription: int) -> JSONObject:
         """``view.unsubscribe`` (see protocol/)."""
@@ -342,4 +343,4 @@ class AsyncMethods:
     async def view_update(self, view: str, updates: Sequence[Mapping[str, Any]], *, animated: Optional[bool] = None, if_epoch: Optional[int] = None, dry_run: Optional[bool] = None, anchor: Optional[Any] = None) -> Invalidation:
         """``view.update`` (see protocol/)."""
         request = _params([("view", view), ("animated", animated), ("ifEpoch", if_epoch), ("dryRun", dry_run), ("anchor", anchor), ("updates", updates)])
-        return Invalidation.from_json(await self._invoke('view.update', request))
+        return Invalidation.from_json((await self._invoke('view.update', request)))

@@ -384,3 +384,23 @@ def to_wire(value: Any) -> Any:
     if isinstance(value, (list, tuple)):
         return [to_wire(v) for v in value]
     return value
+
+
+@dataclass(frozen=True)
+class QueryPage:
+    """``view.query``'s result: the page's elements sorted by key, the selected cells among
+    them, and ``next`` (the cursor for the following page, None on the last one)."""
+    elements: List[Attributes]
+    selected: List[str]
+    next: Optional[JSONObject] = None
+
+    @classmethod
+    def from_json(cls, value: Mapping[str, Any]) -> "QueryPage":
+        nxt = value.get("next")
+        return cls([Attributes.from_json(e) for e in value.get("elements") or []],
+                   [str(i) for i in value.get("selected") or []], dict(nxt) if isinstance(nxt, dict) else None)
+
+
+def optional_attributes(value: Any) -> Optional[Attributes]:
+    """An attributes object, or None for JSON null."""
+    return Attributes.from_json(value) if isinstance(value, dict) else None

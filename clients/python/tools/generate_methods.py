@@ -31,7 +31,17 @@ def snake(name):
     return re.sub(r"([A-Z])", lambda m: "_" + m.group(1).lower(), name)
 
 
+SPECIAL = {
+    "view.item": ("Attributes", 'Attributes.from_json(%s["attributes"])'),
+    "view.hitTest": ("Optional[Attributes]", 'optional_attributes(%s.get("element"))'),
+    "view.neighbor": ("Optional[Attributes]", 'optional_attributes(%s.get("element"))'),
+    "view.query": ("QueryPage", "QueryPage.from_json(%s)"),
+}
+
+
 def result_of(method, schema):
+    if method in SPECIAL:
+        return SPECIAL[method]
     if method in SNAPSHOT:
         return "Snapshot", "Snapshot.from_json(%s)"
     if "invalidation" in json.dumps(schema.get("allOf", "")):
@@ -79,6 +89,8 @@ def render(asynchronous):
         pairs = ", ".join('("%s", %s)' % (p, snake(p)) for p, _ in props)
         lines.append("        request = _params([%s])" % pairs if props else "        request: JSONObject = {}")
         call = "%sself._invoke(%r, request)" % ("await " if asynchronous else "", method)
+        if asynchronous and parse != "%s":
+            call = "(" + call + ")"
         lines.append("        return " + (parse % call) + "\n")
     return "\n".join(lines)
 
@@ -88,7 +100,8 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Optional, Sequence, Tuple, Union
 
-from .model import Invalidation, JSONObject, Point, Rect, Section, Size, Snapshot, Viewport, to_wire
+from .model import (Attributes, Invalidation, JSONObject, Point, QueryPage, Rect, Section, Size, Snapshot, Viewport,
+                    optional_attributes, to_wire)
 
 
 def _params(pairs: Sequence[Tuple[str, Any]]) -> JSONObject:
