@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import unittest
 
 from support import ROOT, Daemon
@@ -95,6 +96,18 @@ class Live(unittest.TestCase):
         self.assertIsNotNone(page.next)
         rest = self.client.view_query("photos", Rect(0, 0, 320, 400), after=page.next)
         self.assertEqual([e.id for e in rest.elements], ["i3"])
+
+    def test_every_described_method_is_typed(self) -> None:
+        described = self.client.daemon_describe()
+        names = [m["name"] for m in described["methods"]]
+        self.assertIn("view.scrollTo", names)
+        errors = {e["name"] for e in described["errors"]} if "errors" in described else set(ERRORS)
+        self.assertLessEqual(errors, set(ERRORS))
+        for name in names:
+            attribute = "subscribe" if name == "view.subscribe" else re.sub(
+                r"([A-Z])", lambda m: "_" + m.group(1).lower(), name.replace(".", "_"))
+            self.assertTrue(callable(getattr(Client, attribute, None)), "no typed method for %s" % name)
+            self.assertTrue(callable(getattr(AsyncClient, attribute, None)), "no async method for %s" % name)
 
     def test_pipelined_and_notifications(self) -> None:
         self.create()
