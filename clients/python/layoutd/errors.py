@@ -167,8 +167,9 @@ ERRORS: Dict[str, Type[LayoutdError]] = {
         PermissionDenied, UnsupportedVersion, DuplicateStrategy, ReloadFailed, IdleTimeout,
         OutputOverflow, ElementNotFound)}
 
-#: Errors after which the daemon closes the connection (protocol/README.md §9).
-CONNECTION_ERRORS = frozenset({"LineTooLong", "IdleTimeout", "OutputOverflow", "PermissionDenied"})
+#: Errors that, written with ``id`` null, precede the daemon closing the connection
+#: (protocol/README.md §9; ``LimitExceeded`` with ``id`` null comes only at accept).
+CONNECTION_ERRORS = frozenset({"LineTooLong", "IdleTimeout", "OutputOverflow", "PermissionDenied", "LimitExceeded"})
 
 
 def error_from_reply(error: Mapping[str, Any], request_id: Any = None) -> LayoutdError:

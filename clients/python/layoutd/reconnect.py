@@ -6,7 +6,6 @@ serve again, creates the views again from that data, subscribes again and resets
 :class:`~layoutd.Mirror` (the same object across reconnects) from the new snapshot."""
 from __future__ import annotations
 
-import socket
 import time
 from typing import Any, Callable, Dict, List, Mapping, Optional, TypeVar
 
@@ -103,6 +102,8 @@ class Reconnector:
         """``action(client)``; after a lost connection, reconnects and runs it once more."""
         try:
             return action(self.client)
+        except TimeoutError:
+            raise  # a slow daemon is not a lost connection
         except RETRYABLE:
             self.reconnect()
             return action(self.client)
@@ -117,7 +118,9 @@ class Reconnector:
                 timeout = 0.0
             if self.client.shutdown is not None or self.client.closed:
                 raise ClientError("daemon.shutdown")
-        except (RETRYABLE + (socket.timeout,)):
+        except TimeoutError:
+            raise
+        except RETRYABLE:
             self.reconnect()
         return events
 

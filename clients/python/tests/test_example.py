@@ -32,5 +32,16 @@ class CsvPicture(unittest.TestCase):
             self.assertEqual(set(re.findall(r">(photo\d+)<", text)), {"photo%d" % n for n in range(60)})
 
 
+class ReadmeExample(unittest.TestCase):
+    def test_complete_example_runs(self) -> None:
+        with open(os.path.join(EXAMPLES, "..", "README.md")) as handle:
+            block = re.findall(r"```python\n(.*?)```", handle.read(), re.S)[0]
+        with Daemon() as daemon:
+            env = dict(os.environ, LAYOUTD_SOCKET=daemon.path, PYTHONPATH=os.path.join(EXAMPLES, ".."))
+            run = subprocess.run([sys.executable, "-c", block], env=env, capture_output=True, text=True, timeout=60)
+        self.assertEqual(run.returncode, 0, run.stderr)
+        self.assertIn("-32001 ViewNotFound", run.stdout)
+
+
 if __name__ == "__main__":
     unittest.main()
