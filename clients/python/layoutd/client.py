@@ -87,8 +87,19 @@ class Client(SyncMethods):
         return self._closed
 
     def send_raw(self, data: bytes) -> None:
-        """Sends bytes as they are (for tests and tools: nothing checks them)."""
-        self.sock.sendall(data)
+        """Sends bytes as they are (for tests and tools: nothing checks them). When the daemon
+        has gone, reads what it still wrote (``daemon.shutdown``, a connection-level error) and
+        raises that error or ConnectionClosed."""
+        try:
+            self.sock.sendall(data)
+        except (BrokenPipeError, ConnectionResetError) as error:
+            try:
+                while self.read_message(1.0) is not None:
+                    pass
+            except (OSError, ValueError):
+                pass
+            self._closed = True
+            raise (self.connection_error or ConnectionClosed("the daemon closed the connection")) from error
 
     def send(self, method: str, params: Optional[Mapping[str, Any]] = None, *,
              id: Optional[RequestId] = None, notification: bool = False) -> Optional[RequestId]:

@@ -147,6 +147,28 @@ class Live(unittest.TestCase):
         asyncio.run(main())
 
 
+class ConnectionErrors(unittest.TestCase):
+    def test_line_too_long_raises_and_closes(self) -> None:
+        with Daemon("--set", "max-line-length=4096") as daemon, Client(daemon.path, timeout=10) as client:
+            with self.assertRaises(layoutd.LineTooLong) as caught:
+                client.view_create("v", "flow", {"width": 320, "height": 200},
+                                   sections=[{"id": "s", "items": [{"id": "item%d" % n} for n in range(1000)]}])
+            self.assertEqual(caught.exception.data, {"limit": 4096})
+            self.assertTrue(client.closed)
+
+    def test_eof_raises_connection_closed(self) -> None:
+        daemon = Daemon().start()
+        try:
+            client = Client(daemon.path, timeout=10)
+            daemon.stop()
+            with self.assertRaises(layoutd.ClientError):
+                client.daemon_status()
+            self.assertIsNotNone(client.shutdown)  # daemon.shutdown arrived first
+            client.close()
+        finally:
+            daemon.__exit__()
+
+
 def cell(id: str, x: float, y: float, alpha: float = 1.0) -> Attributes:
     return Attributes(id, "cell", 0, Rect(x, y, 100, 100), item=0, alpha=alpha)
 

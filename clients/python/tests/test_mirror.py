@@ -134,5 +134,53 @@ class MirrorScenario(unittest.TestCase):
             self.assertEqual(len(subscription.mirror), 0)
 
 
+def flow_view(client: Client, items: int = 30) -> None:
+    client.view_create("v", "flow", {"width": 320, "height": 200}, params={"itemSize": {"width": 100, "height": 100}},
+                       sections=[{"id": "s", "items": [{"id": "i%d" % n} for n in range(items)]}])
+
+
+class MirrorResync(unittest.TestCase):
+    def test_real_resync_replaces_the_mirror(self) -> None:
+        # A subscriber that reads nothing while thousands of scrolls are applied falls behind
+        # the output cap and gets one view.resync instead of the events it missed.
+        with Daemon("--set", "output-cap=4096") as daemon:
+            client = Client(daemon.path, timeout=10)
+            self.addCleanup(client.close)
+            driver = Client(daemon.path, timeout=10)
+            self.addCleanup(driver.close)
+            flow_view(driver)
+            subscription = client.subscribe("v")
+            lines = b"".join(b'{"method":"view.scroll","params":{"view":"v","offset":{"x":0,"y":%d}}}\n' % (n % 900)
+                             for n in range(1, 3001))
+            driver.send_raw(lines)
+            driver.sync()
+            self.assertEqual(driver.view_get("v").epoch, 3000)
+            names: List[str] = []
+            while subscription.mirror.epoch < 3000:
+                event = subscription.next(timeout=10)
+                assert event is not None
+                names.append(event.name)
+            self.assertIn("view.resync", names)
+            self.assertLess(len(names), 3000)
+            self.assertEqual(subscription.mirror.sorted(), driver.view_get("v").elements)
+            client.sync()
+            self.assertEqual(subscription.poll(0), [])
+
+    def test_truncated_window(self) -> None:
+        with Daemon("--set", "max-window-elements=5") as daemon:
+            client = Client(daemon.path, timeout=10)
+            self.addCleanup(client.close)
+            flow_view(client, 60)
+            client.view_set_window_margin("v", 300)
+            subscription = client.subscribe("v")
+            self.assertTrue(subscription.mirror.window_truncated)
+            for y in (0, 250, 900, 1500, 400, 0):
+                client.view_scroll("v", {"x": 0, "y": y})
+                subscription.next(timeout=10)
+                snapshot = client.view_get("v")
+                self.assertEqual(len(subscription.mirror), 5)
+                self.assertEqual(subscription.mirror.sorted(), snapshot.elements)
+
+
 if __name__ == "__main__":
     unittest.main()
