@@ -6,6 +6,7 @@ serve again, creates the views again from that data, subscribes again and resets
 :class:`~layoutd.Mirror` (the same object across reconnects) from the new snapshot."""
 from __future__ import annotations
 
+import socket
 import time
 from typing import Any, Callable, Dict, List, Mapping, Optional, TypeVar
 
@@ -102,7 +103,7 @@ class Reconnector:
         """``action(client)``; after a lost connection, reconnects and runs it once more."""
         try:
             return action(self.client)
-        except TimeoutError:
+        except socket.timeout:
             raise  # a slow daemon is not a lost connection
         except RETRYABLE:
             self.reconnect()
@@ -118,7 +119,7 @@ class Reconnector:
                 timeout = 0.0
             if self.client.shutdown is not None or self.client.closed:
                 raise ClientError("daemon.shutdown")
-        except TimeoutError:
+        except socket.timeout:
             raise
         except RETRYABLE:
             self.reconnect()
