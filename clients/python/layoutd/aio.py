@@ -8,7 +8,7 @@ import collections
 from typing import Any, Deque, Dict, List, Optional, Mapping
 
 from ._methods import AsyncMethods
-from .client import RequestId, decode_line, encode_request
+from .client import RequestId, _apply_own_reply, decode_line, encode_request
 from .discovery import socket_path
 from .errors import CONNECTION_ERRORS, ConnectionClosed, LayoutdError, error_from_reply
 from .mirror import Mirror
@@ -87,7 +87,9 @@ class AsyncClient(AsyncMethods):
         if "error" in reply:
             raise error_from_reply(reply["error"] if isinstance(reply["error"], dict) else {}, request_id)
         result = reply.get("result")
-        return result if isinstance(result, dict) else {}
+        result = result if isinstance(result, dict) else {}
+        _apply_own_reply(result, list(self._subscriptions.values()))
+        return result
 
     async def _invoke(self, method: str, params: JSONObject) -> JSONObject:
         return await self.call(method, params)

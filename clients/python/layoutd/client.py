@@ -11,7 +11,7 @@ from ._methods import SyncMethods
 from .discovery import socket_path
 from .errors import CONNECTION_ERRORS, ClientError, ConnectionClosed, LayoutdError, error_from_reply
 from .mirror import Mirror
-from .model import Event, JSONObject, Snapshot, to_wire
+from .model import Event, Invalidation, JSONObject, Snapshot, to_wire
 
 RequestId = Union[int, str]
 
@@ -30,6 +30,19 @@ def decode_line(line: bytes) -> JSONObject:
     if not isinstance(value, dict):
         raise ClientError("the daemon wrote a line that is not an object: %r" % line[:200])
     return value
+
+
+def _apply_own_reply(result: JSONObject, subscriptions: Any) -> None:
+    """A mutation's reply is the invalidation its event will carry: mirrors of that view apply
+    it now when it is their next epoch (the event is then skipped as already seen)."""
+    if "entered" in result and "epoch" in result and not result.get("dryRun"):
+        change = None
+        for subscription in subscriptions:
+            if subscription.view == result.get("view") and not subscription.ended:
+                if change is None:
+                    change = Invalidation.from_json(result)
+                if change.epoch == subscription.mirror.epoch + 1:
+                    subscription.mirror.apply(change)
 
 
 class Client(SyncMethods):
@@ -124,7 +137,9 @@ class Client(SyncMethods):
              id: Optional[RequestId] = None) -> JSONObject:
         """Sends a request and returns its ``result``; raises the error reply's exception."""
         request_id = self.send(method, params, id=id)
-        return self.wait_reply(request_id)
+        result = self.wait_reply(request_id)
+        _apply_own_reply(result, self._subscriptions.values())
+        return result
 
     def _invoke(self, method: str, params: JSONObject) -> JSONObject:
         return self.call(method, params)

@@ -9,7 +9,9 @@ from typing import List
 
 from support import ROOT, Daemon, jsonl, poll
 
-from layoutd import Attributes, Client, Mirror
+import asyncio
+
+from layoutd import AsyncClient, Attributes, Client, Mirror
 
 SCENARIO = os.path.join(ROOT, "clients", "conformance", "mirror-scenario.jsonl")
 
@@ -78,7 +80,8 @@ class MirrorScenario(unittest.TestCase):
             subscription = client.subscribe("v")
             mirror = subscription.mirror
             change = client.view_scroll("v", {"x": 0, "y": 150})
-            self.assertTrue(mirror.apply(change))  # the reply first
+            self.assertEqual(mirror.epoch, 1)  # the client applied its own reply at once
+            self.assertTrue(mirror.apply(change))  # applying it again is a no-op
             self.assertEqual(mirror.epoch, 1)
             event = subscription.next()  # then its event: same epoch, skipped
             assert event is not None
@@ -132,6 +135,34 @@ class MirrorScenario(unittest.TestCase):
             self.assertEqual(names, ["view.deleted"])
             self.assertTrue(subscription.mirror.deleted)
             self.assertEqual(len(subscription.mirror), 0)
+
+
+class AsyncMirrorScenario(unittest.TestCase):
+    def test_mirror_scenario_async(self) -> None:
+        lines = jsonl(SCENARIO)
+
+        async def main(path: str, driver: Client) -> int:
+            self.assertIn("result", driver_reply(driver, lines[0]))
+            async with await AsyncClient.connect(path) as client:
+                subscription = await client.subscribe("mirror")
+                events = 0
+                for step, line in enumerate(lines[1:], 2):
+                    reply = driver_reply(driver, line)  # blocking: the reader task buffers meanwhile
+                    if "error" in reply or reply["result"].get("dryRun"):
+                        await client.sync()
+                        self.assertTrue(subscription._queue.empty(), "step %d: an event for a refused request" % step)
+                    else:
+                        event = await subscription.next(timeout=10)
+                        assert event is not None
+                        self.assertEqual(event.params, reply["result"])
+                        events += 1
+                    snapshot = await client.view_get("mirror")
+                    self.assertEqual(subscription.mirror.epoch, snapshot.epoch, "step %d" % step)
+                    self.assertEqual(subscription.mirror.sorted(), snapshot.elements, "step %d" % step)
+                return events
+
+        with Daemon() as daemon, Client(daemon.path, timeout=10) as driver:
+            self.assertGreater(asyncio.run(main(daemon.path, driver)), 300)
 
 
 def flow_view(client: Client, items: int = 30) -> None:
