@@ -20,11 +20,15 @@ from .mirror import Mirror
 from .model import (Attributes, Context, ElementKey, Event, Insets, Invalidation, Item, JSONObject, Point, QueryPage, Rect,
                     Section, Segment, Size, Snapshot, Transform, Transition, Viewport, to_wire)
 from .reconnect import Reconnector, wait_until_serving
+from .updates import (DeleteItems, DeleteSections, InsertItems, InsertSections, MoveItem, MoveSection, ReloadItems,
+                      ReloadSections, Update)
 from .transition import TransitionPlayer, attributes_at, interpolate, linear, transition_at
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "DeleteItems", "DeleteSections", "InsertItems", "InsertSections", "MoveItem", "MoveSection", "ReloadItems",
+    "ReloadSections", "Update",
     "AsyncClient", "AsyncSubscription", "Client", "RequestId", "Subscription", "encode_request",
     "SYSTEM_SOCKET", "socket_path", "ERRORS", "ClientError", "ConnectionClosed", "LayoutdError",
     "SequenceGap", "error_from_reply", "Mirror", "Attributes", "Context", "ElementKey", "Event",

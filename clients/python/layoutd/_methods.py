@@ -5,6 +5,7 @@ from typing import Any, Mapping, Optional, Sequence, Tuple, Union
 
 from .model import (Attributes, Invalidation, JSONObject, Point, QueryPage, Rect, Section, Size, Snapshot, Viewport,
                     optional_attributes, to_wire)
+from .updates import Update
 
 
 def _params(pairs: Sequence[Tuple[str, Any]]) -> JSONObject:
@@ -173,7 +174,7 @@ class SyncMethods:
         request = _params([("subscription", subscription)])
         return self._invoke('view.unsubscribe', request)
 
-    def view_update(self, view: str, updates: Sequence[Mapping[str, Any]], *, animated: Optional[bool] = None, if_epoch: Optional[int] = None, dry_run: Optional[bool] = None, anchor: Optional[Any] = None) -> Invalidation:
+    def view_update(self, view: str, updates: Sequence[Union[Update, Mapping[str, Any]]], *, animated: Optional[bool] = None, if_epoch: Optional[int] = None, dry_run: Optional[bool] = None, anchor: Optional[Any] = None) -> Invalidation:
         """``view.update`` (see protocol/)."""
         request = _params([("view", view), ("animated", animated), ("ifEpoch", if_epoch), ("dryRun", dry_run), ("anchor", anchor), ("updates", updates)])
         return Invalidation.from_json(self._invoke('view.update', request))
@@ -340,7 +341,7 @@ class AsyncMethods:
         request = _params([("subscription", subscription)])
         return await self._invoke('view.unsubscribe', request)
 
-    async def view_update(self, view: str, updates: Sequence[Mapping[str, Any]], *, animated: Optional[bool] = None, if_epoch: Optional[int] = None, dry_run: Optional[bool] = None, anchor: Optional[Any] = None) -> Invalidation:
+    async def view_update(self, view: str, updates: Sequence[Union[Update, Mapping[str, Any]]], *, animated: Optional[bool] = None, if_epoch: Optional[int] = None, dry_run: Optional[bool] = None, anchor: Optional[Any] = None) -> Invalidation:
         """``view.update`` (see protocol/)."""
         request = _params([("view", view), ("animated", animated), ("ifEpoch", if_epoch), ("dryRun", dry_run), ("anchor", anchor), ("updates", updates)])
         return Invalidation.from_json((await self._invoke('view.update', request)))

@@ -117,6 +117,19 @@ class Live(unittest.TestCase):
         self.assertEqual([r["epoch"] for r in results], [3, 2, 1])
         self.assertEqual(self.client.view_get("photos").epoch, 4)
 
+    def test_update_operations(self) -> None:
+        self.create()
+        change = self.client.view_update("photos", [
+            layoutd.InsertItems("s", 1, ["x", Item("y", size=Size(50, 50))]), layoutd.DeleteItems(["i0"]),
+            layoutd.MoveItem("i3", "s", 0), layoutd.ReloadItems([Item("i1", size=Size(100, 20))]),
+            layoutd.InsertSections(1, [Section("t", ["z"])])])
+        self.assertEqual(change.changes and change.changes["insertedItems"], ["x", "y", "z"])
+        self.assertEqual(change.changes and change.changes["movedItems"], ["i3"])
+        self.client.view_update("photos", [layoutd.MoveSection("t", 0), layoutd.ReloadSections([Section("s", ["i1"])])])
+        self.client.view_update("photos", [layoutd.DeleteSections(["t"])])
+        snapshot = self.client.view_get("photos")
+        self.assertEqual((snapshot.section_count, snapshot.item_count), (1, 1))
+
     def test_staged_upload(self) -> None:
         self.create()
         upload = self.client.view_stage_begin("photos")["upload"]

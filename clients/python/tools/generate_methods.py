@@ -21,7 +21,7 @@ TYPES = {
     "size": "Union[Size, Mapping[str, Any]]", "offset": "Any", "velocity": "Union[Point, Mapping[str, Any]]",
     "horizon": "float", "proposed": "Union[Point, Mapping[str, Any]]", "kind": "str", "align": "str",
     "ids": "Sequence[str]", "mode": "str", "margin": "float", "upload": "str",
-    "updates": "Sequence[Mapping[str, Any]]", "subscription": "int", "protocol": "Sequence[int]",
+    "updates": "Sequence[Union[Update, Mapping[str, Any]]]", "subscription": "int", "protocol": "Sequence[int]",
 }
 SNAPSHOT = {"view.create", "view.get"}
 HAND_WRITTEN = {"view.subscribe"}
@@ -102,6 +102,7 @@ from typing import Any, Mapping, Optional, Sequence, Tuple, Union
 
 from .model import (Attributes, Invalidation, JSONObject, Point, QueryPage, Rect, Section, Size, Snapshot, Viewport,
                     optional_attributes, to_wire)
+from .updates import Update
 
 
 def _params(pairs: Sequence[Tuple[str, Any]]) -> JSONObject:
