@@ -112,6 +112,12 @@ def _params(pairs: Sequence[Tuple[str, Any]]) -> JSONObject:
 
 '''
 
+def generate():
+    return HEADER + render(False) + "\n\n" + render(True)
+
+
+OUTPUT = os.path.join(HERE, "..", "layoutd", "_methods.py")
+
 if __name__ == "__main__":
-    with open(os.path.join(HERE, "..", "layoutd", "_methods.py"), "w") as handle:
-        handle.write(HEADER + render(False) + "\n\n" + render(True))
+    with open(OUTPUT, "w") as handle:
+        handle.write(generate())
