@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import collections
 import json
+import select
 import socket
 from typing import Any, Callable, Deque, Dict, Iterator, List, Mapping, Optional, Union
 
@@ -51,6 +52,7 @@ class Client(SyncMethods):
     ``Client()`` connects to the discovered socket (:func:`layoutd.socket_path`); every protocol
     method is a method (``view_create``, ``view_scroll_to``, ``daemon_sync`` …); ``call`` sends
     any method with raw params. Error replies raise the :mod:`layoutd.errors` class of their name.
+    One thread at a time: use one client per thread, or :class:`layoutd.AsyncClient`.
     """
 
     def __init__(self, path: Optional[str] = None, *, timeout: Optional[float] = 30.0) -> None:
@@ -170,7 +172,6 @@ class Client(SyncMethods):
 
     def pending(self, timeout: float = 0.0) -> bool:
         """Whether a line is (or bytes are) readable within ``timeout`` seconds."""
-        import select
         if b"\n" in self._buffer:
             return True
         ready, _, _ = select.select([self.sock], [], [], timeout)
