@@ -57,8 +57,10 @@ def methods():
         method = name[: -len(".params.json")]
         if method in HAND_WRITTEN:
             continue
-        params = json.load(open(os.path.join(SCHEMAS, name)))
-        result = json.load(open(os.path.join(SCHEMAS, method + ".result.json")))
+        with open(os.path.join(SCHEMAS, name)) as handle:
+            params = json.load(handle)
+        with open(os.path.join(SCHEMAS, method + ".result.json")) as handle:
+            result = json.load(handle)
         required = set(params.get("required") or [])
         props = list((params.get("properties") or {}).items())
         out.append((method, props, required, result_of(method, result)))
