@@ -19,7 +19,7 @@ LAYOUTD_ARGS ?=
 # groff-base and man-db check that the man pages render without warnings; zsh runs
 # layoutctl's zsh completion.
 DEB_PACKAGES := libsystemd-dev pkg-config socat python3 python3-jsonschema systemd bubblewrap libseccomp-dev gcc jq librsvg2-bin \
-  patchelf binutils dpkg-dev lintian groff-base man-db zsh nodejs build-essential
+  patchelf binutils dpkg-dev lintian groff-base man-db zsh nodejs build-essential python3-venv
 # The one version (Sources/LayoutProtocol/Release.swift), for the package and pkg-config files.
 VERSION := $(shell sed -n 's/^ *public static let version = "\(.*\)"$$/\1/p' Sources/LayoutProtocol/Release.swift)
 # Debian's interpreter, where python3-jsonschema lives (not a pyenv shim).
@@ -27,6 +27,8 @@ PYTHON := /usr/bin/python3
 
 # Installation layout (make install PREFIX=/usr DESTDIR=/tmp/stage).
 PREFIX ?= /usr/local
+# Where the Python client's tests get mypy (PyPI), apart from Debian's interpreter.
+CLIENT_VENV := .build/client-venv
 # Whether `make install` installs the C client library too (`make deb` leaves it out).
 CLIENT_LIBRARY ?= yes
 DESTDIR ?=
@@ -117,6 +119,10 @@ client-test: deps
 	$(SWIFT) build --product layoutd
 	LAYOUTD_BINARY=$(CURDIR)/.build/debug/layoutd node --test clients/js/test/
 	$(MAKE) -C clients/c test LAYOUTD_BINARY=$(CURDIR)/.build/debug/layoutd
+	@# The Python client under Debian's interpreter, with mypy from PyPI in a venv of its own.
+	test -x $(CLIENT_VENV)/bin/python || $(PYTHON) -m venv $(CLIENT_VENV)
+	$(CLIENT_VENV)/bin/python -m pip install -q -r clients/python/requirements-test.txt
+	LAYOUTD_BINARY=$(CURDIR)/.build/debug/layoutd PYTHON=$(CLIENT_VENV)/bin/python clients/python/run-tests.sh
 
 ## Release builds, every benchmark in one run (a few minutes), a table, and BENCHMARKS.md.
 ## BENCH_ARGS=--quick for 1k and 10k only. Taffy comes from PyPI into .bench-venv; strace, where

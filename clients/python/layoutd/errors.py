@@ -158,6 +158,14 @@ class ElementNotFound(LayoutdError):
     NAME, CODE = "ElementNotFound", -32023
 
 
+class TransitionInProgress(LayoutdError):
+    NAME, CODE = "TransitionInProgress", -32024
+
+
+class NoActiveTransition(LayoutdError):
+    NAME, CODE = "NoActiveTransition", -32025
+
+
 ERRORS: Dict[str, Type[LayoutdError]] = {
     cls.NAME: cls for cls in (
         ParseError, LineTooLong, InvalidRequest, MethodNotFound, InvalidParams, InternalError,
@@ -165,7 +173,7 @@ ERRORS: Dict[str, Type[LayoutdError]] = {
         InvalidViewport, InvalidSize, InvalidID, DuplicateItemID, DuplicateSectionID,
         ItemNotFound, SectionNotFound, InvalidBatch, IndexOutOfRange, StaleEpoch, LimitExceeded,
         PermissionDenied, UnsupportedVersion, DuplicateStrategy, ReloadFailed, IdleTimeout,
-        OutputOverflow, ElementNotFound)}
+        OutputOverflow, ElementNotFound, TransitionInProgress, NoActiveTransition)}
 
 #: Errors that, written with ``id`` null, precede the daemon closing the connection
 #: (protocol/README.md §9; ``LimitExceeded`` with ``id`` null comes only at accept).

@@ -22,6 +22,7 @@ TYPES = {
     "horizon": "float", "proposed": "Union[Point, Mapping[str, Any]]", "kind": "str", "align": "str",
     "ids": "Sequence[str]", "mode": "str", "margin": "float", "upload": "str",
     "updates": "Sequence[Union[Update, Mapping[str, Any]]]", "subscription": "int", "protocol": "Sequence[int]",
+    "commit": "bool", "progress": "float",
 }
 SNAPSHOT = {"view.create", "view.get"}
 HAND_WRITTEN = {"view.subscribe"}
