@@ -31,6 +31,10 @@ public enum LayoutError: Error, Hashable, Sendable {
     case limitExceeded(limit: String, maximum: Int)
     /// The view moved on since the epoch the client based its change on.
     case staleEpoch(expected: Int, actual: Int)
+    /// `beginMove` while an interactive move (of item `id`) is in progress.
+    case moveInProgress(id: String)
+    /// `updateMove` or `endMove` with no interactive move in progress.
+    case noActiveMove
 
     /// The stable, machine-readable name clients switch on.
     public var name: String {
@@ -51,6 +55,8 @@ public enum LayoutError: Error, Hashable, Sendable {
         case .indexOutOfRange: "IndexOutOfRange"
         case .limitExceeded: "LimitExceeded"
         case .staleEpoch: "StaleEpoch"
+        case .moveInProgress: "MoveInProgress"
+        case .noActiveMove: "NoActiveMove"
         }
     }
 
@@ -88,6 +94,10 @@ public enum LayoutError: Error, Hashable, Sendable {
             "\(limit) would exceed its limit of \(maximum)"
         case .staleEpoch(let expected, let actual):
             "the view is at epoch \(actual), not \(expected)"
+        case .moveInProgress(let id):
+            "item '\(id)' is being moved; end that move first"
+        case .noActiveMove:
+            "no interactive move is in progress"
         }
     }
 
@@ -111,6 +121,8 @@ public enum LayoutError: Error, Hashable, Sendable {
             ["target": target, "index": String(index), "count": String(count)]
         case .limitExceeded(let limit, let maximum): ["limit": limit, "maximum": String(maximum)]
         case .staleEpoch(let expected, let actual): ["expected": String(expected), "actual": String(actual)]
+        case .moveInProgress(let id): ["id": id]
+        case .noActiveMove: [:]
         }
     }
 }

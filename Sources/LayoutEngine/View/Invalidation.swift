@@ -53,4 +53,9 @@ public struct Invalidation: Hashable, Sendable {
     public var anchorPolicy: String?
     /// For `scrollTo`: cells in the new window whose sizes are still estimates.
     public var needsMeasure: [String]?
+    /// The interactive move in force after the change, if any: the item, its target and the
+    /// auto-scroll velocity (see `View.updateMove`).
+    public var move: MoveReport?
+    /// The move this change ended, and why (`endMove`, or another change that ended it).
+    public var moveEnded: MoveEnd?
 }

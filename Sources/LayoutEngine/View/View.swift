@@ -40,6 +40,8 @@ public final class View {
     /// The window the last mutation left, while the layout has not changed since (see
     /// `View+Delta.swift`): the "before" of the next delta, so it is not queried again.
     var lastWindow: WindowRecord?
+    /// An interactive move in progress, if any (`View+Move.swift`).
+    public internal(set) var moveState = MoveState.idle
 
     // MARK: Lifecycle
 
@@ -94,6 +96,7 @@ public final class View {
         scrollTarget = other.scrollTarget
         layoutDirection = other.layoutDirection
         lastWindow = other.lastWindow
+        moveState = other.moveState
     }
 
     // MARK: Queries
