@@ -123,21 +123,25 @@ extension Layout {
         return (dx * dx + dy * dy).squareRoot()
     }
 
-    /// Whether `point` comes before the centre of `frame` in reading order: lines follow one
-    /// another along the scroll axis (down, or across the reading direction when horizontal),
-    /// and within a line the reading direction runs across it (left to right, or right to left
-    /// when `rightToLeft`). A point beside the frame's line compares along the scroll axis; one
-    /// within it, across.
+    /// Whether `point` comes before the centre of `frame` in reading order, compared along the
+    /// axis on which it lies farther from the centre relative to the frame's extent there (ties
+    /// across): along the scroll axis lines follow one another (down, or across the reading
+    /// direction when horizontal); across it the reading direction runs (left to right, or right
+    /// to left when `rightToLeft`). So a full-width row of a list splits at its middle line and a
+    /// grid cell at its middle column, and a finger beside a cell's line compares by lines.
     func precedes(_ point: Point, centreOf frame: Rect, rightToLeft: Bool) -> Bool {
         let axis = strategy.scrollAxis
         let main = axis.mainRange(of: frame)
-        let mainPosition = axis.main(of: point)
+        let cross = axis.crossRange(of: frame)
         // A horizontal view's lines run right to left when the view reads right to left.
         let mainForward = axis == .horizontal && rightToLeft ? -1.0 : 1.0
         let crossForward = axis == .vertical && rightToLeft ? -1.0 : 1.0
-        if mainPosition < main.min { return mainForward > 0 }
-        if mainPosition >= main.max { return mainForward < 0 }
-        let cross = axis.crossRange(of: frame)
-        return (axis.cross(of: point) - (cross.min + cross.max) / 2) * crossForward < 0
+        let alongMain = (axis.main(of: point) - (main.min + main.max) / 2) * mainForward
+        let alongCross = (axis.cross(of: point) - (cross.min + cross.max) / 2) * crossForward
+        let tiny = 1e-9
+        if abs(alongMain) / max(main.max - main.min, tiny) > abs(alongCross) / max(cross.max - cross.min, tiny) {
+            return alongMain < 0
+        }
+        return alongCross < 0
     }
 }
