@@ -79,6 +79,8 @@ public enum ErrorCatalog {
         ("IdleTimeout", -32021, "a partial line made no progress, or was not complete, before its deadline; the connection closes"),
         ("OutputOverflow", -32022, "the client left more output unread than the daemon holds for it; the connection closes"),
         ("ElementNotFound", -32023, "the section exists but has no element of that kind (a header, a footer)"),
+        ("MoveInProgress", -32024, "an interactive move is in progress on the view; end it first"),
+        ("NoActiveMove", -32025, "no interactive move is in progress on the view"),
         ("LineTooLong", -32700, "a line is longer than the limit; the connection closes"),
     ]
 

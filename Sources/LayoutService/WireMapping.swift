@@ -209,7 +209,31 @@ enum WireMapping {
             writer.write(raw: #","needsMeasure":"#)
             write(ids: needsMeasure, into: &writer)
         }
+        if let move = invalidation.move {
+            writer.write(raw: #","moving":"#)
+            writer.write(move.id)
+            writer.write(raw: #","target":"#)
+            write(position: move.target, into: &writer)
+            writer.write(raw: #","autoScroll":"#)
+            writer.write(point: move.autoScroll)
+        }
+        if let ended = invalidation.moveEnded {
+            writer.write(raw: #","moveEnded":{"id":"#)
+            writer.write(ended.id)
+            writer.write(raw: #","reason":"#)
+            writer.write(ended.reason.rawValue)
+            writer.append(UInt8(ascii: "}"))
+        }
         if dryRun { writer.write(raw: #","dryRun":true"#) }
+        writer.append(UInt8(ascii: "}"))
+    }
+
+    /// `{"section":s,"item":i}`.
+    static func write(position: ItemIndexPath, into writer: inout JSONWriter) {
+        writer.write(raw: #"{"section":"#)
+        writer.write(Double(position.section))
+        writer.write(raw: #","item":"#)
+        writer.write(Double(position.item))
         writer.append(UInt8(ascii: "}"))
     }
 

@@ -31,6 +31,9 @@ struct EncodingTests {
         let listMode: [String: ParameterValue] = ["mode": .string("list")]
         invalidations.append(try view.scrollTo(ElementKey(kind: .cell, id: "item-150"), align: .center))
         invalidations.append(try view.measure([("item-148", Size(width: 70, height: 70))], anchor: .lastVisible))
+        invalidations.append(try view.beginMove("item-150"))
+        invalidations.append(try view.updateMove(to: Point(x: 10, y: 830)))
+        invalidations.append(try view.endMove(commit: true))
         invalidations.append(try view.switchStrategy(to: "display", parameters: listMode, animated: true))
         var checked = 0
         for invalidation in invalidations {
@@ -139,6 +142,14 @@ struct EncodingTests {
         if let changes = invalidation.changes { object["changes"] = Self.changes(changes) }
         if let transition = invalidation.transition { object["transition"] = Self.transition(transition) }
         if let ids = invalidation.needsMeasure { object["needsMeasure"] = .array(ids.map { .string($0) }) }
+        if let move = invalidation.move {
+            object["moving"] = .string(move.id)
+            object["target"] = .object(["section": .number(Double(move.target.section)), "item": .number(Double(move.target.item))])
+            object["autoScroll"] = .point(move.autoScroll)
+        }
+        if let ended = invalidation.moveEnded {
+            object["moveEnded"] = .object(["id": .string(ended.id), "reason": .string(ended.reason.rawValue)])
+        }
         return .object(object)
     }
 
