@@ -52,12 +52,23 @@ public struct MoveReport: Hashable, Sendable {
     public var id: String
     public var target: ItemIndexPath
     public var autoScroll: Point
+
+    public init(id: String, target: ItemIndexPath, autoScroll: Point) {
+        self.id = id
+        self.target = target
+        self.autoScroll = autoScroll
+    }
 }
 
 /// The move an invalidation ended (`Invalidation.moveEnded`).
 public struct MoveEnd: Hashable, Sendable {
     public var id: String
     public var reason: MoveEndReason
+
+    public init(id: String, reason: MoveEndReason) {
+        self.id = id
+        self.reason = reason
+    }
 }
 
 /// What a mutation does to a move in progress (`View.mutate`).
@@ -229,6 +240,21 @@ extension View {
         }
         moveState = .moving(active)
         try? followFinger()
+    }
+
+    /// `transition` with each element's last segment ending where the element is now: a change
+    /// during a move (an animated selection or measurement) was planned before the target
+    /// followed the finger again.
+    func endingWhereElementsAre(_ transition: Transition) -> Transition {
+        var result = transition
+        var last = [ElementKey: Int]()
+        for (index, segment) in transition.segments.enumerated() { last[segment.key] = index }
+        for index in last.values {
+            let segment = result.segments[index]
+            guard segment.to.alpha != 0, let now = layout.attributes(for: segment.key) else { continue }
+            result.segments[index].to = now
+        }
+        return result
     }
 
     /// What the invalidation reports about the move in force after a change.

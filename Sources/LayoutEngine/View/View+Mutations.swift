@@ -334,11 +334,14 @@ extension View {
         if let ended {
             let reason = model.contains(item: ended.move.id) ? ended.reason : .itemDeleted
             outcome.moveEnded = MoveEnd(id: ended.move.id, reason: reason)
+            // Putting the item back changed frames the body's change start does not cover.
+            outcome.changeStart = nil
         } else if case .keeps = move, moveState.activeMove != nil {
             // The finger stays where it is on screen: the target follows what changed under it.
             try followFinger()
             outcome.changeStart = nil
             outcome.window = nil
+            if let transition = outcome.transition { outcome.transition = endingWhereElementsAre(transition) }
         }
         epoch += 1
 
