@@ -306,7 +306,16 @@ MUTATIONS = [
     ("view.scrollTo", FLOW, {"id": "i120", "align": "center", "offset": 10}),
     ("view.setAnchor", FLOW, {"anchor": {"id": "i3", "edge": "end"}}),
     ("view.setLayoutDirection", FLOW, {"animated": True, "layoutDirection": "rtl"}),
+    ("view.beginMove", FLOW, {"id": "i7"}),
+    ("view.updateMove", FLOW, {"point": {"x": 300, "y": 640}}),
+    ("view.endMove", FLOW, {"commit": True}),
 ]
+
+# What a mutation needs done first (on the fresh view, before the state is taken).
+MUTATION_SETUP = {
+    "view.updateMove": [("view.beginMove", {"id": "i7"})],
+    "view.endMove": [("view.beginMove", {"id": "i7"}), ("view.updateMove", {"point": {"x": 150, "y": 400}})],
+}
 
 
 class DryRunTests(unittest.TestCase):
@@ -373,6 +382,9 @@ class DryRunTests(unittest.TestCase):
         for method, (strategy, strategy_params), params in MUTATIONS:
             with self.subTest(method=method, strategy=strategy):
                 name = self.fresh_view(strategy, strategy_params)
+                for setup, setup_params in MUTATION_SETUP.get(method, []):
+                    self.assertIn(b'"result"', self.line(setup, dict(setup_params, view=name)))
+                self.events()
                 before = self.state(name)
                 epoch = json.loads(before[0])["result"]["epoch"]
                 request = dict(params, view=name, ifEpoch=epoch)
