@@ -602,6 +602,9 @@ def document(rows, counts, repetitions, toolchain, notes):
                worst and worst[1], limit, "worst %.0f B/item" + (" (%s; %s)" % (worst[0], ", ".join("%s %.0f" % entry for entry in measured)) if worst else ""),
                "the model is about 42 B/item with short ids and 68 with UUIDs; a staged upload holds its items as specs "
                "until the commit, which replaces the data through a diff by id, and glibc keeps part of what that frees")
+    row = find(rows, "flow: updateMove (a finger's 16 pt step)", big)
+    target("flow updateMove at 1M ≤ 30 µs (engine: the target, the re-flow, the window delta)", row and row["median"], 30, "%.1f µs",
+           "a 16 pt drag step; the target changes every few steps (one model move and the incremental re-flow)")
     for operation, unit in (("scrollTo a random item", "view"), ("hitTest", "engine")):
         worst = None
         for strategy in ("flow", "collapsible", "ultravisual", "display"):
