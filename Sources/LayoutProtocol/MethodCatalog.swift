@@ -111,7 +111,10 @@ public enum MethodCatalog {
             [p("layoutDirection", "ltr|rtl", "the direction")]),
         Method.mutation(
             "view.beginMove", "start an interactive move: the item follows the finger, the others re-flow around its target",
-            [p("id", "string", "the item to drag")], result: "invalidation with move"),
+            [
+                p("id", "string", "the item to drag"),
+                p("point", "{x, y}", "the finger in viewport coordinates (default: the item's centre)", required: false),
+            ], result: "invalidation with moving, target, autoScroll"),
         Method.mutation(
             "view.updateMove", "the finger moved (or stayed while the client scrolled): new target and auto-scroll",
             [p("point", "{x, y}", "the finger in viewport coordinates (content point minus viewport.offset)")],

@@ -356,7 +356,9 @@ final class ViewHost: @unchecked Sendable {
     func beginMove(_ params: inout ParamsReader) throws(WireError) -> ViewReply {
         try mutate(&params) { (params, options) throws(WireError) in
             let id = try params.string("id")
-            return Mutation { view throws(LayoutError) in try view.beginMove(id, ifEpoch: options.ifEpoch) }
+            let point = try params.optionalPoint("point")
+            if let point, !point.isFinite { throw .invalidParams("params.point", "must be finite") }
+            return Mutation { view throws(LayoutError) in try view.beginMove(id, at: point, ifEpoch: options.ifEpoch) }
         }
     }
 
