@@ -175,6 +175,30 @@ public final class Layout {
         return strategy.updateViewport(target, model: model)
     }
 
+    /// Moves one item to `target` for an interactive move: the strategy sees the item leave and
+    /// then arrive (a deletion and an insertion by id, one edit each), two incremental updates,
+    /// where a batch `moveItem` is one change of two edits that a strategy may lay out in full.
+    /// The model ends exactly as the batch would leave it.
+    ///
+    /// - Precondition: `id` is in the model; `target` is a valid final position.
+    func moveItem(_ id: String, to target: ItemIndexPath) {
+        // In place: a copy of the model would copy its storage on the first write.
+        let from = model.sections[model.indexPath(ofItem: id)!.section].id
+        let (record, removal) = model.removeItem(id)
+        revision += 1
+        var left = DataChanges()
+        left.deletedItems = [id]
+        left.touchedSections = [from]
+        left.edits = [removal]
+        strategy.dataDidChange(left, model: model)
+        let insertion = model.insert(moved: record, at: target)
+        var arrived = DataChanges()
+        arrived.insertedItems = [id]
+        arrived.touchedSections = [model.sections[target.section].id]
+        arrived.edits = [insertion]
+        strategy.dataDidChange(arrived, model: model)
+    }
+
     /// Draws `item` at its dragged place (nil: back in its slot).
     func setMovingItem(_ item: MovingItem?) {
         guard item != movingItem else { return }

@@ -104,7 +104,7 @@ extension View {
             let offset = viewport.offset
             let point = finger ?? Point(x: slot.frame.midX - offset.x, y: slot.frame.midY - offset.y)
             moveState = .moving(ActiveMove(id: id, origin: path, target: path, point: point, autoScroll: .zero))
-            try followFinger()
+            followFinger()
             return Outcome()
         }
     }
@@ -123,7 +123,7 @@ extension View {
             try Self.validate(movePoint: point)
             active.point = point
             moveState = .moving(active)
-            try followFinger()
+            followFinger()
             return Outcome()
         }
     }
@@ -164,7 +164,7 @@ extension View {
                 }
                 outcome.context.invalidatedItems = [active.id]
             } else {
-                try putBack(active)
+                putBack(active)
                 outcome.context.invalidatedItems = [active.id]
             }
             outcome.moveEnded = MoveEnd(id: active.id, reason: commit ? .committed : .cancelled)
@@ -192,7 +192,7 @@ extension View {
     /// the moving item, or the one after it when the finger is past X's centre in reading order.
     /// The item's own slot proposes where it is. So the item swaps with a neighbour only once
     /// the finger passes the neighbour's centre, and a still finger never makes it oscillate.
-    func followFinger() throws(LayoutError) {
+    func followFinger() {
         guard var active = moveState.activeMove else { return }
         let offset = viewport.offset
         let center = Point(x: offset.x + active.point.x, y: offset.y + active.point.y)
@@ -213,7 +213,7 @@ extension View {
                 let target = strategy.moveTarget(proposing: proposed, for: active.id, at: active.target, model: model),
                 target != active.target
             {
-                try layout.apply([.moveItem(active.id, toSection: model.sections[target.section].id, at: target.item)])
+                layout.moveItem(active.id, to: target)
                 active.target = target
             }
         }
@@ -229,21 +229,19 @@ extension View {
     }
 
     /// Ends the move with the item back at its origin (the model exactly as before `beginMove`).
-    func putBack(_ active: ActiveMove) throws(LayoutError) {
+    func putBack(_ active: ActiveMove) {
         layout.setMovingItem(nil)
         moveState = .idle
         guard active.target != active.origin else { return }
-        try layout.apply([.moveItem(active.id, toSection: model.sections[active.origin.section].id, at: active.origin.item)])
+        layout.moveItem(active.id, to: active.origin)
     }
 
     /// Undoes `putBack` when the change that ended the move was refused: the move as it was.
     func resume(_ active: ActiveMove) {
-        if active.target != active.origin {
-            // The inverse of the move `putBack` made, on the same data: it cannot fail.
-            try? layout.apply([.moveItem(active.id, toSection: model.sections[active.target.section].id, at: active.target.item)])
-        }
+        // The inverse of the move `putBack` made, on the same data.
+        if active.target != active.origin { layout.moveItem(active.id, to: active.target) }
         moveState = .moving(active)
-        try? followFinger()
+        followFinger()
     }
 
     /// `transition` with each element's last segment ending where the element is now: a change

@@ -321,7 +321,7 @@ extension View {
         // goes back first, and comes back if the change is refused (nothing changed).
         var ended: (move: ActiveMove, reason: MoveEndReason)?
         if case .ends(let reason) = move, let active = moveState.activeMove {
-            try putBack(active)
+            putBack(active)
             ended = (active, reason)
         }
         var outcome: Outcome
@@ -338,7 +338,7 @@ extension View {
             outcome.changeStart = nil
         } else if case .keeps = move, moveState.activeMove != nil {
             // The finger stays where it is on screen: the target follows what changed under it.
-            try followFinger()
+            followFinger()
             outcome.changeStart = nil
             outcome.window = nil
             if let transition = outcome.transition { outcome.transition = endingWhereElementsAre(transition) }
