@@ -307,6 +307,15 @@ enum WireMapping {
             writer.write(wire(target).json)
         }
         if view.layoutDirection == .rtl { writer.write(raw: #","layoutDirection":"rtl""#) }
+        if let move = view.moveState.activeMove {
+            // A client that starts mid-drag (a subscription, a resync) learns of the move here.
+            writer.write(raw: #","moving":"#)
+            writer.write(move.id)
+            writer.write(raw: #","target":"#)
+            write(position: move.target, into: &writer)
+            writer.write(raw: #","autoScroll":"#)
+            writer.write(point: move.autoScroll)
+        }
         writer.append(UInt8(ascii: "}"))
     }
 

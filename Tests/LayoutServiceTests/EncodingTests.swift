@@ -57,7 +57,11 @@ struct EncodingTests {
             strategy: strategy, sections: [SectionSpec(id: "s", items: items)],
             viewport: Viewport(size: Size(width: 390.5, height: 844), offset: Point(x: 0, y: 120.75), contentInsets: EdgeInsets(top: 1, left: 2, bottom: 3.5, right: 4)),
             windowMargin: 60.5, limits: ViewLimits(maximumWindowElements: 5))
-        for step in 0..<4 {
+        for step in 0..<5 {
+            if step == 4 {
+                try view.beginMove("i95")
+                try view.updateMove(to: Point(x: 20, y: 830))
+            }
             if step == 1 { try view.setAnchor(.element(ElementKey(kind: .cell, id: "i40"), edge: .center, offset: 12.5)) }
             if step == 2 { try view.scrollTo(ElementKey(kind: .cell, id: "i90"), align: .end) }
             if step == 3 { try view.setLayoutDirection(.rtl) }
@@ -173,6 +177,11 @@ struct EncodingTests {
         if view.anchorPolicy != .firstVisible { object["anchor"] = WireMapping.wire(view.anchorPolicy).json }
         if let target = view.scrollTarget { object["scrollTarget"] = WireMapping.wire(target).json }
         if view.layoutDirection == .rtl { object["layoutDirection"] = .string("rtl") }
+        if let move = view.moveState.activeMove {
+            object["moving"] = .string(move.id)
+            object["target"] = .object(["section": .number(Double(move.target.section)), "item": .number(Double(move.target.item))])
+            object["autoScroll"] = .point(move.autoScroll)
+        }
         return .object(object)
     }
 }

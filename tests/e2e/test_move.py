@@ -167,8 +167,12 @@ class MoveTests(unittest.TestCase):
         self.call("view.create", flow_view(view, 40))
         mirror = self.watch(view)
         self.call("view.beginMove", {"view": view, "id": "i4"})
-        self.call("view.updateMove", {"view": view, "point": {"x": 330, "y": 250}})
+        moved = self.call("view.updateMove", {"view": view, "point": {"x": 330, "y": 250}})
         with Client(self.daemon.path) as other:
+            # A client that starts mid-drag learns of the move from its snapshot.
+            snapshot = other.call("view.get", {"view": view})["result"]
+            self.assertEqual((snapshot["moving"], snapshot["target"], snapshot["autoScroll"]),
+                             ("i4", moved["target"], moved["autoScroll"]))
             # A selection keeps the move; the item stays under the finger.
             selected = other.call("view.select", {"view": view, "ids": ["i9"]})["result"]
             self.assertEqual(selected["moving"], "i4")
