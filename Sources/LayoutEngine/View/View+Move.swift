@@ -197,8 +197,13 @@ extension View {
         let offset = viewport.offset
         let center = Point(x: offset.x + active.point.x, y: offset.y + active.point.y)
         let strategy = layout.strategy
+        // The target is read at the centre clamped to the content: a finger far outside it asks
+        // for the nearest edge's slots, and the search stays near them (O(log n + k)) instead of
+        // growing over the whole content.
+        let content = layout.contentSize
+        let probe = Point(x: min(max(center.x, 0), content.width), y: min(max(center.y, 0), content.height))
         if let slot = strategy.attributes(forItem: active.id, model: model),
-            let nearest = layout.nearestSlot(to: center, reach: max(slot.frame.width, slot.frame.height)),
+            let nearest = layout.nearestSlot(to: probe, reach: max(slot.frame.width, slot.frame.height)),
             let nearestPath = nearest.indexPath
         {
             var proposed = active.target
@@ -206,7 +211,7 @@ extension View {
                 let current = active.target
                 var position = nearestPath
                 if position.section == current.section, position.item > current.item { position.item -= 1 }
-                if !layout.precedes(center, centreOf: nearest.frame, rightToLeft: layoutDirection == .rtl) { position.item += 1 }
+                if !layout.precedes(probe, centreOf: nearest.frame, rightToLeft: layoutDirection == .rtl) { position.item += 1 }
                 proposed = position
             }
             if proposed != active.target,
