@@ -618,6 +618,9 @@ def document(rows, counts, repetitions, toolchain, notes):
                 worst = (strategy, row["median"])
         target("%s at 1M ≤ 10 µs (every built-in strategy)" % label, worst and worst[1], 10,
                "worst %.1f µs" + (" (%s)" % worst[0] if worst else ""), notes[operation])
+    row = find(rows, "flow: updateMove (a finger's 16 pt step)", big)
+    target("flow updateMove at 1M ≤ 30 µs (engine: the target, the re-flow, the window delta)", row and row["median"], 30, "%.1f µs",
+           "a 16 pt drag step; the target changes every few steps (one model move and the incremental re-flow)")
     scrub = find(rows, "flow grid to display list: updateTransition (375×667)", big)
     target("one updateTransition ≤ 20 µs (engine, flow grid to display list, 375×667 phone window, n=%d)" % big, scrub and scrub["median"], 20, "%.1f µs",
            "blends every pair of both windows and allocates the frame's attributes; no query")

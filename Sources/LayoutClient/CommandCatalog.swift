@@ -285,13 +285,16 @@ public enum CommandCatalog {
                 CommandOption("--switch", argument: "STRATEGY", "with --transition or --progress: the strategy switch to show", completes: .strategy),
                 CommandOption("--select", argument: "ID", "with --transition: the selection to show", repeatable: true),
                 CommandOption("--progress", argument: "P", "draw an interactive transition at P (0 to 1), with --configure or --switch"),
+                CommandOption("--move", argument: "ID", "draw item ID being dragged (with --to), previewed: the view does not change"),
+                CommandOption("--to", argument: "X,Y", "with --move: the finger, in viewport coordinates"),
                 CommandOption("--scale", argument: "FACTOR", "pixels per point (default 1)"),
             ],
             examples: [
                 "layoutctl render photos --svg photos.svg", "layoutctl render stack --png stack.png --transition --configure collapsed=true",
                 "layoutctl render photos --svg half.svg --switch display --configure mode=list --progress 0.5",
+                "layoutctl render photos --svg drag.svg --move p4 --to 60,400",
             ],
-            details: "Cells, headers and footers with their ids; selected items highlighted; stacks shown as stacked cards with a count; alpha as opacity and transforms (about each element's center) as drawn; coverAlpha as a dark shade, titleScale as the label's size, every effect in the element's tooltip; the viewport outlined; the content size and offset and a legend in the caption. --transition previews the change (animated, as a dry run: the view does not change) and draws the region before and the window after. --progress draws the change as an interactive transition at that progress (every element of both windows interpolated, the content offset too), then ends it back: the view is as it was, one epoch on; refused when the view has a transition in progress."),
+            details: "Cells, headers and footers with their ids; selected items highlighted; stacks shown as stacked cards with a count; alpha as opacity and transforms (about each element's center) as drawn; coverAlpha as a dark shade, titleScale as the label's size, every effect in the element's tooltip; the viewport outlined; the content size and offset and a legend in the caption. --transition previews the change (animated, as a dry run: the view does not change) and draws the region before and the window after. --progress draws the change as an interactive transition at that progress (every element of both windows interpolated, the content offset too), then ends it back: the view is as it was, one epoch on; refused when the view has a transition in progress. --move ID --to X,Y draws the drag state (a dry-run view.beginMove with the finger at X,Y): the others re-flowed around the target, the item under the finger with a green dashed edge, the finger as a dot, the target and auto-scroll in the caption."),
         Command(
             "call", "METHOD [JSON]", "call any method with JSON params; --batch: JSON request lines on stdin, one reply line each",
             options: [CommandOption("--batch", "read request lines from stdin, print each reply line")],

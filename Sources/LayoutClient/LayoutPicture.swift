@@ -17,10 +17,12 @@ public struct LayoutPicture: Sendable {
         public var transform: Transform2D
         /// The strategy's named effects (`coverAlpha`, `titleScale`…).
         public var effects: [String: Double]
+        /// The item an interactive move drags (drawn under the finger).
+        public var moving: Bool
 
         public init(
             id: String, kind: String, frame: Rect, zIndex: Int = 0, alpha: Double = 1, hidden: Bool = false, selected: Bool = false,
-            transform: Transform2D = .identity, effects: [String: Double] = [:]
+            transform: Transform2D = .identity, effects: [String: Double] = [:], moving: Bool = false
         ) {
             self.id = id
             self.kind = kind
@@ -31,6 +33,7 @@ public struct LayoutPicture: Sendable {
             self.selected = selected
             self.transform = transform
             self.effects = effects
+            self.moving = moving
         }
     }
 
@@ -42,12 +45,15 @@ public struct LayoutPicture: Sendable {
     /// The part of the content drawn.
     public var region: Rect
     public var elements: [Element]
+    /// Where the finger of an interactive move is, in content coordinates, if one is drawn.
+    public var finger: Point?
 
-    public init(title: String, contentSize: Size, viewport: Rect, region: Rect, elements: [Element]) {
+    public init(title: String, contentSize: Size, viewport: Rect, region: Rect, elements: [Element], finger: Point? = nil) {
         self.title = title
         self.contentSize = contentSize
         self.viewport = viewport
         self.region = region
         self.elements = elements
+        self.finger = finger
     }
 }

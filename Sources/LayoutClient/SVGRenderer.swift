@@ -100,6 +100,10 @@ public enum SVGRenderer {
                 lines += SVGRenderer.element(element, frame: map(element.frame), scale: scale, stackCount: stacks[index] ?? 1)
             }
 
+            if let finger = picture.finger {
+                let spot = map(Rect(origin: finger, size: Size(width: 0, height: 0)))
+                lines.append(##"<circle class="finger" cx="\##(num(spot.minX))" cy="\##(num(spot.minY))" r="5" fill="#2e9d3a" fill-opacity="0.6" stroke="#1d6a27" stroke-width="1"/>"##)
+            }
             // Last, so no element can hide where the user is looking.
             lines.append(##"<rect class="viewport" \##(geometry(map(picture.viewport))) fill="none" stroke="#e02020" stroke-width="2" stroke-dasharray="6 3"/>"##)
             lines.append("</g>")
@@ -149,6 +153,7 @@ public enum SVGRenderer {
         let kindClass = String(element.kind.map { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" ? $0 : "_" })
         var classes = "element \(kindClass)"
         if element.selected { classes += " selected" }
+        if element.moving { classes += " moving" }
         if stackCount > 1 { classes += " stack-top" }
         let effects = element.effects.filter { $0.value.isFinite }.sorted { $0.key < $1.key }
         var attributes = ##"class="\##(classes)" data-id="\##(escape(element.id))" data-kind="\##(escape(element.kind))" data-z="\##(element.zIndex)""##
@@ -173,6 +178,8 @@ public enum SVGRenderer {
         default: break
         }
         if element.selected { (stroke, strokeWidth) = ("#ff7a00", 3) }
+        // The dragged item: a green dashed edge, whatever its kind or selection.
+        if element.moving { (stroke, strokeWidth, dash) = ("#2e9d3a", 3, ##" stroke-dasharray="5 2""##) }
 
         // Shadows peek out down-right from under the top card, farthest first so nearer ones cover them.
         for k in stride(from: min(stackCount - 1, Metrics.maxShadows), through: 1, by: -1) {
@@ -227,6 +234,7 @@ public enum SVGRenderer {
             entries.append(("cell", "#cfe2ff", "#3b73b9", "", "cell"))
             entries.append(("supplementary", "#ffd27a", "#a86a00", "4 2", "header/footer"))
             if shown.contains(where: \.selected) { entries.append(("selected", "#cfe2ff", "#ff7a00", "", "selected")) }
+            if shown.contains(where: \.moving) { entries.append(("moving", "#cfe2ff", "#2e9d3a", "5 2", "moving (under the finger, the dot)")) }
             entries.append(("viewport", "none", "#e02020", "6 3", "viewport"))
             if SVGRenderer.stacks(shown).count > 0 { entries.append(("stack", "#a9c4e8", "#3b73b9", "", "×N stack")) }
             if shown.contains(where: { $0.alpha < 1 }) { entries.append(("alpha", "#cfe2ff", "#3b73b9", "", "faded: alpha < 1")) }

@@ -27,7 +27,7 @@ extension Layout {
     /// - Complexity: O(k log k) for the k elements in `window` (the strategy's query, the
     ///   sort of their distances, then the sort of the at most `maximum` kept).
     public func windowContents(in window: Rect, viewport: Rect, maximum: Int) -> WindowContents {
-        Self.windowContents(strategy.elements(in: window, model: model), viewport: viewport, axis: strategy.scrollAxis, maximum: maximum)
+        Self.windowContents(elements(in: window), viewport: viewport, axis: strategy.scrollAxis, maximum: maximum)
     }
 
     /// `elements` cut to `maximum` as `windowContents(in:viewport:maximum:)` describes.

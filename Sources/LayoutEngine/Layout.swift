@@ -12,6 +12,10 @@ public final class Layout {
     /// Counts the changes made through this layout: a cache of query results (the view's
     /// window) is current while the revision it was taken at is.
     private(set) var revision = 0
+    /// The item an interactive move is dragging (`View.beginMove`), drawn where the finger is
+    /// instead of in its slot: every query of this layout answers with it (see
+    /// `Layout+Move.swift`). The strategy never sees it; it lays the item out in its slot.
+    private(set) var movingItem: MovingItem?
 
     // MARK: Lifecycle
 
@@ -31,13 +35,14 @@ public final class Layout {
     /// - Complexity: O(1) for the built-in strategies until the copy changes; what the
     ///   strategy's copy costs otherwise (a full prepare for plugins).
     public func copy() throws(LayoutError) -> Layout {
-        Layout(model: model, prepared: try strategy.copy(model: model), revision: revision)
+        Layout(model: model, prepared: try strategy.copy(model: model), revision: revision, movingItem: movingItem)
     }
 
-    private init(model: CollectionModel, prepared strategy: any LayoutStrategy, revision: Int) {
+    private init(model: CollectionModel, prepared strategy: any LayoutStrategy, revision: Int, movingItem: MovingItem?) {
         self.model = model
         self.strategy = strategy
         self.revision = revision
+        self.movingItem = movingItem
     }
 
     // MARK: Queries
@@ -48,11 +53,14 @@ public final class Layout {
 
     /// - Complexity: the strategy's; O(log n + k) for the built-in ones.
     public func elements(in rect: Rect) -> [LayoutAttributes] {
-        strategy.elements(in: rect, model: model)
+        let slots = strategy.elements(in: rect, model: model)
+        guard let movingItem else { return slots }
+        return movingItem.replacingSlot(in: slots, within: rect, strategy: strategy, model: model)
     }
 
     public func attributes(forItem id: String) -> LayoutAttributes? {
-        strategy.attributes(forItem: id, model: model)
+        guard let movingItem, movingItem.id == id else { return strategy.attributes(forItem: id, model: model) }
+        return movingItem.attributes(strategy: strategy, model: model)
     }
 
     public func attributes(forSupplementary kind: ElementKind, inSection id: String) -> LayoutAttributes? {
@@ -165,6 +173,37 @@ public final class Layout {
         guard target.offset != viewport.offset else { return .none }
         revision += 1
         return strategy.updateViewport(target, model: model)
+    }
+
+    /// Moves one item to `target` for an interactive move: the strategy sees the item leave and
+    /// then arrive (a deletion and an insertion by id, one edit each), two incremental updates,
+    /// where a batch `moveItem` is one change of two edits that a strategy may lay out in full.
+    /// The model ends exactly as the batch would leave it.
+    ///
+    /// - Precondition: `id` is in the model; `target` is a valid final position.
+    func moveItem(_ id: String, to target: ItemIndexPath) {
+        // In place: a copy of the model would copy its storage on the first write.
+        let from = model.sections[model.indexPath(ofItem: id)!.section].id
+        let (record, removal) = model.removeItem(id)
+        revision += 1
+        var left = DataChanges()
+        left.deletedItems = [id]
+        left.touchedSections = [from]
+        left.edits = [removal]
+        strategy.dataDidChange(left, model: model)
+        let insertion = model.insert(moved: record, at: target)
+        var arrived = DataChanges()
+        arrived.insertedItems = [id]
+        arrived.touchedSections = [model.sections[target.section].id]
+        arrived.edits = [insertion]
+        strategy.dataDidChange(arrived, model: model)
+    }
+
+    /// Draws `item` at its dragged place (nil: back in its slot).
+    func setMovingItem(_ item: MovingItem?) {
+        guard item != movingItem else { return }
+        movingItem = item
+        revision += 1
     }
 
     /// Replaces the whole model and lays it out from scratch.

@@ -36,6 +36,10 @@ public enum LayoutError: Error, Hashable, Sendable {
     case transitionInProgress
     /// `updateTransition` or `endTransition` on a view with no interactive transition.
     case noActiveTransition
+    /// `beginMove` while an interactive move (of item `id`) is in progress.
+    case moveInProgress(id: String)
+    /// `updateMove` or `endMove` with no interactive move in progress.
+    case noActiveMove
 
     /// The stable, machine-readable name clients switch on.
     public var name: String {
@@ -58,6 +62,8 @@ public enum LayoutError: Error, Hashable, Sendable {
         case .staleEpoch: "StaleEpoch"
         case .transitionInProgress: "TransitionInProgress"
         case .noActiveTransition: "NoActiveTransition"
+        case .moveInProgress: "MoveInProgress"
+        case .noActiveMove: "NoActiveMove"
         }
     }
 
@@ -99,6 +105,10 @@ public enum LayoutError: Error, Hashable, Sendable {
             "the view has an interactive transition in progress: end it first"
         case .noActiveTransition:
             "the view has no interactive transition in progress"
+        case .moveInProgress(let id):
+            "item '\(id)' is being moved; end that move first"
+        case .noActiveMove:
+            "no interactive move is in progress"
         }
     }
 
@@ -123,6 +133,8 @@ public enum LayoutError: Error, Hashable, Sendable {
         case .limitExceeded(let limit, let maximum): ["limit": limit, "maximum": String(maximum)]
         case .staleEpoch(let expected, let actual): ["expected": String(expected), "actual": String(actual)]
         case .transitionInProgress, .noActiveTransition: [:]
+        case .moveInProgress(let id): ["id": id]
+        case .noActiveMove: [:]
         }
     }
 }

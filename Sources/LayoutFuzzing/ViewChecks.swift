@@ -150,6 +150,32 @@ public enum ViewChecks {
         return failures
     }
 
+    /// During an interactive move the layout from scratch lays the moving item out in its slot
+    /// (the model holds it at its target): the item is expected instead where the finger is,
+    /// its slot's size centred on the viewport offset plus the finger, in the window when that
+    /// frame meets it, and drawn above every other element there.
+    static func dragged(
+        _ active: ActiveMove, view: View, fresh: Layout, uncut: Bool, into expected: inout [ElementKey: LayoutAttributes]
+    ) -> [String] {
+        var failures = [String]()
+        let key = ElementKey(kind: .cell, id: active.id)
+        guard let slot = fresh.attributes(forItem: active.id) else { return ["the moving item \(active.id) is not in the model"] }
+        if slot.indexPath != active.target { failures.append("the moving item is at \(slot.indexPath as Any), its target \(active.target)") }
+        guard let drawn = view.layout.attributes(forItem: active.id) else { return failures + ["the moving item has no attributes"] }
+        let center = Point(x: view.viewport.offset.x + active.point.x, y: view.viewport.offset.y + active.point.y)
+        var want = slot
+        want.frame = Rect(x: center.x - slot.frame.width / 2, y: center.y - slot.frame.height / 2, width: slot.frame.width, height: slot.frame.height)
+        want.zIndex = drawn.zIndex
+        if drawn != want { failures.append("the moving item is drawn \(drawn), expected \(want)") }
+        guard uncut else { return failures }
+        expected.removeValue(forKey: key)
+        if want.frame.intersects(view.window) { expected[key] = want }
+        if let above = expected.values.first(where: { $0.key != key && $0.zIndex >= drawn.zIndex }) {
+            failures.append("the moving item's zIndex \(drawn.zIndex) is not above \(above.key)'s \(above.zIndex)")
+        }
+        return failures
+    }
+
     /// Applies `invalidation` to `mirror` and compares with a layout built from scratch.
     public static func mirror(
         _ invalidation: Invalidation, mirror: inout [ElementKey: LayoutAttributes], view: View, epoch: Int,
@@ -176,7 +202,10 @@ public enum ViewChecks {
         }
         let maximum = view.limits.maximumWindowElements
         let contents = fresh.windowContents(in: view.window, viewport: view.viewport.bounds, maximum: maximum)
-        let expected = Dictionary(uniqueKeysWithValues: contents.elements.map { ($0.key, $0) })
+        var expected = Dictionary(uniqueKeysWithValues: contents.elements.map { ($0.key, $0) })
+        if let active = view.moveState.activeMove {
+            failures += dragged(active, view: view, fresh: fresh, uncut: !contents.isTruncated, into: &expected)
+        }
         if invalidation.windowTruncated != contents.isTruncated {
             failures.append("windowTruncated \(invalidation.windowTruncated), from scratch \(contents.isTruncated)")
         }
@@ -202,7 +231,9 @@ public enum ViewChecks {
             var last = [ElementKey: TransitionSegment]()
             for segment in transition.segments { last[segment.key] = segment }
             for (key, segment) in last {
-                if let now = fresh.attributes(for: key), segment.to != now, segment.to.alpha != 0 {
+                // The moving item ends under the finger, which the layout from scratch does not know.
+                let moving = view.moveState.activeMove.map { key == ElementKey(kind: .cell, id: $0.id) } ?? false
+                if let now = moving ? view.layout.attributes(for: key) : fresh.attributes(for: key), segment.to != now, segment.to.alpha != 0 {
                     failures.append("transition of \(key) ends at \(segment.to.frame), the element is at \(now.frame)")
                 }
             }

@@ -109,6 +109,19 @@ public enum MethodCatalog {
         Method.mutation(
             "view.setLayoutDirection", "lay the view out left to right or right to left (mirrored), anchor kept",
             [p("layoutDirection", "ltr|rtl", "the direction")]),
+        Method.mutation(
+            "view.beginMove", "start an interactive move: the item follows the finger, the others re-flow around its target",
+            [
+                p("id", "string", "the item to drag"),
+                p("point", "{x, y}", "the finger in viewport coordinates (default: the item's centre)", required: false),
+            ], result: "invalidation with moving, target, autoScroll"),
+        Method.mutation(
+            "view.updateMove", "the finger moved (or stayed while the client scrolled): new target and auto-scroll",
+            [p("point", "{x, y}", "the finger in viewport coordinates (content point minus viewport.offset)")],
+            result: "invalidation with move and target, autoScroll"),
+        Method.mutation(
+            "view.endMove", "drop the moving item at its target (one batch move) or put it back",
+            [p("commit", "bool", "true: drop at the target; false: cancel")], result: "invalidation with moveEnded and transition"),
         Method(
             name: "view.beginTransition", summary: "prepare an interactive transition to a strategy or parameters; the from/to pairs",
             parameters: [

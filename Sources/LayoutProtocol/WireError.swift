@@ -81,6 +81,8 @@ public enum ErrorCatalog {
         ("ElementNotFound", -32023, "the section exists but has no element of that kind (a header, a footer)"),
         ("TransitionInProgress", -32024, "the view has an interactive transition in progress"),
         ("NoActiveTransition", -32025, "the view has no interactive transition in progress"),
+        ("MoveInProgress", -32026, "an interactive move is in progress on the view; end it first"),
+        ("NoActiveMove", -32027, "no interactive move is in progress on the view"),
         ("LineTooLong", -32700, "a line is longer than the limit; the connection closes"),
     ]
 

@@ -110,6 +110,10 @@ public enum Methods {
         view("view.setWindowMargin", .offload) { host, params, _ throws(WireError) in try host.setWindowMargin(&params) },
         view("view.setAnchor", .inline) { host, params, _ throws(WireError) in try host.setAnchor(&params) },
         view("view.setLayoutDirection", .offload) { host, params, _ throws(WireError) in try host.setLayoutDirection(&params) },
+        // Inline: O(log n + k) for the slots near the finger and the window, plus one model move.
+        view("view.beginMove", .inline) { host, params, _ throws(WireError) in try host.beginMove(&params) },
+        view("view.updateMove", .inline) { host, params, _ throws(WireError) in try host.updateMove(&params) },
+        view("view.endMove", .inline) { host, params, _ throws(WireError) in try host.endMove(&params) },
         // A full prepare of the target: offloaded; scrubbing and ending cost the window.
         view("view.beginTransition", .offload) { host, params, call throws(WireError) in
             try host.beginTransition(&params, registry: call.registry)

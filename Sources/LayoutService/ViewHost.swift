@@ -363,6 +363,34 @@ final class ViewHost: @unchecked Sendable {
         }
     }
 
+    /// `view.beginMove`: starts dragging an item (`View.beginMove`).
+    func beginMove(_ params: inout ParamsReader) throws(WireError) -> ViewReply {
+        try mutate(&params) { (params, options) throws(WireError) in
+            let id = try params.string("id")
+            let point = try params.optionalPoint("point")
+            if let point, !point.isFinite { throw .invalidParams("params.point", "must be finite") }
+            return Mutation { view throws(LayoutError) in try view.beginMove(id, at: point, ifEpoch: options.ifEpoch) }
+        }
+    }
+
+    /// `view.updateMove`: the finger's new place, in viewport coordinates.
+    func updateMove(_ params: inout ParamsReader) throws(WireError) -> ViewReply {
+        try mutate(&params) { (params, options) throws(WireError) in
+            let point = try params.point("point")
+            guard point.isFinite else { throw .invalidParams("params.point", "must be finite") }
+            return Mutation { view throws(LayoutError) in try view.updateMove(to: point, ifEpoch: options.ifEpoch) }
+        }
+    }
+
+    /// `view.endMove`: drop (commit) or cancel. The result always carries the transition into
+    /// place: the drop is what the client animates, whatever `animated` says.
+    func endMove(_ params: inout ParamsReader) throws(WireError) -> ViewReply {
+        try mutate(&params) { (params, options) throws(WireError) in
+            guard let commit = try params.optionalBool("commit") else { throw .invalidParams("params.commit", "is required") }
+            return Mutation { view throws(LayoutError) in try view.endMove(commit: commit, animated: true, ifEpoch: options.ifEpoch) }
+        }
+    }
+
     func setWindowMargin(_ params: inout ParamsReader) throws(WireError) -> ViewReply {
         try mutate(&params) { (params, options) throws(WireError) in
             let margin = try params.number("margin")

@@ -213,7 +213,31 @@ enum WireMapping {
             writer.write(raw: #","interactiveTransition":"#)
             write(replanned: replanned, into: &writer)
         }
+        if let move = invalidation.move {
+            writer.write(raw: #","moving":"#)
+            writer.write(move.id)
+            writer.write(raw: #","target":"#)
+            write(position: move.target, into: &writer)
+            writer.write(raw: #","autoScroll":"#)
+            writer.write(point: move.autoScroll)
+        }
+        if let ended = invalidation.moveEnded {
+            writer.write(raw: #","moveEnded":{"id":"#)
+            writer.write(ended.id)
+            writer.write(raw: #","reason":"#)
+            writer.write(ended.reason.rawValue)
+            writer.append(UInt8(ascii: "}"))
+        }
         if dryRun { writer.write(raw: #","dryRun":true"#) }
+        writer.append(UInt8(ascii: "}"))
+    }
+
+    /// `{"section":s,"item":i}`.
+    static func write(position: ItemIndexPath, into writer: inout JSONWriter) {
+        writer.write(raw: #"{"section":"#)
+        writer.write(Double(position.section))
+        writer.write(raw: #","item":"#)
+        writer.write(Double(position.item))
         writer.append(UInt8(ascii: "}"))
     }
 
@@ -292,6 +316,15 @@ enum WireMapping {
             writer.write(raw: #","interactiveTransition":{"#)
             writeFields(of: plan, into: &writer)
             writer.append(UInt8(ascii: "}"))
+        }
+        if let move = view.moveState.activeMove {
+            // A client that starts mid-drag (a subscription, a resync) learns of the move here.
+            writer.write(raw: #","moving":"#)
+            writer.write(move.id)
+            writer.write(raw: #","target":"#)
+            write(position: move.target, into: &writer)
+            writer.write(raw: #","autoScroll":"#)
+            writer.write(point: move.autoScroll)
         }
         writer.append(UInt8(ascii: "}"))
     }

@@ -338,6 +338,21 @@ for count in options.counts {
             }
         }
         try! view.scroll(to: Point(x: 0, y: viewExtent / 2))
+        // An interactive move: a finger dragging an item from the middle of the screen in 16 pt
+        // steps, back and forth across and down the viewport, so the target changes every few
+        // steps (a model move, the strategy's re-flow and the window delta each time).
+        let drags = 2_000
+        let grabbed = view.layout.elements(in: view.viewport.bounds).first { $0.kind == .cell }!.id
+        try! view.beginMove(grabbed)
+        measure("\(strategy): updateMove (a finger's 16 pt step)", group: "view", strategy: strategy, n: count, unit: "µs/op", scale: 1e6, per: drags) {
+            for drag in 0..<drags {
+                let frame = drag % 200
+                let step = Double(frame < 100 ? frame : 200 - frame)
+                let x = 30 + (step * 16).truncatingRemainder(dividingBy: 330)
+                sink &+= try! view.updateMove(to: Point(x: x, y: 200 + 4 * step)).changed.count
+            }
+        }
+        try! view.endMove(commit: false)
         let toggles = 200
         measure("\(strategy): selection toggle", group: "view", strategy: strategy, n: count, unit: "µs/op", scale: 1e6, per: toggles) {
             for index in 0..<toggles {

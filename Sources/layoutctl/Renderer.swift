@@ -28,6 +28,25 @@ enum Renderer {
                 usageError("--progress draws an interactive transition: with --configure or --switch, without --transition", command: command)
             }
             svg = interactive(view: view, before: before, progress: progress, region: invocation.value("--rect") == nil ? nil : region, scale: scale, client)
+        } else if let moving = invocation.value("--move") {
+            guard let text = invocation.value("--to"), let to = ValueText.point(text) else { usageError("--move needs --to X,Y", command: command) }
+            // A dry run: the drag state as the view would show it, the view left as it is.
+            let result = call(client, "view.beginMove", [
+                "view": .string(view), "id": .string(moving), "point": .object(["x": .number(to.x), "y": .number(to.y)]),
+                "dryRun": .bool(true), "ifEpoch": before["epoch"] ?? .null,
+            ])
+            let query = queryAll(client, view: view, rect: .rect(region))
+            let selected = Set((query["selected"]?.arrayValue ?? []).compactMap(\.stringValue))
+            let target = result["target"].map { "[\(formatNumber($0["section"])), \(formatNumber($0["item"]))]" } ?? "-"
+            let speed = result["autoScroll"].map { "\(formatNumber($0["x"])), \(formatNumber($0["y"]))" } ?? "-"
+            var drawn = picture(
+                before, elements: windowAfter(before["elements"]?.arrayValue ?? [], result), region: region, selected: selected,
+                title: "\(view) dragging \(moving) (preview): target \(target), autoScroll \(speed) pt/s")
+            for index in drawn.elements.indices where drawn.elements[index].kind == "cell" && drawn.elements[index].id == moving {
+                drawn.elements[index].moving = true
+            }
+            drawn.finger = Point(x: drawn.viewport.minX + to.x, y: drawn.viewport.minY + to.y)
+            svg = SVGRenderer.render(drawn, scale: scale)
         } else if invocation.has("--transition") {
             // A dry run: the result the change would have, the view left as it is.
             var params: JSONObject = ["view": .string(view), "animated": .bool(true), "dryRun": .bool(true)]

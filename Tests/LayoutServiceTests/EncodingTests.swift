@@ -31,6 +31,9 @@ struct EncodingTests {
         let listMode: [String: ParameterValue] = ["mode": .string("list")]
         invalidations.append(try view.scrollTo(ElementKey(kind: .cell, id: "item-150"), align: .center))
         invalidations.append(try view.measure([("item-148", Size(width: 70, height: 70))], anchor: .lastVisible))
+        invalidations.append(try view.beginMove("item-150"))
+        invalidations.append(try view.updateMove(to: Point(x: 10, y: 830)))
+        invalidations.append(try view.endMove(commit: true))
         invalidations.append(try view.switchStrategy(to: "display", parameters: listMode, animated: true))
         var checked = 0
         for invalidation in invalidations {
@@ -54,7 +57,11 @@ struct EncodingTests {
             strategy: strategy, sections: [SectionSpec(id: "s", items: items)],
             viewport: Viewport(size: Size(width: 390.5, height: 844), offset: Point(x: 0, y: 120.75), contentInsets: EdgeInsets(top: 1, left: 2, bottom: 3.5, right: 4)),
             windowMargin: 60.5, limits: ViewLimits(maximumWindowElements: 5))
-        for step in 0..<4 {
+        for step in 0..<5 {
+            if step == 4 {
+                try view.beginMove("i95")
+                try view.updateMove(to: Point(x: 20, y: 830))
+            }
             if step == 1 { try view.setAnchor(.element(ElementKey(kind: .cell, id: "i40"), edge: .center, offset: 12.5)) }
             if step == 2 { try view.scrollTo(ElementKey(kind: .cell, id: "i90"), align: .end) }
             if step == 3 { try view.setLayoutDirection(.rtl) }
@@ -139,6 +146,14 @@ struct EncodingTests {
         if let changes = invalidation.changes { object["changes"] = Self.changes(changes) }
         if let transition = invalidation.transition { object["transition"] = Self.transition(transition) }
         if let ids = invalidation.needsMeasure { object["needsMeasure"] = .array(ids.map { .string($0) }) }
+        if let move = invalidation.move {
+            object["moving"] = .string(move.id)
+            object["target"] = .object(["section": .number(Double(move.target.section)), "item": .number(Double(move.target.item))])
+            object["autoScroll"] = .point(move.autoScroll)
+        }
+        if let ended = invalidation.moveEnded {
+            object["moveEnded"] = .object(["id": .string(ended.id), "reason": .string(ended.reason.rawValue)])
+        }
         return .object(object)
     }
 
@@ -162,6 +177,11 @@ struct EncodingTests {
         if view.anchorPolicy != .firstVisible { object["anchor"] = WireMapping.wire(view.anchorPolicy).json }
         if let target = view.scrollTarget { object["scrollTarget"] = WireMapping.wire(target).json }
         if view.layoutDirection == .rtl { object["layoutDirection"] = .string("rtl") }
+        if let move = view.moveState.activeMove {
+            object["moving"] = .string(move.id)
+            object["target"] = .object(["section": .number(Double(move.target.section)), "item": .number(Double(move.target.item))])
+            object["autoScroll"] = .point(move.autoScroll)
+        }
         return .object(object)
     }
 }

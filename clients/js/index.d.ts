@@ -141,6 +141,8 @@ export class OutputOverflowError extends LayoutdError {}
 export class ElementNotFoundError extends LayoutdError {}
 export class TransitionInProgressError extends LayoutdError {}
 export class NoActiveTransitionError extends LayoutdError {}
+export class MoveInProgressError extends LayoutdError {}
+export class NoActiveMoveError extends LayoutdError {}
 
 // ---------------------------------------------------------------- transports and client
 
@@ -189,6 +191,7 @@ export class Client {
     configure: Method<Invalidation>; setStrategy: Method<Invalidation>; setWindowMargin: Method<Invalidation>;
     setAnchor: Method<Invalidation>; setLayoutDirection: Method<Invalidation>;
     beginTransition: Method; updateTransition: Method; endTransition: Method<Invalidation>;
+    beginMove: Method<Invalidation>; updateMove: Method<Invalidation>; endMove: Method<Invalidation>;
     stage: {
       begin: Method<{ upload: string; view: string; epoch: number }>;
       append: Method<{ upload: string; items: number; sections: number }>;

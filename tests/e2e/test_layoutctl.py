@@ -920,6 +920,32 @@ class RenderTests(unittest.TestCase):
             ended = json.loads(run("end-transition", "photos", "commit", "--json"))
             self.assertEqual(ended["transition"]["duration"], 0.15)
             self.assertEqual(json.loads(run("get", "photos", "--json"))["strategy"], "display")
+    def test_render_move_draws_the_drag_state_and_leaves_the_view_unchanged(self):
+        directory = tempfile.mkdtemp(prefix="layoutctl-render-")
+        with Daemon() as daemon:
+            run = functools.partial(ctl_ok, self, daemon.path)
+            run("create", "grid", "--width", "320", "--height", "480", "--param", "itemSize=100x100", "--items", "30")
+            before = run("get", "grid", "--json")
+            path = os.path.join(directory, "drag.svg")
+            run("render", "grid", "--svg", path, "--move", "i4", "--to", "60,400")
+            self.assertEqual(run("get", "grid", "--json"), before, "a previewed drag changes nothing")
+            root = ET.parse(path).getroot()
+            ns = "{http://www.w3.org/2000/svg}"
+            moving = [g for g in root.iter(ns + "g") if "moving" in (g.get("class") or "").split()]
+            self.assertEqual([g.get("data-id") for g in moving], ["i4"])
+            frame = [r for r in moving[0].iter(ns + "rect")][0]
+            # Centred on the finger: viewport (60, 400) at offset 0, a 100 x 100 cell.
+            self.assertEqual((float(frame.get("x")) - float(root.find(".//" + ns + "rect[@class='region']").get("x")),
+                              float(frame.get("width"))), (10.0, 100.0))
+            self.assertEqual(len([c for c in root.iter(ns + "circle") if c.get("class") == "finger"]), 1)
+            titles = [t.text for t in root.iter(ns + "text") if t.get("class") == "title"]
+            self.assertIn("dragging i4 (preview): target [0, 9]", titles[0])
+            # i9 gave its slot to i4's target: the others re-flowed.
+            cells = {g.get("data-id"): g for g in root.iter(ns + "g") if g.get("data-id")}
+            self.assertIn("i9", cells)
+            result = subprocess.run([LAYOUTCTL, "-s", daemon.path, "render", "grid", "--svg", path, "--move", "i4"],
+                                    capture_output=True, text=True)
+            self.assertEqual(result.returncode, 64, result.stderr)
 
 
 

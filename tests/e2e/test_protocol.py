@@ -310,7 +310,16 @@ MUTATIONS = [
     ("view.endTransition", FLOW, {"commit": True}, [
         ("view.beginTransition", {"strategy": "display", "params": {"mode": "list"}}),
         ("view.updateTransition", {"progress": 0.4})]),
+    ("view.beginMove", FLOW, {"id": "i7"}),
+    ("view.updateMove", FLOW, {"point": {"x": 300, "y": 640}}),
+    ("view.endMove", FLOW, {"commit": True}),
 ]
+
+# What a mutation needs done first (on the fresh view, before the state is taken).
+MUTATION_SETUP = {
+    "view.updateMove": [("view.beginMove", {"id": "i7"})],
+    "view.endMove": [("view.beginMove", {"id": "i7"}), ("view.updateMove", {"point": {"x": 150, "y": 400}})],
+}
 
 
 class DryRunTests(unittest.TestCase):
@@ -379,6 +388,9 @@ class DryRunTests(unittest.TestCase):
                 name = self.fresh_view(strategy, strategy_params)
                 for setup_method, setup_params in (setup[0] if setup else []):
                     self.assertIn(b'"result"', self.line(setup_method, dict(setup_params, view=name)))
+                for setup, setup_params in MUTATION_SETUP.get(method, []):
+                    self.assertIn(b'"result"', self.line(setup, dict(setup_params, view=name)))
+                self.events()
                 before = self.state(name)
                 epoch = json.loads(before[0])["result"]["epoch"]
                 request = dict(params, view=name, ifEpoch=epoch)

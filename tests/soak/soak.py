@@ -371,8 +371,10 @@ class WellBehavedClient(threading.Thread):
                "daemon.hello": 1, "strategy.list": 1, "daemon.describe": 0.03, "daemon.reload": 0.1,
                "view.scrollTo": 2, "view.setAnchor": 0.5, "view.setLayoutDirection": 0.3, "view.hitTest": 3, "view.neighbor": 3,
                # Drawn, each brings a whole interactive transition on a private view (transition_batch).
-               "view.beginTransition": 0.3, "view.updateTransition": 0.3, "view.endTransition": 0.3}
+               "view.beginTransition": 0.3, "view.updateTransition": 0.3, "view.endTransition": 0.3,
+               "view.beginMove": 0.6, "view.updateMove": 2, "view.endMove": 0.6}
     GESTURES = frozenset(("view.beginTransition", "view.updateTransition", "view.endTransition"))
+    MOVES = ("view.beginMove", "view.updateMove", "view.endMove")
 
     def __init__(self, soak, number):
         super().__init__(name="client-%d" % number, daemon=True)
@@ -440,6 +442,13 @@ class WellBehavedClient(threading.Thread):
             return [Request("daemon.sync")]
         if method in self.GESTURES:
             return self.transition_batch()
+        if method in self.MOVES:
+            # A whole drag on one view, so the covered step finds a move in force (its own, or
+            # another client's: views are shared).
+            view = self.home
+            batch = [self.move_request(name, view) for name in self.MOVES]
+            batch[self.MOVES.index(method)].cover = True
+            return batch
         request = self.valid(method)
         request.cover = True  # retried until it succeeds once
         return [request]
@@ -598,6 +607,8 @@ class WellBehavedClient(threading.Thread):
             return self.mutation(method, view, {"anchor": rng.choice(["firstVisible", "firstVisible", "lastVisible", "end", "none"])})
         if method == "view.setLayoutDirection":
             return self.mutation(method, view, {"layoutDirection": rng.choice(["ltr", "ltr", "rtl"])})
+        if method in self.MOVES:
+            return self.move_request(method, view)
         if method == "view.hitTest":
             return Request(method, {"view": view, "point": self.point(model)}, hook=lambda r: "element" in r)
         if method == "view.neighbor":
@@ -644,6 +655,19 @@ class WellBehavedClient(threading.Thread):
         if method == "strategy.list":
             return Request(method, hook=lambda r: sorted(s["name"] for s in r["strategies"]) == sorted(STRATEGIES))
         return Request(method)  # daemon.sync, daemon.status, daemon.describe, daemon.reload
+
+    def move_request(self, method, view):
+        """A drag's step on a shared view: another client may hold the move (MoveInProgress), or
+        have ended it, or a change ended it (NoActiveMove); an item may be gone (ItemNotFound)."""
+        rng, model = self.rng, self.soak.models[view]
+        if method == "view.beginMove":
+            iid = (model.pick(rng, 1) or ["none"])[0]
+            return self.mutation(method, view, {"id": iid}, ["ItemNotFound", "MoveInProgress"])
+        if method == "view.updateMove":
+            _, _, viewport, _, _ = model.state()
+            point = {"x": round(rng.uniform(-10, viewport[0] + 10), 1), "y": round(rng.uniform(-10, viewport[1] + 10), 1)}
+            return self.mutation(method, view, {"point": point}, ["NoActiveMove"])
+        return self.mutation(method, view, {"commit": rng.random() < 0.6}, ["NoActiveMove"])
 
     def batch_updates(self, model):
         """1-4 item operations naming each id once, at positions well inside their sections

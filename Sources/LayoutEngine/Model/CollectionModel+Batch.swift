@@ -390,3 +390,18 @@ private struct BatchPlan {
         model.reindexSections()
     }
 }
+
+extension CollectionModel {
+    /// Puts back an item `removeItem` took out, at `target` (section ordinal, final index): with
+    /// the removal, exactly what a batch `moveItem` does (records keep sizes, their sources and
+    /// the open size; the selection is by id and never left). `Layout.moveItem` does the two
+    /// steps apart so the strategy sees each as an incremental update.
+    ///
+    /// - Returns: the insertion's edit.
+    mutating func insert(moved record: ItemRecord, at target: ItemIndexPath) -> ItemEdit {
+        let moved = sections[target.section].items.insert([record], at: target.item)
+        reindex(moved, sectionSerial: sections[target.section].serial)
+        sections[target.section].selectedSizes[record.id] = record.selectedSize
+        return .inserted(section: target.section, item: target.item, count: 1)
+    }
+}

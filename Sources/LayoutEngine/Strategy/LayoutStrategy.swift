@@ -120,6 +120,14 @@ public protocol LayoutStrategy: AnyObject {
     /// old to its new attributes; the strategy sets delays and durations, and may split an
     /// element's move into consecutive segments.
     func planTransition(from previous: any LayoutStrategy, moves: [TransitionSegment], model: CollectionModel) -> Transition
+
+    /// Where an interactive move of item `id`, now at `current` in `model`, drops when the
+    /// finger proposes `proposed` (both final positions: section index, and item index in the
+    /// data without the moving item, which is the item's index once it is there): `proposed`
+    /// itself, another position the strategy prefers (a collapsible stack is never split), or
+    /// nil to refuse it (the target stays). The default takes every proposal, so plugins answer
+    /// from frames only.
+    func moveTarget(proposing proposed: ItemIndexPath, for id: String, at current: ItemIndexPath, model: CollectionModel) -> ItemIndexPath?
 }
 
 /// What a viewport change did to the prepared layout.
@@ -161,6 +169,12 @@ extension NativeStrategy {
 }
 
 extension LayoutStrategy {
+
+    public func moveTarget(
+        proposing proposed: ItemIndexPath, for id: String, at current: ItemIndexPath, model: CollectionModel
+    ) -> ItemIndexPath? {
+        proposed
+    }
 
     public func copy(model: CollectionModel) throws(LayoutError) -> any LayoutStrategy {
         let fresh = try reconfigured(with: parameters)

@@ -172,6 +172,13 @@ public final class MirroredStrategy: LayoutStrategy {
     /// as it is itself (mirrored or not), and the plan is mirrored back. Ends the plan kept
     /// from a move are that move's own attributes, not mirrored twice (which would round), so a
     /// segment still ends exactly where the element is.
+    /// Positions do not mirror: the inner strategy's rule holds as it is.
+    public func moveTarget(
+        proposing proposed: ItemIndexPath, for id: String, at current: ItemIndexPath, model: CollectionModel
+    ) -> ItemIndexPath? {
+        inner.moveTarget(proposing: proposed, for: id, at: current, model: model)
+    }
+
     public func planTransition(from previous: any LayoutStrategy, moves: [TransitionSegment], model: CollectionModel) -> Transition {
         let base = (previous as? MirroredStrategy)?.inner ?? previous
         let inward = moves.map(mirror)

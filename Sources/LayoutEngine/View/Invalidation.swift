@@ -58,4 +58,9 @@ public struct Invalidation: Hashable, Sendable {
     public var interactiveTransition: TransitionPlan?
     /// Another mutation ended an interactive transition back (`view.transitionInterrupted`).
     public var interruptedTransition: InterruptedTransition?
+    /// The interactive move in force after the change, if any: the item, its target and the
+    /// auto-scroll velocity (see `View.updateMove`).
+    public var move: MoveReport?
+    /// The move this change ended, and why (`endMove`, or another change that ended it).
+    public var moveEnded: MoveEnd?
 }

@@ -11,7 +11,7 @@ extension View {
     public func replaceData(
         _ sections: [SectionSpec], animated: Bool = false, ifEpoch: Int? = nil, anchor: AnchorPolicy? = nil
     ) throws(LayoutError) -> Invalidation {
-        try mutate(ifEpoch: ifEpoch, anchor: anchor) { () throws(LayoutError) -> Outcome in
+        try mutate(ifEpoch: ifEpoch, anchor: anchor, move: .ends(.dataChanged)) { () throws(LayoutError) -> Outcome in
             var newModel = try CollectionModel(sections: sections)
             guard newModel.numberOfItems <= limits.maximumItems else {
                 throw .limitExceeded(limit: "items", maximum: limits.maximumItems)
@@ -36,7 +36,7 @@ extension View {
     public func performBatch(
         _ updates: [BatchUpdate], animated: Bool = false, ifEpoch: Int? = nil, anchor: AnchorPolicy? = nil
     ) throws(LayoutError) -> Invalidation {
-        try mutate(ifEpoch: ifEpoch, anchor: anchor) { () throws(LayoutError) -> Outcome in
+        try mutate(ifEpoch: ifEpoch, anchor: anchor, move: .ends(.dataChanged)) { () throws(LayoutError) -> Outcome in
             let size = updates.reduce(0) { $0 + $1.size }
             guard size <= limits.maximumBatchSize else {
                 throw .limitExceeded(limit: "batch size", maximum: limits.maximumBatchSize)
@@ -176,7 +176,7 @@ extension View {
     public func resize(
         to size: Size, animated: Bool = false, ifEpoch: Int? = nil, anchor: AnchorPolicy? = nil
     ) throws(LayoutError) -> Invalidation {
-        try mutate(ifEpoch: ifEpoch, anchor: anchor) { () throws(LayoutError) -> Outcome in
+        try mutate(ifEpoch: ifEpoch, anchor: anchor, move: .ends(.layoutChanged)) { () throws(LayoutError) -> Outcome in
             try Viewport.validate(size: size)
             var resized = viewport
             resized.size = size
@@ -208,7 +208,7 @@ extension View {
     public func configure(
         _ changes: [String: ParameterValue], animated: Bool = false, ifEpoch: Int? = nil, anchor: AnchorPolicy? = nil
     ) throws(LayoutError) -> Invalidation {
-        try mutate(ifEpoch: ifEpoch, anchor: anchor) { () throws(LayoutError) -> Outcome in
+        try mutate(ifEpoch: ifEpoch, anchor: anchor, move: .ends(.layoutChanged)) { () throws(LayoutError) -> Outcome in
             let policy = anchorInForce(anchor)
             let switched = try layout.reconfigure(
                 changes, windowMargin: windowMargin, maximumWindowElements: limits.maximumWindowElements, anchor: policy.policy)
@@ -224,7 +224,7 @@ extension View {
         to name: String, parameters: [String: ParameterValue] = [:], animated: Bool = false, ifEpoch: Int? = nil,
         registry: StrategyRegistry = .builtIn, anchor: AnchorPolicy? = nil
     ) throws(LayoutError) -> Invalidation {
-        try mutate(ifEpoch: ifEpoch, anchor: anchor) { () throws(LayoutError) -> Outcome in
+        try mutate(ifEpoch: ifEpoch, anchor: anchor, move: .ends(.layoutChanged)) { () throws(LayoutError) -> Outcome in
             let strategy = MirroredStrategy.wrapping(try registry.makeStrategy(named: name, parameters: parameters), in: layoutDirection)
             let policy = anchorInForce(anchor)
             let switched = layout.switchStrategy(
@@ -242,7 +242,7 @@ extension View {
     public func setLayoutDirection(
         _ direction: LayoutDirection, animated: Bool = false, ifEpoch: Int? = nil, anchor: AnchorPolicy? = nil
     ) throws(LayoutError) -> Invalidation {
-        try mutate(ifEpoch: ifEpoch, anchor: anchor) { () throws(LayoutError) -> Outcome in
+        try mutate(ifEpoch: ifEpoch, anchor: anchor, move: .ends(.layoutChanged)) { () throws(LayoutError) -> Outcome in
             guard direction != layoutDirection else { return Outcome() }
             let current = layout.strategy
             let base = (current as? MirroredStrategy)?.inner ?? current
@@ -267,6 +267,8 @@ extension View {
         /// The policy that placed the content, when not the default (`Invalidation.anchorPolicy`).
         var anchorPolicy: String?
         var needsMeasure: [String]?
+        /// The move the change ended (`View+Move.swift`).
+        var moveEnded: MoveEnd?
         /// Fill `needsMeasure` from the new window (`scrollTo`), once the delta has it.
         var reportsEstimates = false
         /// Set by `anchored`: its id and policy name.
@@ -311,8 +313,10 @@ extension View {
     ///   O(log n + k + d log d) with a known change start, d elements in the queried part.
     ///
     /// - Parameter anchor: the request's own anchor policy, checked before anything changes.
+    ///
+    /// - Parameter move: what the change does to an interactive move in progress (`MovePolicy`).
     func mutate(
-        ifEpoch: Int?, anchor: AnchorPolicy? = nil, _ body: () throws(LayoutError) -> Outcome
+        ifEpoch: Int?, anchor: AnchorPolicy? = nil, move: MovePolicy = .keeps, _ body: () throws(LayoutError) -> Outcome
     ) throws(LayoutError) -> Invalidation {
         if let ifEpoch, ifEpoch != epoch { throw .staleEpoch(expected: ifEpoch, actual: epoch) }
         if let anchor { try validate(anchor) }
@@ -322,7 +326,32 @@ extension View {
         let oldContentSize = layout.contentSize
         let oldOffset = viewport.offset
 
-        var outcome = try body()
+        // A change that ends the move applies to the data as it was before the move: the item
+        // goes back first, and comes back if the change is refused (nothing changed).
+        var ended: (move: ActiveMove, reason: MoveEndReason)?
+        if case .ends(let reason) = move, let active = moveState.activeMove {
+            putBack(active)
+            ended = (active, reason)
+        }
+        var outcome: Outcome
+        do {
+            outcome = try body()
+        } catch {
+            if let ended { resume(ended.move) }
+            throw error
+        }
+        if let ended {
+            let reason = model.contains(item: ended.move.id) ? ended.reason : .itemDeleted
+            outcome.moveEnded = MoveEnd(id: ended.move.id, reason: reason)
+            // Putting the item back changed frames the body's change start does not cover.
+            outcome.changeStart = nil
+        } else if case .keeps = move, moveState.activeMove != nil {
+            // The finger stays where it is on screen: the target follows what changed under it.
+            followFinger()
+            outcome.changeStart = nil
+            outcome.window = nil
+            if let transition = outcome.transition { outcome.transition = endingWhereElementsAre(transition) }
+        }
         epoch += 1
 
         let newWindow = window
@@ -357,7 +386,7 @@ extension View {
             windowTruncated: contents.isTruncated, transition: outcome.transition, changes: outcome.changes,
             targetContentOffset: outcome.target, anchor: outcome.anchor, anchorPolicy: outcome.anchorPolicy,
             needsMeasure: outcome.needsMeasure, interactiveTransition: gestureChange.replanned,
-            interruptedTransition: gestureChange.interrupted)
+            interruptedTransition: gestureChange.interrupted, move: moveReport, moveEnded: outcome.moveEnded)
     }
 
     private func checkBatch(_ count: Int) throws(LayoutError) {

@@ -42,6 +42,8 @@ public final class View {
     var lastWindow: WindowRecord?
     /// The gesture in progress (`View+Transition.swift`): an interactive transition, or none.
     public internal(set) var gesture: Gesture = .idle
+    /// An interactive move in progress, if any (`View+Move.swift`).
+    public internal(set) var moveState = MoveState.idle
 
     // MARK: Lifecycle
 
@@ -102,6 +104,7 @@ public final class View {
             transition.target = try transition.target.copy(model: other.layout.model)
             gesture = .transition(transition)
         }
+        moveState = other.moveState
     }
 
     // MARK: Queries

@@ -57,6 +57,13 @@ struct Expectation: Sendable {
     var interpolated: [ElementKey: ExpectedElement] = [:]
     /// How many pairs the transition in progress has.
     var pairs: Int?
+    /// The move's target after the step (`{"target": {"section", "item"}}`).
+    var moveTarget: ItemIndexPath?
+    var autoScroll: Point?
+    /// The reason the step ended the move (`"moveEnded": "committed"`), or `""` for none.
+    var moveEnded: String?
+    /// Whether a move is in progress after the step.
+    var moving: Bool?
 
     /// The window delta of the step's invalidation, by element key.
     struct ExpectedDelta: Sendable {
@@ -99,7 +106,18 @@ struct Step: Sendable {
         case beginTransition(strategy: String?, parameters: [String: ParameterValue])
         case updateTransition(Double)
         case endTransition(commit: Bool)
+        /// Interactive moves (`View+Move.swift`); points in viewport coordinates.
+        case beginMove(String)
+        case updateMove(Point)
+        case endMove(commit: Bool)
+        /// A drag held at `point` while the client scrolls as asked: `updateMove(point)`, then a
+        /// scroll by `autoScroll × seconds` (clamped to where scrolling may rest), repeated
+        /// until the auto-scroll stops or `ticks` ran out.
+        case autoScroll(point: Point, seconds: Double, ticks: Int)
     }
+
+    /// The step must be refused with this error name, changing nothing.
+    var error: String?
 
     var animated = true
     /// The per-mutation anchor override, for steps that anchor.
@@ -107,6 +125,16 @@ struct Step: Sendable {
 
     var action: Action
     var expected: Expectation
+}
+
+extension Step {
+    /// Whether the step is part of an interactive move.
+    var isMove: Bool {
+        switch action {
+        case .beginMove, .updateMove, .endMove, .autoScroll: true
+        default: false
+        }
+    }
 }
 
 extension Fixture {
@@ -128,7 +156,9 @@ extension Fixture {
             var transposed = step
             transposed.expected = step.expected.transposed
             transposed.action = switch step.action {
-            case .select, .scrollTo, .setAnchor, .updateTransition, .endTransition: step.action
+            case .select, .scrollTo, .setAnchor, .updateTransition, .endTransition, .beginMove, .endMove: step.action
+            case .updateMove(let point): .updateMove(point.transposed)
+            case .autoScroll(let point, let seconds, let ticks): .autoScroll(point: point.transposed, seconds: seconds, ticks: ticks)
             case .beginTransition(let strategy, let parameters): .beginTransition(strategy: strategy, parameters: Self.transposed(parameters))
             case .configure(let changes, let margin): .configure(Self.transposed(changes), windowMargin: margin)
             case .scroll(let offset): .scroll(offset.transposed)
@@ -375,6 +405,16 @@ extension Fixture {
             } else if step["endTransition"] != nil {
                 guard let commit = step["endTransition"] as? Bool else { throw reader.fail("endTransition takes true (commit) or false") }
                 action = .endTransition(commit: commit)
+            } else if let id = step["beginMove"] as? String {
+                action = .beginMove(id)
+            } else if let point = step["updateMove"] {
+                action = .updateMove(try reader.point(point))
+            } else if let end = step["endMove"] as? [String: Any] {
+                action = .endMove(commit: (end["commit"] as? NSNumber)?.boolValue ?? true)
+            } else if let drag = step["autoScroll"] as? [String: Any] {
+                action = .autoScroll(
+                    point: try reader.point(drag["point"] as Any), seconds: reader.number(drag["seconds"]) ?? 1,
+                    ticks: drag["ticks"] as? Int ?? 10_000)
             } else if let snap = step["targetContentOffset"] as? [String: Any] {
                 action = .targetContentOffset(
                     proposed: try reader.point(snap["proposed"] as Any),
@@ -385,6 +425,7 @@ extension Fixture {
             var parsed = Step(action: action, expected: try reader.expectation(expected))
             parsed.animated = step["animated"] as? Bool ?? true
             parsed.anchor = try step["anchor"].map(reader.anchorPolicy)
+            parsed.error = step["error"] as? String
             return parsed
         }
     }
@@ -539,7 +580,15 @@ struct FixtureReader {
         expectation.measured = json["measured"] as? [String]
         expectation.complete = json["complete"] as? Bool ?? true
         expectation.contentOffset = try json["contentOffset"].map(point)
-        expectation.target = try json["target"].map(point)
+        if let target = json["target"] as? [String: Any] {
+            guard let section = target["section"] as? Int, let item = target["item"] as? Int else { throw fail("target needs section and item") }
+            expectation.moveTarget = ItemIndexPath(section: section, item: item)
+        } else {
+            expectation.target = try json["target"].map(point)
+        }
+        expectation.autoScroll = try json["autoScroll"].map(point)
+        expectation.moveEnded = json["moveEnded"] as? String
+        expectation.moving = (json["moving"] as? NSNumber)?.boolValue
         if let anchor = json["anchor"] {
             expectation.anchor = .some(anchor as? String)
         }

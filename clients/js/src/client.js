@@ -26,7 +26,7 @@ const METHODS = {
   view: ["create", "delete", "list", "get", "query", "item", "hitTest", "neighbor", "subscribe", "unsubscribe",
     "setData", "update", "measure", "select", "scroll", "scrollEnd", "scrollTo", "resize", "configure",
     "setStrategy", "setWindowMargin", "setAnchor", "setLayoutDirection",
-    "beginTransition", "updateTransition", "endTransition"],
+    "beginTransition", "updateTransition", "endTransition", "beginMove", "updateMove", "endMove"],
   "view.stage": ["begin", "append", "commit", "abort"],
 };
 

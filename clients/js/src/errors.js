@@ -78,6 +78,8 @@ export const ERROR_CODES = Object.freeze({
   ElementNotFound: -32023,
   TransitionInProgress: -32024,
   NoActiveTransition: -32025,
+  MoveInProgress: -32026,
+  NoActiveMove: -32027,
 });
 
 /** Names whose error line closes the connection (protocol/README.md §9). */
@@ -114,6 +116,8 @@ export class OutputOverflowError extends LayoutdError {}
 export class ElementNotFoundError extends LayoutdError {}
 export class TransitionInProgressError extends LayoutdError {}
 export class NoActiveTransitionError extends LayoutdError {}
+export class MoveInProgressError extends LayoutdError {}
+export class NoActiveMoveError extends LayoutdError {}
 
 /** @type {Record<string, typeof LayoutdError>} protocol name → class */
 export const errorClasses = Object.freeze({
@@ -148,6 +152,8 @@ export const errorClasses = Object.freeze({
   ElementNotFound: ElementNotFoundError,
   TransitionInProgress: TransitionInProgressError,
   NoActiveTransition: NoActiveTransitionError,
+  MoveInProgress: MoveInProgressError,
+  NoActiveMove: NoActiveMoveError,
 });
 
 /**

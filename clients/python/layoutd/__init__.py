@@ -13,7 +13,7 @@ from .errors import (
     ViewNotFound, ViewExists, UnknownStrategy, UnknownParameter, InvalidParameter, InvalidViewport,
     InvalidSize, InvalidID, DuplicateItemID, DuplicateSectionID, ItemNotFound, SectionNotFound,
     InvalidBatch, IndexOutOfRange, StaleEpoch, LimitExceeded, PermissionDenied, UnsupportedVersion,
-    DuplicateStrategy, ReloadFailed, IdleTimeout, OutputOverflow, ElementNotFound, TransitionInProgress, NoActiveTransition,
+    DuplicateStrategy, ReloadFailed, IdleTimeout, OutputOverflow, ElementNotFound, TransitionInProgress, NoActiveTransition, MoveInProgress, NoActiveMove,
 )
 from .errors import ERRORS, ClientError, ConnectionClosed, LayoutdError, SequenceGap, error_from_reply
 from .mirror import Mirror
@@ -40,5 +40,5 @@ __all__ = [
     "UnknownParameter", "InvalidParameter", "InvalidViewport", "InvalidSize", "InvalidID",
     "DuplicateItemID", "DuplicateSectionID", "ItemNotFound", "SectionNotFound", "InvalidBatch",
     "IndexOutOfRange", "StaleEpoch", "LimitExceeded", "PermissionDenied", "UnsupportedVersion",
-    "DuplicateStrategy", "ReloadFailed", "IdleTimeout", "OutputOverflow", "ElementNotFound", "TransitionInProgress", "NoActiveTransition",
+    "DuplicateStrategy", "ReloadFailed", "IdleTimeout", "OutputOverflow", "ElementNotFound", "TransitionInProgress", "NoActiveTransition", "MoveInProgress", "NoActiveMove",
 ]

@@ -49,6 +49,11 @@ class SyncMethods:
         request: JSONObject = {}
         return self._invoke('strategy.list', request)
 
+    def view_begin_move(self, view: str, id: str, *, animated: Optional[bool] = None, if_epoch: Optional[int] = None, dry_run: Optional[bool] = None, anchor: Optional[Any] = None, point: Optional[Union[Point, Mapping[str, Any]]] = None) -> Invalidation:
+        """``view.beginMove`` (see protocol/)."""
+        request = _params([("view", view), ("animated", animated), ("ifEpoch", if_epoch), ("dryRun", dry_run), ("anchor", anchor), ("id", id), ("point", point)])
+        return Invalidation.from_json(self._invoke('view.beginMove', request))
+
     def view_begin_transition(self, view: str, *, strategy: Optional[str] = None, params: Optional[Mapping[str, Any]] = None, if_epoch: Optional[int] = None, anchor: Optional[Any] = None) -> JSONObject:
         """``view.beginTransition`` (see protocol/)."""
         request = _params([("view", view), ("strategy", strategy), ("params", params), ("ifEpoch", if_epoch), ("anchor", anchor)])
@@ -68,6 +73,11 @@ class SyncMethods:
         """``view.delete`` (see protocol/)."""
         request = _params([("view", view)])
         return self._invoke('view.delete', request)
+
+    def view_end_move(self, view: str, commit: bool, *, animated: Optional[bool] = None, if_epoch: Optional[int] = None, dry_run: Optional[bool] = None, anchor: Optional[Any] = None) -> Invalidation:
+        """``view.endMove`` (see protocol/)."""
+        request = _params([("view", view), ("animated", animated), ("ifEpoch", if_epoch), ("dryRun", dry_run), ("anchor", anchor), ("commit", commit)])
+        return Invalidation.from_json(self._invoke('view.endMove', request))
 
     def view_end_transition(self, view: str, commit: bool, *, animated: Optional[bool] = None, if_epoch: Optional[int] = None, dry_run: Optional[bool] = None, anchor: Optional[Any] = None) -> Invalidation:
         """``view.endTransition`` (see protocol/)."""
@@ -189,6 +199,11 @@ class SyncMethods:
         request = _params([("view", view), ("animated", animated), ("ifEpoch", if_epoch), ("dryRun", dry_run), ("anchor", anchor), ("updates", updates)])
         return Invalidation.from_json(self._invoke('view.update', request))
 
+    def view_update_move(self, view: str, point: Union[Point, Mapping[str, Any]], *, animated: Optional[bool] = None, if_epoch: Optional[int] = None, dry_run: Optional[bool] = None, anchor: Optional[Any] = None) -> Invalidation:
+        """``view.updateMove`` (see protocol/)."""
+        request = _params([("view", view), ("animated", animated), ("ifEpoch", if_epoch), ("dryRun", dry_run), ("anchor", anchor), ("point", point)])
+        return Invalidation.from_json(self._invoke('view.updateMove', request))
+
     def view_update_transition(self, view: str, progress: float) -> JSONObject:
         """``view.updateTransition`` (see protocol/)."""
         request = _params([("view", view), ("progress", progress)])
@@ -231,6 +246,11 @@ class AsyncMethods:
         request: JSONObject = {}
         return await self._invoke('strategy.list', request)
 
+    async def view_begin_move(self, view: str, id: str, *, animated: Optional[bool] = None, if_epoch: Optional[int] = None, dry_run: Optional[bool] = None, anchor: Optional[Any] = None, point: Optional[Union[Point, Mapping[str, Any]]] = None) -> Invalidation:
+        """``view.beginMove`` (see protocol/)."""
+        request = _params([("view", view), ("animated", animated), ("ifEpoch", if_epoch), ("dryRun", dry_run), ("anchor", anchor), ("id", id), ("point", point)])
+        return Invalidation.from_json((await self._invoke('view.beginMove', request)))
+
     async def view_begin_transition(self, view: str, *, strategy: Optional[str] = None, params: Optional[Mapping[str, Any]] = None, if_epoch: Optional[int] = None, anchor: Optional[Any] = None) -> JSONObject:
         """``view.beginTransition`` (see protocol/)."""
         request = _params([("view", view), ("strategy", strategy), ("params", params), ("ifEpoch", if_epoch), ("anchor", anchor)])
@@ -250,6 +270,11 @@ class AsyncMethods:
         """``view.delete`` (see protocol/)."""
         request = _params([("view", view)])
         return await self._invoke('view.delete', request)
+
+    async def view_end_move(self, view: str, commit: bool, *, animated: Optional[bool] = None, if_epoch: Optional[int] = None, dry_run: Optional[bool] = None, anchor: Optional[Any] = None) -> Invalidation:
+        """``view.endMove`` (see protocol/)."""
+        request = _params([("view", view), ("animated", animated), ("ifEpoch", if_epoch), ("dryRun", dry_run), ("anchor", anchor), ("commit", commit)])
+        return Invalidation.from_json((await self._invoke('view.endMove', request)))
 
     async def view_end_transition(self, view: str, commit: bool, *, animated: Optional[bool] = None, if_epoch: Optional[int] = None, dry_run: Optional[bool] = None, anchor: Optional[Any] = None) -> Invalidation:
         """``view.endTransition`` (see protocol/)."""
@@ -370,6 +395,11 @@ class AsyncMethods:
         """``view.update`` (see protocol/)."""
         request = _params([("view", view), ("animated", animated), ("ifEpoch", if_epoch), ("dryRun", dry_run), ("anchor", anchor), ("updates", updates)])
         return Invalidation.from_json((await self._invoke('view.update', request)))
+
+    async def view_update_move(self, view: str, point: Union[Point, Mapping[str, Any]], *, animated: Optional[bool] = None, if_epoch: Optional[int] = None, dry_run: Optional[bool] = None, anchor: Optional[Any] = None) -> Invalidation:
+        """``view.updateMove`` (see protocol/)."""
+        request = _params([("view", view), ("animated", animated), ("ifEpoch", if_epoch), ("dryRun", dry_run), ("anchor", anchor), ("point", point)])
+        return Invalidation.from_json((await self._invoke('view.updateMove', request)))
 
     async def view_update_transition(self, view: str, progress: float) -> JSONObject:
         """``view.updateTransition`` (see protocol/)."""

@@ -166,6 +166,14 @@ class NoActiveTransition(LayoutdError):
     NAME, CODE = "NoActiveTransition", -32025
 
 
+class MoveInProgress(LayoutdError):
+    NAME, CODE = "MoveInProgress", -32026
+
+
+class NoActiveMove(LayoutdError):
+    NAME, CODE = "NoActiveMove", -32027
+
+
 ERRORS: Dict[str, Type[LayoutdError]] = {
     cls.NAME: cls for cls in (
         ParseError, LineTooLong, InvalidRequest, MethodNotFound, InvalidParams, InternalError,
@@ -173,7 +181,7 @@ ERRORS: Dict[str, Type[LayoutdError]] = {
         InvalidViewport, InvalidSize, InvalidID, DuplicateItemID, DuplicateSectionID,
         ItemNotFound, SectionNotFound, InvalidBatch, IndexOutOfRange, StaleEpoch, LimitExceeded,
         PermissionDenied, UnsupportedVersion, DuplicateStrategy, ReloadFailed, IdleTimeout,
-        OutputOverflow, ElementNotFound, TransitionInProgress, NoActiveTransition)}
+        OutputOverflow, ElementNotFound, TransitionInProgress, NoActiveTransition, MoveInProgress, NoActiveMove)}
 
 #: Errors that, written with ``id`` null, precede the daemon closing the connection
 #: (protocol/README.md §9; ``LimitExceeded`` with ``id`` null comes only at accept).

@@ -86,3 +86,28 @@ extension CollapsibleLayout {
             zIndex: item)
     }
 }
+
+extension CollapsibleLayout {
+    /// A stack is never split: while collapsed, a drop between two items of one run of selected
+    /// items (which would cut the run in two stacks) lands after the run instead, unless the
+    /// moving item is selected itself (it joins the run). Everywhere else, the proposal stands.
+    ///
+    /// - Complexity: O(r) for the r items of the run after the proposal.
+    public func moveTarget(
+        proposing proposed: ItemIndexPath, for id: String, at current: ItemIndexPath, model: CollectionModel
+    ) -> ItemIndexPath? {
+        guard isCollapsed, !model.isSelected(id) else { return proposed }
+        let section = model.sections[proposed.section]
+        // Positions in the section without the moving item, read off the model that has it.
+        let holdsItem = proposed.section == current.section
+        let count = section.count - (holdsItem ? 1 : 0)
+        func selected(_ position: Int) -> Bool {
+            let index = holdsItem && position >= current.item ? position + 1 : position
+            return model.isSelected(section.items.id(at: index))
+        }
+        guard proposed.item > 0, proposed.item < count, selected(proposed.item - 1), selected(proposed.item) else { return proposed }
+        var end = proposed.item
+        while end < count, selected(end) { end += 1 }
+        return ItemIndexPath(section: proposed.section, item: end)
+    }
+}

@@ -1,0 +1,147 @@
+import LayoutGeometry
+
+/// The item an interactive move drags: laid out by the strategy in its slot (the target
+/// position), drawn instead with its slot's size centred on the finger and above every other
+/// element. Only `Layout`'s queries apply it, so strategies (plugins too) never know.
+struct MovingItem: Hashable, Sendable {
+    var id: String
+    /// The finger in content coordinates: the centre of the drawn frame.
+    var center: Point
+    /// One more than the highest zIndex in the window when the item was last placed: drawn
+    /// above everything the client holds.
+    var zIndex: Int
+
+    /// The item's slot attributes with the dragged frame and zIndex.
+    func attributes(strategy: any LayoutStrategy, model: CollectionModel) -> LayoutAttributes? {
+        guard let slot = strategy.attributes(forItem: id, model: model) else { return nil }
+        return dragged(slot)
+    }
+
+    func dragged(_ slot: LayoutAttributes) -> LayoutAttributes {
+        var attributes = slot
+        attributes.frame = Rect(
+            x: center.x - slot.frame.width / 2, y: center.y - slot.frame.height / 2, width: slot.frame.width,
+            height: slot.frame.height)
+        attributes.zIndex = zIndex
+        return attributes
+    }
+
+    /// `slots` (a strategy's answer for `rect`) with the moving cell's slot taken out and its
+    /// dragged attributes in, when they meet `rect`.
+    ///
+    /// - Complexity: O(k) for the k slots, plus one O(log n) lookup when the dragged frame meets
+    ///   `rect`.
+    func replacingSlot(
+        in slots: [LayoutAttributes], within rect: Rect, strategy: any LayoutStrategy, model: CollectionModel
+    ) -> [LayoutAttributes] {
+        var result = slots
+        if let index = result.firstIndex(where: { $0.kind == .cell && $0.id == id }) {
+            let slot = result.remove(at: index)
+            let drawn = dragged(slot)
+            if drawn.frame.intersects(rect) || Self.isPoint(drawn.frame, inside: rect) { result.append(drawn) }
+            return result
+        }
+        // The slot is elsewhere: the dragged frame may still be here.
+        if let drawn = attributes(strategy: strategy, model: model), drawn.frame.intersects(rect) || Self.isPoint(drawn.frame, inside: rect) {
+            result.append(drawn)
+        }
+        return result
+    }
+
+    /// A zero-size frame strictly inside `rect` counts as in it, as strategies' queries count it.
+    private static func isPoint(_ frame: Rect, inside rect: Rect) -> Bool {
+        frame.width == 0 && frame.height == 0 && frame.minX > rect.minX && frame.minX < rect.maxX && frame.minY > rect.minY
+            && frame.minY < rect.maxY
+    }
+}
+
+/// How fast a drag near the viewport's edge asks the client to scroll (`View.updateMove`).
+public enum AutoScroll {
+    /// The band along each end of the viewport (along the scroll axis) where a drag scrolls:
+    /// 64 points, or a quarter of the viewport when that is less.
+    public static let edgeBand = 64.0
+    /// Points per second at the viewport's edge (and beyond it).
+    public static let maximumSpeed = 1000.0
+
+    /// The scroll velocity for a finger at `point` (viewport coordinates): along the scroll axis
+    /// only, `maximumSpeed × depth / band` where depth is how far into the band the finger is
+    /// (capped at the band), negative at the leading end, positive at the trailing end, and 0
+    /// where the content cannot scroll further that way.
+    static func velocity(at point: Point, in strategy: any LayoutStrategy) -> Point {
+        let axis = strategy.scrollAxis
+        let viewport = strategy.viewport
+        let extent = axis.main(of: viewport.size)
+        let band = min(edgeBand, extent / 4)
+        guard band > 0 else { return .zero }
+        let position = axis.main(of: point)
+        let offset = axis.main(of: viewport.offset)
+        let lowest = -axis.logical(viewport.contentInsets).mainLeading
+        let highest = Layout.farthestOffset(in: strategy)
+        var speed = 0.0
+        if position < band, offset > lowest {
+            speed = -maximumSpeed * min(1, (band - position) / band)
+        } else if position > extent - band, offset < highest {
+            speed = maximumSpeed * min(1, (position - (extent - band)) / band)
+        }
+        return axis == .vertical ? Point(x: 0, y: speed) : Point(x: speed, y: 0)
+    }
+}
+
+extension Layout {
+    /// The visible cell whose frame is nearest `point` (content coordinates): distance from the
+    /// point to the frame (0 inside), ties to the earlier position in reading order. Frames
+    /// only, so every strategy (plugins included) answers the same way.
+    ///
+    /// The search looks in a square around the point that starts at `reach` and grows fourfold
+    /// until it holds a candidate no farther than its half-width (nothing outside could be
+    /// nearer) or covers the content.
+    ///
+    /// - Complexity: O(log n + k) for the k slots in the last square.
+    func nearestSlot(to point: Point, reach: Double) -> LayoutAttributes? {
+        let content = Rect(origin: .zero, size: contentSize)
+        var half = max(reach, 1)
+        while true {
+            let square = Rect(x: point.x - half, y: point.y - half, width: 2 * half, height: 2 * half)
+            var best: (distance: Double, slot: LayoutAttributes)?
+            for slot in strategy.elements(in: square, model: model) where slot.kind == .cell && !slot.isHidden {
+                let distance = Self.distance(from: point, to: slot.frame)
+                if let current = best {
+                    if distance > current.distance { continue }
+                    if distance == current.distance, !(slot.indexPath! < current.slot.indexPath!) { continue }
+                }
+                best = (distance, slot)
+            }
+            if let best, best.distance <= half { return best.slot }
+            if square.contains(content) { return best?.slot }
+            half *= 4
+        }
+    }
+
+    static func distance(from point: Point, to frame: Rect) -> Double {
+        let dx = max(frame.minX - point.x, 0, point.x - frame.maxX)
+        let dy = max(frame.minY - point.y, 0, point.y - frame.maxY)
+        return (dx * dx + dy * dy).squareRoot()
+    }
+
+    /// Whether `point` comes before the centre of `frame` in reading order, compared along the
+    /// axis on which it lies farther from the centre relative to the frame's extent there (ties
+    /// across): along the scroll axis lines follow one another (down, or across the reading
+    /// direction when horizontal); across it the reading direction runs (left to right, or right
+    /// to left when `rightToLeft`). So a full-width row of a list splits at its middle line and a
+    /// grid cell at its middle column, and a finger beside a cell's line compares by lines.
+    func precedes(_ point: Point, centreOf frame: Rect, rightToLeft: Bool) -> Bool {
+        let axis = strategy.scrollAxis
+        let main = axis.mainRange(of: frame)
+        let cross = axis.crossRange(of: frame)
+        // A horizontal view's lines run right to left when the view reads right to left.
+        let mainForward = axis == .horizontal && rightToLeft ? -1.0 : 1.0
+        let crossForward = axis == .vertical && rightToLeft ? -1.0 : 1.0
+        let alongMain = (axis.main(of: point) - (main.min + main.max) / 2) * mainForward
+        let alongCross = (axis.cross(of: point) - (cross.min + cross.max) / 2) * crossForward
+        let tiny = 1e-9
+        if abs(alongMain) / max(main.max - main.min, tiny) > abs(alongCross) / max(cross.max - cross.min, tiny) {
+            return alongMain < 0
+        }
+        return alongCross < 0
+    }
+}
