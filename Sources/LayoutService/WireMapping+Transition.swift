@@ -54,14 +54,7 @@ extension WireMapping {
         writer.write(raw: #"},"pairs":["#)
         for (index, pair) in plan.pairs.enumerated() {
             if index > 0 { writer.append(UInt8(ascii: ",")) }
-            writer.write(raw: #"{"kind":"#)
-            writer.write(pair.key.kind.rawValue)
-            writer.write(raw: #","id":"#)
-            writer.write(pair.key.id)
-            writer.write(raw: #","from":"#)
-            writer.write(wire(pair.from))
-            writer.write(raw: #","to":"#)
-            writer.write(wire(pair.to))
+            write(key: pair.key, from: pair.from, to: pair.to, into: &writer)
             writer.append(UInt8(ascii: "}"))
         }
         writer.append(UInt8(ascii: "]"))

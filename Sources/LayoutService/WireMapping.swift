@@ -185,14 +185,7 @@ enum WireMapping {
             writer.write(raw: #","segments":["#)
             for (index, segment) in transition.segments.enumerated() {
                 if index > 0 { writer.append(UInt8(ascii: ",")) }
-                writer.write(raw: #"{"kind":"#)
-                writer.write(segment.key.kind.rawValue)
-                writer.write(raw: #","id":"#)
-                writer.write(segment.key.id)
-                writer.write(raw: #","from":"#)
-                writer.write(wire(segment.from))
-                writer.write(raw: #","to":"#)
-                writer.write(wire(segment.to))
+                write(key: segment.key, from: segment.from, to: segment.to, into: &writer)
                 writer.write(raw: #","delay":"#)
                 writer.write(segment.delay)
                 writer.write(raw: #","duration":"#)
@@ -213,14 +206,7 @@ enum WireMapping {
             writer.write(raw: #","interactiveTransition":"#)
             write(replanned: replanned, into: &writer)
         }
-        if let move = invalidation.move {
-            writer.write(raw: #","moving":"#)
-            writer.write(move.id)
-            writer.write(raw: #","target":"#)
-            write(position: move.target, into: &writer)
-            writer.write(raw: #","autoScroll":"#)
-            writer.write(point: move.autoScroll)
-        }
+        if let move = invalidation.move { write(move: move, into: &writer) }
         if let ended = invalidation.moveEnded {
             writer.write(raw: #","moveEnded":{"id":"#)
             writer.write(ended.id)
@@ -230,6 +216,30 @@ enum WireMapping {
         }
         if dryRun { writer.write(raw: #","dryRun":true"#) }
         writer.append(UInt8(ascii: "}"))
+    }
+
+    /// `,"moving":id,"target":{...},"autoScroll":{...}`: the move in force, in an invalidation
+    /// or a snapshot.
+    static func write(move: MoveReport, into writer: inout JSONWriter) {
+        writer.write(raw: #","moving":"#)
+        writer.write(move.id)
+        writer.write(raw: #","target":"#)
+        write(position: move.target, into: &writer)
+        writer.write(raw: #","autoScroll":"#)
+        writer.write(point: move.autoScroll)
+    }
+
+    /// `{"kind":k,"id":i,"from":{...},"to":{...}` (left open): a transition segment's or an
+    /// interactive transition pair's start.
+    static func write(key: ElementKey, from: LayoutAttributes, to: LayoutAttributes, into writer: inout JSONWriter) {
+        writer.write(raw: #"{"kind":"#)
+        writer.write(key.kind.rawValue)
+        writer.write(raw: #","id":"#)
+        writer.write(key.id)
+        writer.write(raw: #","from":"#)
+        writer.write(wire(from))
+        writer.write(raw: #","to":"#)
+        writer.write(wire(to))
     }
 
     /// `{"section":s,"item":i}`.
@@ -319,12 +329,7 @@ enum WireMapping {
         }
         if let move = view.moveState.activeMove {
             // A client that starts mid-drag (a subscription, a resync) learns of the move here.
-            writer.write(raw: #","moving":"#)
-            writer.write(move.id)
-            writer.write(raw: #","target":"#)
-            write(position: move.target, into: &writer)
-            writer.write(raw: #","autoScroll":"#)
-            writer.write(point: move.autoScroll)
+            write(move: MoveReport(id: move.id, target: move.target, autoScroll: move.autoScroll), into: &writer)
         }
         writer.append(UInt8(ascii: "}"))
     }
