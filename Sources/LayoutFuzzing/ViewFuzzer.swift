@@ -334,6 +334,8 @@ public struct ViewDump: Equatable {
     var selection: Set<String>
     var contentSize: Size
     var elements: [ElementKey: LayoutAttributes]
+    var layoutDirection: LayoutDirection
+    var move: MoveState
 
     public init(_ view: View) {
         epoch = view.epoch
@@ -346,6 +348,8 @@ public struct ViewDump: Equatable {
         selection = view.model.selection
         contentSize = view.layout.contentSize
         elements = allElements(of: view.layout)
+        layoutDirection = view.layoutDirection
+        move = view.moveState
     }
 }
 

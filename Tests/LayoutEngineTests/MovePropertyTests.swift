@@ -59,7 +59,11 @@ struct MovePropertyTests {
                     // Another client's change: it keeps the move (a selection, a measurement, a
                     // scroll) or ends it with a reason.
                     let mutation = fuzzer.mutation(for: view, registry: registry)
+                    let untouched = ViewDump(view)
                     let other = try? step("\(mutation)") { () throws(LayoutError) in try mutation.apply(to: view, registry: registry) }
+                    // A refused change leaves everything as it was, the move (target, finger,
+                    // dragged frame) included: the daemon's replay of accepted changes relies on it.
+                    if other == nil, ViewDump(view) != untouched { Issue.record("seed \(seed): refused \(mutation) changed the view") }
                     if let other, other.moveEnded != nil {
                         #expect(view.moveState == .idle, "seed \(seed): \(mutation) ended the move but it is still active")
                         interrupted = true

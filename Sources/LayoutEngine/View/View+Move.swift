@@ -241,12 +241,15 @@ extension View {
         layout.moveItem(active.id, to: active.origin)
     }
 
-    /// Undoes `putBack` when the change that ended the move was refused: the move as it was.
-    func resume(_ active: ActiveMove) {
+    /// Undoes `putBack` when the change that ended the move was refused: the move exactly as it
+    /// was, target, finger and dragged frame (`drawn`) included. Not recomputed with
+    /// `followFinger`: a second placement under the same finger may pick another slot on the
+    /// re-flowed layout, and a refused change must change nothing.
+    func resume(_ active: ActiveMove, drawn: MovingItem?) {
         // The inverse of the move `putBack` made, on the same data.
         if active.target != active.origin { layout.moveItem(active.id, to: active.target) }
         moveState = .moving(active)
-        followFinger()
+        layout.setMovingItem(drawn)
     }
 
     /// `transition` with each element's last segment ending where the element is now: a change

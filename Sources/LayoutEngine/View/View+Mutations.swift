@@ -328,16 +328,16 @@ extension View {
 
         // A change that ends the move applies to the data as it was before the move: the item
         // goes back first, and comes back if the change is refused (nothing changed).
-        var ended: (move: ActiveMove, reason: MoveEndReason)?
+        var ended: (move: ActiveMove, reason: MoveEndReason, drawn: MovingItem?)?
         if case .ends(let reason) = move, let active = moveState.activeMove {
+            ended = (active, reason, layout.movingItem)
             putBack(active)
-            ended = (active, reason)
         }
         var outcome: Outcome
         do {
             outcome = try body()
         } catch {
-            if let ended { resume(ended.move) }
+            if let ended { resume(ended.move, drawn: ended.drawn) }
             throw error
         }
         if let ended {
