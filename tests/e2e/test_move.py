@@ -148,6 +148,9 @@ class MoveTests(unittest.TestCase):
         error = self.refused("view.beginMove", {"view": view, "id": "i3"}, "MoveInProgress")
         self.assertEqual(error["code"], -32026)
         self.assertEqual(error["data"], {"id": "i2"})
+        # One gesture at a time: no scrubbed transition during a move...
+        error = self.refused("view.beginTransition", {"view": view, "params": {"minimumLineSpacing": 4}}, "MoveInProgress")
+        self.assertEqual(error["data"], {"id": "i2"})
         # JSON has no infinity: a number beyond a double's range is refused as the line is parsed.
         self.client.send_raw(b'{"id":"inf","method":"view.updateMove","params":{"view":"bad","point":{"x":1e400,"y":1}}}\n')
         self.assertEqual(json.loads(self.client.read_line())["error"]["name"], "ParseError")
@@ -161,6 +164,11 @@ class MoveTests(unittest.TestCase):
         self.assertEqual(error["code"], -32027)
         after = self.call("view.get", {"view": view})
         self.assertEqual(after["elements"], before["elements"], "cancelled: as before the move")
+        # ...and no move during a scrubbed transition.
+        self.call("view.beginTransition", {"view": view, "params": {"minimumLineSpacing": 4}})
+        self.refused("view.beginMove", {"view": view, "id": "i3"}, "TransitionInProgress")
+        self.assertEqual(self.call("view.get", {"view": view})["epoch"], after["epoch"])
+        self.call("view.endTransition", {"view": view, "commit": False})
 
     def test_another_clients_changes_during_a_drag(self):
         view = "shared"

@@ -84,21 +84,18 @@ enum MovePolicy {
 }
 
 extension View {
-    /// The gesture that excludes others while it lasts, by name (`"move"`), or nil: the hook for
-    /// other interactive gestures (a scrubbed transition) to refuse to start during a move.
-    public var gestureInProgress: String? { moveState.activeMove == nil ? nil : "move" }
-
     /// Begins dragging item `id`: it is drawn with its slot's size centred on the finger (at
     /// `point`, viewport coordinates, or by default at the item's centre, where it stays) and
     /// above every element of the window; a finger elsewhere moves the target as `updateMove`
     /// would (so a dry run previews a drag in one request).
     ///
-    /// - Throws: `moveInProgress` when a move is active, `itemNotFound`, `invalidParameter`
+    /// - Throws: `moveInProgress` when a move is active, `transitionInProgress` during an
+    ///   interactive transition (`requireNoGesture`), `itemNotFound`, `invalidParameter`
     ///   (`point`), `staleEpoch`.
     @discardableResult
     public func beginMove(_ id: String, at finger: Point? = nil, ifEpoch: Int? = nil) throws(LayoutError) -> Invalidation {
         try mutate(ifEpoch: ifEpoch, move: .isMove) { () throws(LayoutError) -> Outcome in
-            if let active = moveState.activeMove { throw .moveInProgress(id: active.id) }
+            try requireNoGesture()
             guard let slot = layout.attributes(forItem: id), let path = slot.indexPath else { throw .itemNotFound(id) }
             if let finger { try Self.validate(movePoint: finger) }
             let offset = viewport.offset

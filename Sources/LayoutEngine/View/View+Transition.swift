@@ -71,10 +71,11 @@ public struct InterruptedTransition: Hashable, Sendable {
 extension View {
     /// A gesture a client drives over several requests. At most one is in progress on a view.
     ///
-    /// Hook for other gestures (interactive reorder, `view.beginMove`): a new one is a case
-    /// here; `requireNoGesture()` is where a begin refuses while any is in progress, and
-    /// `interruptGesture(keeping:)` where every other mutation ends it (or, for a scroll,
-    /// re-plans it).
+    /// An interactive move is not a case here: it is a mutation of its own, with its own
+    /// record (`View.moveState`), because other changes keep it or end it by their kind
+    /// (`MovePolicy`). `requireNoGesture()` is where a begin of either refuses while the other
+    /// (or another of its own) is in progress, and `interruptGesture(keeping:)` where every
+    /// other mutation ends a transition (or, for a scroll, re-plans it).
     public enum Gesture {
         /// Nothing in progress: every mutation applies as documented.
         case idle
@@ -183,8 +184,11 @@ extension View {
 
     // MARK: Gestures and other mutations
 
-    /// Refuses a new gesture while one is in progress.
+    /// Refuses a new gesture while one is in progress: a scrubbed transition and an
+    /// interactive move each change what the other relies on (the layout it pairs against, the
+    /// slot the finger drops into), so a view holds at most one of either.
     func requireNoGesture() throws(LayoutError) {
+        if let active = moveState.activeMove { throw .moveInProgress(id: active.id) }
         switch gesture {
         case .idle: return
         case .transition: throw .transitionInProgress
