@@ -1,49 +1,63 @@
 import LayoutGeometry
 
-/// The item an interactive move drags: laid out by the strategy in its slot (the target
-/// position), drawn instead with its slot's size centred on the finger and above every other
-/// element. Only `Layout`'s queries apply it, so strategies (plugins too) never know.
+/// The items an interactive move drags (one, or a unit such as a collapsible stack): laid
+/// out by the strategy in their slots (the target position), drawn instead each with its slot's
+/// size centred on the finger and above every other element. Only `Layout`'s queries apply it,
+/// so strategies (plugins too) never know.
 struct MovingItem: Hashable, Sendable {
-    var id: String
-    /// The finger in content coordinates: the centre of the drawn frame.
+    /// The unit in data order (`ActiveMove.items`).
+    var ids: [String]
+    /// The finger in content coordinates: the centre of the drawn frames.
     var center: Point
-    /// One more than the highest zIndex in the window when the item was last placed: drawn
-    /// above everything the client holds.
+    /// One more than the highest zIndex in the window when the unit was last placed: the
+    /// unit's first item is drawn at it, the next one above, and so on.
     var zIndex: Int
 
-    /// The item's slot attributes with the dragged frame and zIndex.
-    func attributes(strategy: any LayoutStrategy, model: CollectionModel) -> LayoutAttributes? {
-        guard let slot = strategy.attributes(forItem: id, model: model) else { return nil }
-        return dragged(slot)
+    init(ids: [String], center: Point, zIndex: Int) {
+        self.ids = ids
+        self.center = center
+        self.zIndex = zIndex
     }
 
-    func dragged(_ slot: LayoutAttributes) -> LayoutAttributes {
+    /// The item's place in the unit, or nil when it is not dragged. O(r), r = 1 almost always.
+    func rank(of id: String) -> Int? {
+        ids.count == 1 ? (ids[0] == id ? 0 : nil) : ids.firstIndex(of: id)
+    }
+
+    /// The slot attributes of the unit's `rank`th item, with the dragged frame and zIndex.
+    func dragged(_ slot: LayoutAttributes, rank: Int) -> LayoutAttributes {
         var attributes = slot
         attributes.frame = Rect(
             x: center.x - slot.frame.width / 2, y: center.y - slot.frame.height / 2, width: slot.frame.width,
             height: slot.frame.height)
-        attributes.zIndex = zIndex
+        attributes.zIndex = zIndex + rank
         return attributes
     }
 
-    /// `slots` (a strategy's answer for `rect`) with the moving cell's slot taken out and its
-    /// dragged attributes in, when they meet `rect`.
+    /// `slots` (a strategy's answer for `rect`) with the unit's slots taken out and their
+    /// dragged attributes in (after the others), where they meet `rect`.
     ///
-    /// - Complexity: O(k) for the k slots, plus one O(log n) lookup when the dragged frame meets
-    ///   `rect`.
-    func replacingSlot(
+    /// - Complexity: O(k r) for the k slots, plus one O(log n) lookup per dragged item whose
+    ///   slot is elsewhere.
+    func replacingSlots(
         in slots: [LayoutAttributes], within rect: Rect, strategy: any LayoutStrategy, model: CollectionModel
     ) -> [LayoutAttributes] {
-        var result = slots
-        if let index = result.firstIndex(where: { $0.kind == .cell && $0.id == id }) {
-            let slot = result.remove(at: index)
-            let drawn = dragged(slot)
-            if drawn.frame.intersects(rect) || Self.isPoint(drawn.frame, inside: rect) { result.append(drawn) }
-            return result
+        var result = [LayoutAttributes]()
+        result.reserveCapacity(slots.count + ids.count)
+        var drawn = [LayoutAttributes?](repeating: nil, count: ids.count)
+        for slot in slots {
+            if slot.kind == .cell, let rank = rank(of: slot.id) {
+                drawn[rank] = dragged(slot, rank: rank)
+            } else {
+                result.append(slot)
+            }
         }
-        // The slot is elsewhere: the dragged frame may still be here.
-        if let drawn = attributes(strategy: strategy, model: model), drawn.frame.intersects(rect) || Self.isPoint(drawn.frame, inside: rect) {
-            result.append(drawn)
+        for (rank, id) in ids.enumerated() {
+            // A slot elsewhere: the dragged frame may still be here.
+            guard let attributes = drawn[rank] ?? strategy.attributes(forItem: id, model: model).map({ dragged($0, rank: rank) }) else {
+                continue
+            }
+            if attributes.frame.intersects(rect) || Self.isPoint(attributes.frame, inside: rect) { result.append(attributes) }
         }
         return result
     }

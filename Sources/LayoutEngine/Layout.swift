@@ -12,8 +12,8 @@ public final class Layout {
     /// Counts the changes made through this layout: a cache of query results (the view's
     /// window) is current while the revision it was taken at is.
     private(set) var revision = 0
-    /// The item an interactive move is dragging (`View.beginMove`), drawn where the finger is
-    /// instead of in its slot: every query of this layout answers with it (see
+    /// The items an interactive move is dragging (`View.beginMove`), drawn where the finger is
+    /// instead of in their slots: every query of this layout answers with it (see
     /// `Layout+Move.swift`). The strategy never sees it; it lays the item out in its slot.
     private(set) var movingItem: MovingItem?
 
@@ -55,12 +55,13 @@ public final class Layout {
     public func elements(in rect: Rect) -> [LayoutAttributes] {
         let slots = strategy.elements(in: rect, model: model)
         guard let movingItem else { return slots }
-        return movingItem.replacingSlot(in: slots, within: rect, strategy: strategy, model: model)
+        return movingItem.replacingSlots(in: slots, within: rect, strategy: strategy, model: model)
     }
 
     public func attributes(forItem id: String) -> LayoutAttributes? {
-        guard let movingItem, movingItem.id == id else { return strategy.attributes(forItem: id, model: model) }
-        return movingItem.attributes(strategy: strategy, model: model)
+        let slot = strategy.attributes(forItem: id, model: model)
+        guard let movingItem, let rank = movingItem.rank(of: id) else { return slot }
+        return slot.map { movingItem.dragged($0, rank: rank) }
     }
 
     public func attributes(forSupplementary kind: ElementKind, inSection id: String) -> LayoutAttributes? {
@@ -180,6 +181,19 @@ public final class Layout {
     /// where a batch `moveItem` is one change of two edits that a strategy may lay out in full.
     /// The model ends exactly as the batch would leave it.
     ///
+    /// Moves a unit of consecutive items (`ids`, in data order, the first at `current`) so the
+    /// first lands at `target` (a position in the data without the unit) and the rest follow
+    /// it, one `moveItem` each: forward within a section from the last, otherwise from the
+    /// first, so every step's destination is already its final index.
+    ///
+    /// - Precondition: the unit is consecutive at `current`; `target` is a valid final position.
+    func moveItems(_ ids: [String], from current: ItemIndexPath, to target: ItemIndexPath) {
+        let forward = target.section == current.section && target.item > current.item
+        for rank in forward ? Array(ids.indices.reversed()) : Array(ids.indices) {
+            moveItem(ids[rank], to: ItemIndexPath(section: target.section, item: target.item + rank))
+        }
+    }
+
     /// - Precondition: `id` is in the model; `target` is a valid final position.
     func moveItem(_ id: String, to target: ItemIndexPath) {
         // In place: a copy of the model would copy its storage on the first write.

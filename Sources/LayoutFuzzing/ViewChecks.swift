@@ -150,28 +150,39 @@ public enum ViewChecks {
         return failures
     }
 
-    /// During an interactive move the layout from scratch lays the moving item out in its slot
-    /// (the model holds it at its target): the item is expected instead where the finger is,
-    /// its slot's size centred on the viewport offset plus the finger, in the window when that
-    /// frame meets it, and drawn above every other element there.
+    /// During an interactive move the layout from scratch lays the moving items out in their
+    /// slots (the model holds the unit at its target, consecutive): each is expected instead
+    /// where the finger is, its slot's size centred on the viewport offset plus the finger, in
+    /// the window when that frame meets it, drawn above every other element there and in unit
+    /// order (the first item's zIndex, then one more per item).
     static func dragged(
         _ active: ActiveMove, view: View, fresh: Layout, uncut: Bool, into expected: inout [ElementKey: LayoutAttributes]
     ) -> [String] {
         var failures = [String]()
-        let key = ElementKey(kind: .cell, id: active.id)
-        guard let slot = fresh.attributes(forItem: active.id) else { return ["the moving item \(active.id) is not in the model"] }
-        if slot.indexPath != active.target { failures.append("the moving item is at \(slot.indexPath as Any), its target \(active.target)") }
-        guard let drawn = view.layout.attributes(forItem: active.id) else { return failures + ["the moving item has no attributes"] }
         let center = Point(x: view.viewport.offset.x + active.point.x, y: view.viewport.offset.y + active.point.y)
-        var want = slot
-        want.frame = Rect(x: center.x - slot.frame.width / 2, y: center.y - slot.frame.height / 2, width: slot.frame.width, height: slot.frame.height)
-        want.zIndex = drawn.zIndex
-        if drawn != want { failures.append("the moving item is drawn \(drawn), expected \(want)") }
-        guard uncut else { return failures }
-        expected.removeValue(forKey: key)
-        if want.frame.intersects(view.window) { expected[key] = want }
-        if let above = expected.values.first(where: { $0.key != key && $0.zIndex >= drawn.zIndex }) {
-            failures.append("the moving item's zIndex \(drawn.zIndex) is not above \(above.key)'s \(above.zIndex)")
+        let keys = Set(active.items.map { ElementKey(kind: .cell, id: $0) })
+        var base: Int?
+        var drawnUnit = [LayoutAttributes]()
+        for (rank, id) in active.items.enumerated() {
+            let key = ElementKey(kind: .cell, id: id)
+            guard let slot = fresh.attributes(forItem: id) else { return failures + ["the moving item \(id) is not in the model"] }
+            let place = ItemIndexPath(section: active.target.section, item: active.target.item + rank)
+            if slot.indexPath != place { failures.append("the moving item \(id) is at \(slot.indexPath as Any), its target \(place)") }
+            guard let drawn = view.layout.attributes(forItem: id) else { return failures + ["the moving item \(id) has no attributes"] }
+            let zIndex = base.map { $0 + rank } ?? drawn.zIndex
+            base = base ?? drawn.zIndex
+            var want = slot
+            want.frame = Rect(x: center.x - slot.frame.width / 2, y: center.y - slot.frame.height / 2, width: slot.frame.width, height: slot.frame.height)
+            want.zIndex = zIndex
+            if drawn != want { failures.append("the moving item \(id) is drawn \(drawn), expected \(want)") }
+            drawnUnit.append(want)
+            guard uncut else { continue }
+            expected.removeValue(forKey: key)
+            if want.frame.intersects(view.window) { expected[key] = want }
+        }
+        guard uncut, let lowest = base else { return failures }
+        if let above = expected.values.first(where: { !keys.contains($0.key) && $0.zIndex >= lowest }) {
+            failures.append("the moving item's zIndex \(lowest) is not above \(above.key)'s \(above.zIndex)")
         }
         return failures
     }
@@ -232,7 +243,7 @@ public enum ViewChecks {
             for segment in transition.segments { last[segment.key] = segment }
             for (key, segment) in last {
                 // The moving item ends under the finger, which the layout from scratch does not know.
-                let moving = view.moveState.activeMove.map { key == ElementKey(kind: .cell, id: $0.id) } ?? false
+                let moving = view.moveState.activeMove.map { key.kind == .cell && $0.items.contains(key.id) } ?? false
                 if let now = moving ? view.layout.attributes(for: key) : fresh.attributes(for: key), segment.to != now, segment.to.alpha != 0 {
                     failures.append("transition of \(key) ends at \(segment.to.frame), the element is at \(now.frame)")
                 }

@@ -218,11 +218,16 @@ enum WireMapping {
         writer.append(UInt8(ascii: "}"))
     }
 
-    /// `,"moving":id,"target":{...},"autoScroll":{...}`: the move in force, in an invalidation
-    /// or a snapshot.
+    /// `,"moving":id,"movingItems":[...]?,"target":{...},"autoScroll":{...}`: the move in force,
+    /// in an invalidation or a snapshot; `movingItems` only when more than the named item moves
+    /// (a collapsible stack), so a plain drag's reply stays as small as it was.
     static func write(move: MoveReport, into writer: inout JSONWriter) {
         writer.write(raw: #","moving":"#)
         writer.write(move.id)
+        if move.items.count > 1 {
+            writer.write(raw: #","movingItems":"#)
+            write(ids: move.items, into: &writer)
+        }
         writer.write(raw: #","target":"#)
         write(position: move.target, into: &writer)
         writer.write(raw: #","autoScroll":"#)
@@ -329,7 +334,7 @@ enum WireMapping {
         }
         if let move = view.moveState.activeMove {
             // A client that starts mid-drag (a subscription, a resync) learns of the move here.
-            write(move: MoveReport(id: move.id, target: move.target, autoScroll: move.autoScroll), into: &writer)
+            write(move: MoveReport(move), into: &writer)
         }
         writer.append(UInt8(ascii: "}"))
     }

@@ -38,9 +38,7 @@ struct FixtureTests {
     @Test("fixture matches mirrored right to left", arguments: flow + collapsible + ultravisual + display + waterfall)
     func mirroredRightToLeft(file: String) throws {
         let fixture = try Fixture.load(file)
-        // A drag's points and expected targets are not mirrored by this runner (yet): move
-        // fixtures run left to right only.
-        guard fixture.mirrorable, !fixture.steps.contains(where: \.isMove) else { return }
+        guard fixture.mirrorable else { return }
         try FixtureRunner.run(fixture, mirrored: true)
         if fixture.transposable { try FixtureRunner.run(fixture.transposed, mirrored: true) }
     }
@@ -110,6 +108,11 @@ enum FixtureRunner {
             func screen(_ offset: Point) -> Point {
                 mirrored ? Point(x: layout.contentSize.width - layout.viewport.size.width - offset.x, y: offset.y) : offset
             }
+            /// A finger the left-to-right fixture gives (viewport coordinates), on this run's
+            /// screen: a drag mirrors, and its targets (data positions) stay what they were.
+            func finger(_ point: Point) -> Point {
+                mirrored ? Point(x: layout.viewport.size.width - point.x, y: point.y) : point
+            }
             let before = (epoch: view.epoch, elements: allElements(of: layout), offset: layout.viewport.offset)
             do {
                 switch step.action {
@@ -146,11 +149,11 @@ enum FixtureRunner {
                 case .beginMove(let id):
                     invalidation = try refused(step.error, view: view) { () throws(LayoutError) in try view.beginMove(id) }
                 case .updateMove(let point):
-                    invalidation = try refused(step.error, view: view) { () throws(LayoutError) in try view.updateMove(to: point) }
+                    invalidation = try refused(step.error, view: view) { () throws(LayoutError) in try view.updateMove(to: finger(point)) }
                 case .endMove(let commit):
                     invalidation = try refused(step.error, view: view) { () throws(LayoutError) in try view.endMove(commit: commit, animated: animated) }
                 case .autoScroll(let point, let seconds, let ticks):
-                    invalidation = try autoScroll(view, holding: point, seconds: seconds, ticks: ticks)
+                    invalidation = try autoScroll(view, holding: finger(point), seconds: seconds, ticks: ticks)
                 }
                 if let error = step.expected.error {
                     Issue.record("\(fixture) \(stage)step \(index + 1): expected \(error), the step succeeded", sourceLocation: sourceLocation)
@@ -353,6 +356,12 @@ enum FixtureRunner {
         }
         if let moving = expected.moving, (invalidation?.move != nil) != moving {
             problems.append("moving: expected \(moving), actual \(invalidation?.move as Any)")
+        }
+        if let items = expected.movingItems, invalidation?.move?.items != items {
+            problems.append("moving items: expected \(items), actual \(invalidation?.move?.items as Any)")
+        }
+        if let items = expected.movedItems, invalidation?.changes?.movedItems != items {
+            problems.append("moved items: expected \(items), actual \(invalidation?.changes?.movedItems as Any)")
         }
         return problems
     }

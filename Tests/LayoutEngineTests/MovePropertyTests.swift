@@ -80,8 +80,11 @@ struct MovePropertyTests {
             guard !interrupted else { continue }
             var expectedModel = restingModel
             if commit {
-                #expect(ended.changes?.movedItems == (active.target == origin ? nil : [active.id]), "seed \(seed) gesture \(gesture)")
-                try expectedModel.apply([.moveItem(active.id, toSection: expectedModel.sections[active.target.section].id, at: active.target.item)])
+                #expect(ended.changes?.movedItems == (active.target == origin ? nil : active.items), "seed \(seed) gesture \(gesture)")
+                // The unit as one batch of moves, each to its final position (batch semantics:
+                // destinations in the data after the batch), independent of the drag's steps.
+                let section = expectedModel.sections[active.target.section].id
+                try expectedModel.apply(active.items.enumerated().map { .moveItem($1, toSection: section, at: active.target.item + $0) })
             }
             let fresh = try Layout(
                 strategy: MirroredStrategy.wrapping(
@@ -134,6 +137,6 @@ struct MovePropertyTests {
 extension View {
     /// What an invalidation should report about the move in force.
     var moveReportForTests: MoveReport? {
-        moveState.activeMove.map { MoveReport(id: $0.id, target: $0.target, autoScroll: $0.autoScroll) }
+        moveState.activeMove.map(MoveReport.init)
     }
 }

@@ -130,6 +130,34 @@ class MoveTests(unittest.TestCase):
         self.call("view.create", fresh)
         self.assertEqual(self.window(view), self.window("fresh"), "the committed view is the view of the moved data")
 
+    def test_a_collapsed_stack_moves_as_one(self):
+        view = "stacks"
+        params = {"itemSize": {"width": 100, "height": 100}, "itemSpacing": 10, "rowSpacing": 10, "collapsed": True}
+        self.call("view.create", flow_view(view, 12, width=320, height=330, strategy="collapsible", params=params))
+        self.call("view.select", {"view": view, "ids": ["i2", "i3", "i4"]})
+        mirror = self.watch(view)
+        begun = self.call("view.beginMove", {"view": view, "id": "i3"})
+        self.assertEqual((begun["moving"], begun["movingItems"], begun["target"]), ("i3", ["i2", "i3", "i4"], {"section": 0, "item": 2}))
+        # Onto i5's slot (the second row's first), past its middle: the stack drops after i5.
+        moved = self.call("view.updateMove", {"view": view, "point": {"x": 60, "y": 170}})
+        self.assertEqual((moved["movingItems"], moved["target"]), (["i2", "i3", "i4"], {"section": 0, "item": 3}))
+        self.drain(mirror)
+        self.assertEqual(mirror.elements, self.window(view))
+        drawn = [mirror.elements["cell:" + i] for i in ("i2", "i3", "i4")]
+        self.assertEqual([d["frame"] for d in drawn], [{"x": 10, "y": 120, "width": 100, "height": 100}] * 3, "the stack under the finger")
+        self.assertEqual([d["zIndex"] for d in drawn], [11, 12, 13], "above the window's highest other (i10, item 10, in the third row), in order")
+        committed = self.call("view.endMove", {"view": view, "commit": True})
+        self.assertEqual(committed["changes"]["movedItems"], ["i2", "i3", "i4"])
+        self.assertNotIn("movingItems", committed)
+        order = [self.call("view.item", {"view": view, "id": i})["attributes"]["item"] for i in ("i5", "i2", "i3", "i4", "i6")]
+        self.assertEqual(order, [2, 3, 4, 5, 6], "the stack moved as one, after i5")
+        self.drain(mirror)
+        self.assertEqual(mirror.elements, self.window(view))
+        # A plain item of the same view still moves alone, and says nothing of units.
+        single = self.call("view.beginMove", {"view": view, "id": "i0"})
+        self.assertNotIn("movingItems", single)
+        self.call("view.endMove", {"view": view, "commit": False})
+
     def test_bad_input_is_refused_by_name_and_changes_nothing(self):
         view = "bad"
         self.call("view.create", flow_view(view, 50))

@@ -122,12 +122,20 @@ public protocol LayoutStrategy: AnyObject {
     func planTransition(from previous: any LayoutStrategy, moves: [TransitionSegment], model: CollectionModel) -> Transition
 
     /// Where an interactive move of item `id`, now at `current` in `model`, drops when the
-    /// finger proposes `proposed` (both final positions: section index, and item index in the
-    /// data without the moving item, which is the item's index once it is there): `proposed`
-    /// itself, another position the strategy prefers (a collapsible stack is never split), or
-    /// nil to refuse it (the target stays). The default takes every proposal, so plugins answer
-    /// from frames only.
+    /// finger proposes `proposed` (both final positions of the moving unit's first item:
+    /// section index, and item index in the data without the moving unit, which is the first
+    /// item's index once the unit is there): `proposed` itself, another position the strategy
+    /// prefers (a collapsible stack is never split), or nil to refuse it (the target stays).
+    /// The default takes every proposal, so plugins answer from frames only.
     func moveTarget(proposing proposed: ItemIndexPath, for id: String, at current: ItemIndexPath, model: CollectionModel) -> ItemIndexPath?
+
+    /// The items that move together when a client drags item `id` (at `path`): a range of
+    /// item indices in `path.section` that holds `path.item`, moved as one unit and drawn
+    /// together under the finger (a collapsible stack moves as one). The default is the item
+    /// alone.
+    ///
+    /// - Complexity: O(r) for a unit of r items is expected.
+    func moveUnit(for id: String, at path: ItemIndexPath, model: CollectionModel) -> Range<Int>
 }
 
 /// What a viewport change did to the prepared layout.
@@ -174,6 +182,10 @@ extension LayoutStrategy {
         proposing proposed: ItemIndexPath, for id: String, at current: ItemIndexPath, model: CollectionModel
     ) -> ItemIndexPath? {
         proposed
+    }
+
+    public func moveUnit(for id: String, at path: ItemIndexPath, model: CollectionModel) -> Range<Int> {
+        path.item..<path.item + 1
     }
 
     public func copy(model: CollectionModel) throws(LayoutError) -> any LayoutStrategy {

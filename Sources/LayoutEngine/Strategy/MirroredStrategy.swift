@@ -179,6 +179,10 @@ public final class MirroredStrategy: LayoutStrategy {
         inner.moveTarget(proposing: proposed, for: id, at: current, model: model)
     }
 
+    public func moveUnit(for id: String, at path: ItemIndexPath, model: CollectionModel) -> Range<Int> {
+        inner.moveUnit(for: id, at: path, model: model)
+    }
+
     public func planTransition(from previous: any LayoutStrategy, moves: [TransitionSegment], model: CollectionModel) -> Transition {
         let base = (previous as? MirroredStrategy)?.inner ?? previous
         let inward = moves.map(mirror)

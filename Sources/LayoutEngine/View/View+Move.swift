@@ -18,11 +18,17 @@ public enum MoveState: Hashable, Sendable {
 
 /// An interactive move in progress.
 public struct ActiveMove: Hashable, Sendable {
-    /// The item being dragged.
+    /// The item being dragged (the one the client named).
     public let id: String
-    /// Where the item was when the move began: where `endMove(commit: false)` puts it back.
+    /// Every item that moves, in data order: `id` alone, or the unit the strategy moves with it
+    /// (`LayoutStrategy.moveUnit`: a collapsible stack), fixed when the move begins. The unit
+    /// stays consecutive in the model while the move lasts.
+    public let items: [String]
+    /// Where the unit's first item was when the move began: where `endMove(commit: false)`
+    /// puts the unit back.
     public let origin: ItemIndexPath
-    /// Where the item would drop now: its position in the model while the move lasts.
+    /// Where the unit's first item would drop now: its position in the model while the move
+    /// lasts.
     public internal(set) var target: ItemIndexPath
     /// The finger in **viewport** coordinates (from the viewport's top-left corner): a scroll
     /// under a still finger moves the dragged item through the content, so auto-scroll carries
@@ -50,13 +56,20 @@ public enum MoveEndReason: String, Hashable, Sendable {
 /// What an invalidation says about the move in progress after it (`Invalidation.move`).
 public struct MoveReport: Hashable, Sendable {
     public var id: String
+    /// Every item that moves (`ActiveMove.items`).
+    public var items: [String]
     public var target: ItemIndexPath
     public var autoScroll: Point
 
-    public init(id: String, target: ItemIndexPath, autoScroll: Point) {
+    public init(id: String, items: [String]? = nil, target: ItemIndexPath, autoScroll: Point) {
         self.id = id
+        self.items = items ?? [id]
         self.target = target
         self.autoScroll = autoScroll
+    }
+
+    public init(_ move: ActiveMove) {
+        self.init(id: move.id, items: move.items, target: move.target, autoScroll: move.autoScroll)
     }
 }
 
@@ -84,10 +97,11 @@ enum MovePolicy {
 }
 
 extension View {
-    /// Begins dragging item `id`: it is drawn with its slot's size centred on the finger (at
-    /// `point`, viewport coordinates, or by default at the item's centre, where it stays) and
-    /// above every element of the window; a finger elsewhere moves the target as `updateMove`
-    /// would (so a dry run previews a drag in one request).
+    /// Begins dragging item `id`, with the unit the strategy moves with it (a collapsible
+    /// stack): each is drawn with its slot's size centred on the finger (at `point`, viewport
+    /// coordinates, or by default at the item's centre, where it stays) and above every element
+    /// of the window; a finger elsewhere moves the target as `updateMove` would (so a dry run
+    /// previews a drag in one request).
     ///
     /// - Throws: `moveInProgress` when a move is active, `transitionInProgress` during an
     ///   interactive transition (`requireNoGesture`), `itemNotFound`, `invalidParameter`
@@ -100,7 +114,10 @@ extension View {
             if let finger { try Self.validate(movePoint: finger) }
             let offset = viewport.offset
             let point = finger ?? Point(x: slot.frame.midX - offset.x, y: slot.frame.midY - offset.y)
-            moveState = .moving(ActiveMove(id: id, origin: path, target: path, point: point, autoScroll: .zero))
+            let unit = layout.strategy.moveUnit(for: id, at: path, model: model)
+            let items = unit.map { model.itemID(at: ItemIndexPath(section: path.section, item: $0)) }
+            let origin = ItemIndexPath(section: path.section, item: unit.lowerBound)
+            moveState = .moving(ActiveMove(id: id, items: items, origin: origin, target: origin, point: point, autoScroll: .zero))
             followFinger()
             return Outcome()
         }
@@ -152,17 +169,17 @@ extension View {
                 moveState = .idle
                 if active.target != active.origin {
                     var changes = DataChanges()
-                    changes.movedItems = [active.id]
+                    changes.movedItems = active.items
                     let from = model.sections[active.origin.section].id
                     let to = model.sections[active.target.section].id
                     changes.touchedSections = from == to ? [from] : [from, to]
                     outcome.changes = changes
                     outcome.context.invalidatesDataSourceCounts = from != to
                 }
-                outcome.context.invalidatedItems = [active.id]
+                outcome.context.invalidatedItems = active.items
             } else {
                 putBack(active)
-                outcome.context.invalidatedItems = [active.id]
+                outcome.context.invalidatedItems = active.items
             }
             outcome.moveEnded = MoveEnd(id: active.id, reason: commit ? .committed : .cancelled)
             if animated {
@@ -204,10 +221,10 @@ extension View {
             let nearestPath = nearest.indexPath
         {
             var proposed = active.target
-            if nearest.id != active.id {
+            if !active.items.contains(nearest.id) {
                 let current = active.target
                 var position = nearestPath
-                if position.section == current.section, position.item > current.item { position.item -= 1 }
+                if position.section == current.section, position.item > current.item { position.item -= active.items.count }
                 if !layout.precedes(probe, centreOf: nearest.frame, rightToLeft: layoutDirection == .rtl) { position.item += 1 }
                 proposed = position
             }
@@ -215,27 +232,28 @@ extension View {
                 let target = strategy.moveTarget(proposing: proposed, for: active.id, at: active.target, model: model),
                 target != active.target
             {
-                layout.moveItem(active.id, to: target)
+                layout.moveItems(active.items, from: active.target, to: target)
                 active.target = target
             }
         }
-        // Above everything the client holds: the window's highest zIndex, the item's own aside.
+        // Above everything the client holds: the window's highest zIndex, the unit's own aside.
+        let drawn = MovingItem(ids: active.items, center: center, zIndex: 0)
         var highest = Int.min
-        for attributes in strategy.elements(in: window, model: model) where !(attributes.kind == .cell && attributes.id == active.id) {
+        for attributes in strategy.elements(in: window, model: model) where !(attributes.kind == .cell && drawn.rank(of: attributes.id) != nil) {
             highest = max(highest, attributes.zIndex)
         }
-        let zIndex = highest == Int.min ? (strategy.attributes(forItem: active.id, model: model)?.zIndex ?? 0) + 1 : highest + 1
-        layout.setMovingItem(MovingItem(id: active.id, center: center, zIndex: zIndex))
+        let zIndex = highest == Int.min ? (strategy.attributes(forItem: active.items[0], model: model)?.zIndex ?? 0) + 1 : highest + 1
+        layout.setMovingItem(MovingItem(ids: active.items, center: center, zIndex: zIndex))
         active.autoScroll = AutoScroll.velocity(at: active.point, in: strategy)
         moveState = .moving(active)
     }
 
-    /// Ends the move with the item back at its origin (the model exactly as before `beginMove`).
+    /// Ends the move with the unit back at its origin (the model exactly as before `beginMove`).
     func putBack(_ active: ActiveMove) {
         layout.setMovingItem(nil)
         moveState = .idle
         guard active.target != active.origin else { return }
-        layout.moveItem(active.id, to: active.origin)
+        layout.moveItems(active.items, from: active.target, to: active.origin)
     }
 
     /// Undoes `putBack` when the change that ended the move was refused: the move exactly as it
@@ -244,7 +262,7 @@ extension View {
     /// re-flowed layout, and a refused change must change nothing.
     func resume(_ active: ActiveMove, drawn: MovingItem?) {
         // The inverse of the move `putBack` made, on the same data.
-        if active.target != active.origin { layout.moveItem(active.id, to: active.target) }
+        if active.target != active.origin { layout.moveItems(active.items, from: active.origin, to: active.target) }
         moveState = .moving(active)
         layout.setMovingItem(drawn)
     }
@@ -266,7 +284,7 @@ extension View {
 
     /// What the invalidation reports about the move in force after a change.
     var moveReport: MoveReport? {
-        moveState.activeMove.map { MoveReport(id: $0.id, target: $0.target, autoScroll: $0.autoScroll) }
+        moveState.activeMove.map(MoveReport.init)
     }
 
     static func validate(movePoint point: Point) throws(LayoutError) {

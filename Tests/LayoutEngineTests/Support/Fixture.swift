@@ -64,6 +64,10 @@ struct Expectation: Sendable {
     var moveEnded: String?
     /// Whether a move is in progress after the step.
     var moving: Bool?
+    /// Every item the move in force drags, in order (`"movingItems": [...]`: a stack).
+    var movingItems: [String]?
+    /// The items the step's data change moved (`"movedItems": [...]`: a committed move).
+    var movedItems: [String]?
 
     /// The window delta of the step's invalidation, by element key.
     struct ExpectedDelta: Sendable {
@@ -125,16 +129,6 @@ struct Step: Sendable {
 
     var action: Action
     var expected: Expectation
-}
-
-extension Step {
-    /// Whether the step is part of an interactive move.
-    var isMove: Bool {
-        switch action {
-        case .beginMove, .updateMove, .endMove, .autoScroll: true
-        default: false
-        }
-    }
 }
 
 extension Fixture {
@@ -296,6 +290,8 @@ extension Expectation {
         copy.hits = hits.map { (Point(x: width - $0.point.x, y: $0.point.y), $0.kinds, $0.key) }
         copy.neighbors = neighbors.map { ($0.id, $0.direction.mirrored, $0.key, $0.error) }
         copy.prefetch = prefetch.map { (Point(x: -$0.velocity.x, y: $0.velocity.y), $0.horizon, $0.ids) }
+        // A drag toward the mirrored edge asks for the mirrored scroll.
+        copy.autoScroll = autoScroll.map { Point(x: -$0.x, y: $0.y) }
         return copy
     }
 }
@@ -589,6 +585,8 @@ struct FixtureReader {
         expectation.autoScroll = try json["autoScroll"].map(point)
         expectation.moveEnded = json["moveEnded"] as? String
         expectation.moving = (json["moving"] as? NSNumber)?.boolValue
+        expectation.movingItems = json["movingItems"] as? [String]
+        expectation.movedItems = json["movedItems"] as? [String]
         if let anchor = json["anchor"] {
             expectation.anchor = .some(anchor as? String)
         }

@@ -88,9 +88,24 @@ extension CollapsibleLayout {
 }
 
 extension CollapsibleLayout {
+    /// A stack moves as one: while collapsed, dragging a selected item drags its whole run of
+    /// consecutive selected items (the stack it is drawn in); otherwise the item alone.
+    ///
+    /// - Complexity: O(r) for the run's r items.
+    public func moveUnit(for id: String, at path: ItemIndexPath, model: CollectionModel) -> Range<Int> {
+        guard isCollapsed, model.isSelected(id) else { return path.item..<path.item + 1 }
+        let section = model.sections[path.section]
+        var start = path.item
+        while start > 0, model.isSelected(section.items.id(at: start - 1)) { start -= 1 }
+        var end = path.item + 1
+        while end < section.count, model.isSelected(section.items.id(at: end)) { end += 1 }
+        return start..<end
+    }
+
     /// A stack is never split: while collapsed, a drop between two items of one run of selected
     /// items (which would cut the run in two stacks) lands after the run instead, unless the
-    /// moving item is selected itself (it joins the run). Everywhere else, the proposal stands.
+    /// moving items are selected themselves (a lone selected item, or a whole stack: they join
+    /// the run). Everywhere else, the proposal stands.
     ///
     /// - Complexity: O(r) for the r items of the run after the proposal.
     public func moveTarget(
