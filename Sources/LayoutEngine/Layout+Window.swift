@@ -31,7 +31,7 @@ extension Layout {
     }
 
     /// `elements` cut to `maximum` as `windowContents(in:viewport:maximum:)` describes.
-    static func windowContents(_ elements: [LayoutAttributes], viewport: Rect, axis: Axis, maximum: Int) -> WindowContents {
+    public static func windowContents(_ elements: [LayoutAttributes], viewport: Rect, axis: Axis, maximum: Int) -> WindowContents {
         let maximum = max(maximum, 0)
         guard elements.count > maximum else {
             return WindowContents(elements: elements.sorted { $0.key < $1.key }, isTruncated: false)

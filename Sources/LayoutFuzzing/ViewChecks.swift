@@ -6,7 +6,8 @@ import LayoutGeometry
 /// fuzz target traps on them.
 public enum ViewChecks {
     /// Runs `steps` drawn mutations against a fresh view of `strategy`, one in eight of them
-    /// invalid, and checks after every one that
+    /// invalid and about one in ten a gesture's step (a drag, or a scrubbed transition that
+    /// other mutations then interleave with), and checks after every one that
     /// - a refused mutation changed nothing at all,
     /// - an accepted one did what it says (`effect`),
     /// - a client mirror fed only the deltas equals a layout recomputed from scratch (`mirror`).
@@ -42,7 +43,19 @@ public enum ViewChecks {
                 }
                 continue
             }
-            let mutation = fuzzer.mutation(for: view, registry: registry)
+            var drawn: ViewMutation?
+            if fuzzer.chance(10) {
+                drawn = fuzzer.gesture(for: view)
+                if drawn == nil {
+                    history.append("scrub")
+                    let failures = scrub(&fuzzer, view: view, mirror: mirror, registry: registry)
+                    if !failures.isEmpty {
+                        return failures.map { "step \(step): \($0)" } + ["last mutations:\n  " + history.suffix(5).joined(separator: "\n  ")]
+                    }
+                    continue
+                }
+            }
+            let mutation = drawn ?? fuzzer.mutation(for: view, registry: registry)
             history.append(mutation.description)
             let epoch = view.epoch
             let windowBefore = view.snapshot()
@@ -63,6 +76,44 @@ public enum ViewChecks {
             }
         }
         return []
+    }
+
+    /// A scrubbed transition's steps that are not mutations: `beginTransition` (at rest, to a
+    /// drawn target) or `updateTransition` (during one, to a drawn progress). Neither may change
+    /// the view; the plan's `from` side of every element the client holds is what it holds (the
+    /// mirror), progress 0 is every pair's `from`, and a frame at p is every pair blended at p.
+    static func scrub<Source>(
+        _ fuzzer: inout ViewFuzzer<Source>, view: View, mirror: [ElementKey: LayoutAttributes], registry: StrategyRegistry
+    ) -> [String] {
+        let before = ViewDump(view)
+        var failures = [String]()
+        if let transition = view.transition {
+            let progress = fuzzer.pick([0, 0.25, 0.5, 1, Double(fuzzer.int(0...1000)) / 1000])
+            do {
+                let frame = try view.updateTransition(progress: progress)
+                if frame.elements != transition.pairs.map({ $0.attributes(at: progress) }) {
+                    failures.append("updateTransition(\(progress)): the frame is not the pairs blended")
+                }
+            } catch {
+                failures.append("updateTransition(\(progress)) refused: \(error.name) \(error.message)")
+            }
+        } else {
+            guard view.moveState.activeMove == nil else { return [] }
+            let target = fuzzer.transitionTarget(for: view, registry: registry)
+            do {
+                let plan = try view.beginTransition(to: target.strategy, parameters: target.parameters, registry: registry)
+                if plan.elements != plan.pairs.map(\.from) { failures.append("beginTransition: progress 0 is not every pair's from") }
+                for pair in plan.pairs {
+                    if let held = mirror[pair.key], held != pair.from {
+                        failures.append("beginTransition: \(pair.key) starts at \(pair.from.frame), the client holds \(held.frame)")
+                    }
+                }
+            } catch {
+                failures.append("beginTransition(\(target.strategy ?? "params"), \(target.parameters)) refused: \(error.name) \(error.message)")
+            }
+        }
+        if ViewDump(view) != before { failures.append("scrubbing changed the view") }
+        return failures
     }
 
     /// The mutation did what it says, beyond keeping the mirror consistent.
@@ -92,6 +143,14 @@ public enum ViewChecks {
             expect(view.layoutDirection == direction && (view.layout.strategy is MirroredStrategy) == (direction == .rtl), "direction \(view.layoutDirection)")
         case .setAnchor(let policy):
             expect(view.anchorPolicy == policy && view.scrollTarget == nil, "policy \(view.anchorPolicy)")
+        case .beginMove(let id, _):
+            expect(view.moveState.activeMove.map { $0.id == id && $0.items.contains(id) } ?? false, "move \(view.moveState)")
+        case .updateMove(let point):
+            expect(view.moveState.activeMove?.point == point, "move \(view.moveState)")
+        case .endMove(let commit):
+            expect(view.moveState == .idle && invalidation.moveEnded?.reason == (commit ? .committed : .cancelled), "move \(view.moveState)")
+        case .endTransition:
+            expect(view.transition == nil, "a transition is still in progress")
         case .select(let ids, let mode, _):
             switch mode {
             case .add: expect(ids.allSatisfy(view.model.isSelected))
@@ -153,22 +212,18 @@ public enum ViewChecks {
     /// During an interactive move the layout from scratch lays the moving items out in their
     /// slots (the model holds the unit at its target, consecutive): each is expected instead
     /// where the finger is, its slot's size centred on the viewport offset plus the finger, in
-    /// the window when that frame meets it, drawn above every other element there and in unit
-    /// order (the first item's zIndex, then one more per item).
-    static func dragged(
-        _ active: ActiveMove, view: View, fresh: Layout, uncut: Bool, into expected: inout [ElementKey: LayoutAttributes]
-    ) -> [String] {
+    /// unit order (the view's zIndex for the first, then one more per item). Returns those
+    /// attributes and what differs from them.
+    static func dragged(_ active: ActiveMove, view: View, fresh: Layout) -> (drawn: [LayoutAttributes], failures: [String]) {
         var failures = [String]()
-        let center = Point(x: view.viewport.offset.x + active.point.x, y: view.viewport.offset.y + active.point.y)
-        let keys = Set(active.items.map { ElementKey(kind: .cell, id: $0) })
-        var base: Int?
         var drawnUnit = [LayoutAttributes]()
+        let center = Point(x: view.viewport.offset.x + active.point.x, y: view.viewport.offset.y + active.point.y)
+        var base: Int?
         for (rank, id) in active.items.enumerated() {
-            let key = ElementKey(kind: .cell, id: id)
-            guard let slot = fresh.attributes(forItem: id) else { return failures + ["the moving item \(id) is not in the model"] }
+            guard let slot = fresh.attributes(forItem: id) else { return (drawnUnit, failures + ["the moving item \(id) is not in the model"]) }
             let place = ItemIndexPath(section: active.target.section, item: active.target.item + rank)
             if slot.indexPath != place { failures.append("the moving item \(id) is at \(slot.indexPath as Any), its target \(place)") }
-            guard let drawn = view.layout.attributes(forItem: id) else { return failures + ["the moving item \(id) has no attributes"] }
+            guard let drawn = view.layout.attributes(forItem: id) else { return (drawnUnit, failures + ["the moving item \(id) has no attributes"]) }
             let zIndex = base.map { $0 + rank } ?? drawn.zIndex
             base = base ?? drawn.zIndex
             var want = slot
@@ -176,15 +231,8 @@ public enum ViewChecks {
             want.zIndex = zIndex
             if drawn != want { failures.append("the moving item \(id) is drawn \(drawn), expected \(want)") }
             drawnUnit.append(want)
-            guard uncut else { continue }
-            expected.removeValue(forKey: key)
-            if want.frame.intersects(view.window) { expected[key] = want }
         }
-        guard uncut, let lowest = base else { return failures }
-        if let above = expected.values.first(where: { !keys.contains($0.key) && $0.zIndex >= lowest }) {
-            failures.append("the moving item's zIndex \(lowest) is not above \(above.key)'s \(above.zIndex)")
-        }
-        return failures
+        return (drawnUnit, failures)
     }
 
     /// Applies `invalidation` to `mirror` and compares with a layout built from scratch.
@@ -212,15 +260,26 @@ public enum ViewChecks {
             return failures + ["the view's own state does not rebuild"]
         }
         let maximum = view.limits.maximumWindowElements
-        let contents = fresh.windowContents(in: view.window, viewport: view.viewport.bounds, maximum: maximum)
-        var expected = Dictionary(uniqueKeysWithValues: contents.elements.map { ($0.key, $0) })
+        // The window from scratch, the moving unit drawn under the finger (where that meets the
+        // window) instead of in its slots, then cut as the view cuts it.
+        var elements = fresh.elements(in: view.window)
+        var unit = Set<String>()
         if let active = view.moveState.activeMove {
-            failures += dragged(active, view: view, fresh: fresh, uncut: !contents.isTruncated, into: &expected)
+            let (drawn, problems) = dragged(active, view: view, fresh: fresh)
+            failures += problems
+            unit = Set(active.items)
+            elements.removeAll { $0.kind == .cell && unit.contains($0.id) }
+            elements += drawn.filter { $0.frame.intersects(view.window) }
+            if let lowest = drawn.first?.zIndex, let above = elements.first(where: { !($0.kind == .cell && unit.contains($0.id)) && $0.zIndex >= lowest }) {
+                failures.append("the moving item's zIndex \(lowest) is not above \(above.key)'s \(above.zIndex)")
+            }
         }
+        let contents = Layout.windowContents(elements, viewport: view.viewport.bounds, axis: fresh.strategy.scrollAxis, maximum: maximum)
+        let expected = Dictionary(uniqueKeysWithValues: contents.elements.map { ($0.key, $0) })
         if invalidation.windowTruncated != contents.isTruncated {
             failures.append("windowTruncated \(invalidation.windowTruncated), from scratch \(contents.isTruncated)")
         }
-        if contents.isTruncated != (fresh.elements(in: view.window).count > maximum) || contents.elements.count > maximum {
+        if contents.isTruncated != (elements.count > maximum) || contents.elements.count > maximum {
             failures.append("\(contents.elements.count) elements kept, truncated \(contents.isTruncated), maximum \(maximum)")
         }
         if mirror != expected {

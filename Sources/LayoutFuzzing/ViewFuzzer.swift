@@ -18,6 +18,12 @@ public enum ViewMutation: CustomStringConvertible {
     /// A batch with the request's own anchor policy.
     case anchoredBatch([BatchUpdate], anchor: AnchorPolicy)
     case setLayoutDirection(LayoutDirection, animated: Bool)
+    /// The gestures' steps that are mutations (`ViewFuzzer.gesture(for:)` draws them only when
+    /// valid): a drag's three, and the end of a scrubbed transition.
+    case beginMove(String, at: Point?)
+    case updateMove(Point)
+    case endMove(commit: Bool)
+    case endTransition(commit: Bool)
 
     /// - Parameter registry: where `switchStrategy` finds its strategy (the one the view was
     ///   created from).
@@ -38,6 +44,10 @@ public enum ViewMutation: CustomStringConvertible {
         case .setAnchor(let policy): try view.setAnchor(policy)
         case .anchoredBatch(let updates, let anchor): try view.performBatch(updates, anchor: anchor)
         case .setLayoutDirection(let direction, let animated): try view.setLayoutDirection(direction, animated: animated)
+        case .beginMove(let id, let point): try view.beginMove(id, at: point)
+        case .updateMove(let point): try view.updateMove(to: point)
+        case .endMove(let commit): try view.endMove(commit: commit)
+        case .endTransition(let commit): try view.endTransition(commit: commit)
         }
     }
 
@@ -57,6 +67,10 @@ public enum ViewMutation: CustomStringConvertible {
         case .setAnchor(let policy): "setAnchor(\(policy))"
         case .anchoredBatch(let updates, let anchor): "batch(\(updates), anchor: \(anchor))"
         case .setLayoutDirection(let direction, let animated): "setLayoutDirection(\(direction), animated: \(animated))"
+        case .beginMove(let id, let point): "beginMove(\(id), at: \(point.map { "\($0)" } ?? "-"))"
+        case .updateMove(let point): "updateMove(\(point))"
+        case .endMove(let commit): "endMove(commit: \(commit))"
+        case .endTransition(let commit): "endTransition(commit: \(commit))"
         }
     }
 }
@@ -132,6 +146,30 @@ public struct ViewFuzzer<Source: RandomNumberGenerator> {
         }
     }
 
+    /// A gesture's next step, as a client drives one: during a move, the finger moves (mostly
+    /// near the viewport, sometimes in its auto-scroll bands or beyond) or lets go; during a
+    /// scrubbed transition, its end (scrubbing itself changes nothing: `ViewChecks.scrub`); at
+    /// rest, a drag begins (nil: no item to drag, or the draw chose a transition instead).
+    public mutating func gesture(for view: View) -> ViewMutation? {
+        let size = view.viewport.size
+        func finger() -> Point {
+            Point(x: half(-30...Int(size.width) + 30), y: half(-30...Int(size.height) + 30))
+        }
+        if view.moveState.activeMove != nil {
+            return chance(80) ? .updateMove(finger()) : .endMove(commit: chance(60))
+        }
+        if view.transition != nil { return .endTransition(commit: chance(50)) }
+        let ids = view.model.sections.flatMap(\.itemIDs)
+        guard !ids.isEmpty, chance(70) else { return nil }
+        return .beginMove(pick(ids), at: chance(50) ? nil : finger())
+    }
+
+    /// A scrubbed transition's target: another strategy (with its defaults) or new parameters.
+    public mutating func transitionTarget(for view: View, registry: StrategyRegistry = .builtIn) -> (strategy: String?, parameters: [String: ParameterValue]) {
+        guard chance(50) else { return (nil, configuration(for: view)) }
+        return (pick(Self.builtIns + registry.descriptors.map(\.name).filter { !Self.builtIns.contains($0) }), [:])
+    }
+
     /// `scrollTo`, `setAnchor`, or a batch with its own anchor.
     mutating func anchoring(_ view: View, ids: [String]) -> ViewMutation {
         let key: ElementKey? = ids.isEmpty ? nil : ElementKey(kind: .cell, id: pick(ids))
@@ -146,8 +184,9 @@ public struct ViewFuzzer<Source: RandomNumberGenerator> {
 
     /// A mutation the view must refuse without changing anything.
     public mutating func invalidMutation(for view: View) -> ViewMutation {
-        let ids = view.model.sections.flatMap(\.itemIDs)
-        let sectionIDs = view.model.sections.map(\.id)
+        let model = view.restingModel
+        let ids = model.sections.flatMap(\.itemIDs)
+        let sectionIDs = model.sections.map(\.id)
         switch int(0...11) {
         case 0: return .select(["nope"], .add, animated: false)
         case 1: return .batch([.deleteItems(["nope"])], animated: false)
@@ -164,7 +203,7 @@ public struct ViewFuzzer<Source: RandomNumberGenerator> {
             let section = sectionIDs.first ?? "x"
             return .batch([.deleteSections([section]), .insertItems([item()], section: section, at: 0)], animated: true)
         default:
-            let count = view.model.sections.first?.count ?? 0
+            let count = model.sections.first?.count ?? 0
             return .batch([.insertItems([item()], section: sectionIDs.first ?? "x", at: count + 1)], animated: false)
         }
     }
@@ -199,7 +238,8 @@ public struct ViewFuzzer<Source: RandomNumberGenerator> {
     /// A valid batch: a few deletes, reloads, one move, one insertion, maybe section changes;
     /// final positions chosen within the counts left after removals.
     private mutating func batch(_ view: View) -> [BatchUpdate] {
-        let model = view.model
+        // During a drag a batch applies to the data before it (`View.restingModel`).
+        let model = view.restingModel
         var updates = [BatchUpdate]()
         var named = Set<String>()
         var removedFrom = [String: Int]()

@@ -92,8 +92,16 @@ public final class MirroredStrategy: LayoutStrategy {
     public var contentSize: Size { inner.contentSize }
     public var viewport: Viewport {
         let current = inner.viewport
-        if let given, given.inner == current, given.width == width { return given.outer }
+        if let given, given.inner == current, Self.stands(width, given.width) { return given.outer }
         return mirror(current)
+    }
+
+    /// Whether the content width is still the one an offset was given at: equal, or apart by
+    /// the rounding of sums that went down and back up (an interactive move takes an item out
+    /// and puts it back in: a horizontal flow's width is a sum of columns), which must not move
+    /// an offset the client set.
+    private static func stands(_ width: Double, _ givenWidth: Double) -> Bool {
+        width == givenWidth || abs(width - givenWidth) <= 1e-12 * max(abs(width), abs(givenWidth))
     }
 
     public func reconfigured(with parameters: ResolvedParameters) throws(LayoutError) -> any LayoutStrategy {

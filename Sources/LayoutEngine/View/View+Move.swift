@@ -153,16 +153,15 @@ extension View {
             guard let active = moveState.activeMove else { throw .noActiveMove }
             var outcome = Outcome()
             let axis = layout.strategy.scrollAxis
-            let oldWindow = window
-            // Attributes around the window before, for the transition's from-attributes.
+            // Attributes around the window before, for the transition's from-attributes; the
+            // elements animated are those of the window before and after, each as the client
+            // holds it (cut to the maximum, so at most twice that many segments).
             var captured = [ElementKey: LayoutAttributes]()
             var keys = Set<ElementKey>()
             if animated {
                 let reach = windowMargin + axis.main(of: viewport.size)
-                for attributes in layout.elements(in: viewport.window(margin: reach, axis: axis)) {
-                    captured[attributes.key] = attributes
-                    if attributes.frame.intersects(oldWindow) { keys.insert(attributes.key) }
-                }
+                for attributes in layout.elements(in: viewport.window(margin: reach, axis: axis)) { captured[attributes.key] = attributes }
+                keys.formUnion(currentWindowContents().elements.map(\.key))
             }
             if commit {
                 layout.setMovingItem(nil)
@@ -243,7 +242,9 @@ extension View {
             highest = max(highest, attributes.zIndex)
         }
         let zIndex = highest == Int.min ? (strategy.attributes(forItem: active.items[0], model: model)?.zIndex ?? 0) + 1 : highest + 1
-        layout.setMovingItem(MovingItem(ids: active.items, center: center, zIndex: zIndex))
+        // Under the finger as the viewport is now: moving the unit may have moved the offset.
+        let now = Point(x: viewport.offset.x + active.point.x, y: viewport.offset.y + active.point.y)
+        layout.setMovingItem(MovingItem(ids: active.items, center: now, zIndex: zIndex))
         active.autoScroll = AutoScroll.velocity(at: active.point, in: strategy)
         moveState = .moving(active)
     }
@@ -280,6 +281,18 @@ extension View {
             result.segments[index].to = now
         }
         return result
+    }
+
+    /// The data as a change that ends the move sees it (`MovePolicy.ends`: the unit goes back
+    /// first): the model with the moving unit at its origin; the model itself at rest. A client
+    /// that sends a batch during a drag counts its positions in this data.
+    public var restingModel: CollectionModel {
+        guard let active = moveState.activeMove, active.target != active.origin else { return model }
+        var resting = model
+        let section = resting.sections[active.origin.section].id
+        // One batch of moves, each to its final position (batch semantics): the unit, in order.
+        try! resting.apply(active.items.enumerated().map { .moveItem($1, toSection: section, at: active.origin.item + $0) })
+        return resting
     }
 
     /// What the invalidation reports about the move in force after a change.

@@ -348,6 +348,9 @@ extension View {
         } else if case .keeps = move, moveState.activeMove != nil {
             // The finger stays where it is on screen: the target follows what changed under it.
             followFinger()
+            // A scroll target is where the view rests: moving the unit may have shifted it (a
+            // right-to-left horizontal offset counts from the content's end, which moved).
+            if outcome.target != nil { outcome.target = viewport.offset }
             outcome.changeStart = nil
             outcome.window = nil
             if let transition = outcome.transition { outcome.transition = endingWhereElementsAre(transition) }
