@@ -102,32 +102,48 @@ public enum AutoScroll {
 }
 
 extension Layout {
-    /// The visible cell whose frame is nearest `point` (content coordinates): distance from the
-    /// point to the frame (0 inside), ties to the earlier position in reading order. Frames
-    /// only, so every strategy (plugins included) answers the same way.
+    /// The drop slot whose frame is nearest `point` (content coordinates): a visible cell, or
+    /// the header or footer of a section that holds nothing but the moving `unit` (`count`
+    /// items, now in `section`): it stands for the section's first position, so a drag can fill
+    /// an empty section and stays there while over it; distance from the point to the
+    /// frame (0 inside), ties to the earlier position (`dropPosition`). Frames only, so every
+    /// strategy (plugins included) answers the same way.
     ///
     /// The search looks in a square around the point that starts at `reach` and grows fourfold
     /// until it holds a candidate no farther than its half-width (nothing outside could be
     /// nearer) or covers the content.
     ///
     /// - Complexity: O(log n + k) for the k slots in the last square.
-    func nearestSlot(to point: Point, reach: Double) -> LayoutAttributes? {
+    func nearestSlot(to point: Point, reach: Double, unit: (section: Int, count: Int)) -> LayoutAttributes? {
         let content = Rect(origin: .zero, size: contentSize)
         var half = max(reach, 1)
         while true {
             let square = Rect(x: point.x - half, y: point.y - half, width: 2 * half, height: 2 * half)
-            var best: (distance: Double, slot: LayoutAttributes)?
-            for slot in strategy.elements(in: square, model: model) where slot.kind == .cell && !slot.isHidden {
+            var best: (distance: Double, position: ItemIndexPath, slot: LayoutAttributes)?
+            for slot in strategy.elements(in: square, model: model) where !slot.isHidden {
+                guard let position = dropPosition(of: slot, unit: unit) else { continue }
                 let distance = Self.distance(from: point, to: slot.frame)
                 if let current = best {
                     if distance > current.distance { continue }
-                    if distance == current.distance, !(slot.indexPath! < current.slot.indexPath!) { continue }
+                    if distance == current.distance, !(position < current.position) { continue }
                 }
-                best = (distance, slot)
+                best = (distance, position, slot)
             }
             if let best, best.distance <= half { return best.slot }
             if square.contains(content) { return best?.slot }
             half *= 4
+        }
+    }
+
+    /// Where a drop on `slot` would land, for ordering ties: a cell's own position; the header
+    /// or footer of a section empty but for the moving `unit`, the section's first; nil for
+    /// anything else (a supplementary of a section with other items: its cells are the slots).
+    func dropPosition(of slot: LayoutAttributes, unit: (section: Int, count: Int)) -> ItemIndexPath? {
+        switch slot.kind {
+        case .cell: return slot.indexPath
+        case .header, .footer:
+            let others = model.sections[slot.section].count - (slot.section == unit.section ? unit.count : 0)
+            return others == 0 ? ItemIndexPath(section: slot.section, item: 0) : nil
         }
     }
 

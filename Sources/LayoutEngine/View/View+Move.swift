@@ -201,8 +201,9 @@ extension View {
     /// (content point = viewport offset + finger) above the window's highest zIndex; and the
     /// auto-scroll velocity is read off the finger's place in the viewport.
     ///
-    /// The proposal from a slot X other than the item's own: X's position in the data without
-    /// the moving item, or the one after it when the finger is past X's centre in reading order.
+    /// The proposal from a cell X other than the unit's own: X's position in the data without
+    /// the moving unit, or the one after it when the finger is past X's centre in reading order;
+    /// from an empty section's header or footer, that section's first position.
     /// The item's own slot proposes where it is. So the item swaps with a neighbour only once
     /// the finger passes the neighbour's centre, and a still finger never makes it oscillate.
     func followFinger() {
@@ -215,12 +216,17 @@ extension View {
         // growing over the whole content.
         let content = layout.contentSize
         let probe = Point(x: min(max(center.x, 0), content.width), y: min(max(center.y, 0), content.height))
+        let unit = (section: active.target.section, count: active.items.count)
         if let slot = strategy.attributes(forItem: active.id, model: model),
-            let nearest = layout.nearestSlot(to: probe, reach: max(slot.frame.width, slot.frame.height)),
-            let nearestPath = nearest.indexPath
+            let nearest = layout.nearestSlot(to: probe, reach: max(slot.frame.width, slot.frame.height), unit: unit),
+            let nearestPath = layout.dropPosition(of: nearest, unit: unit)
         {
             var proposed = active.target
-            if !active.items.contains(nearest.id) {
+            if nearest.kind != .cell {
+                // The header or footer of a section empty but for the unit: its first position
+                // (where the unit already is, when it is the unit's own section).
+                proposed = nearestPath
+            } else if !active.items.contains(nearest.id) {
                 let current = active.target
                 var position = nearestPath
                 if position.section == current.section, position.item > current.item { position.item -= active.items.count }
