@@ -240,6 +240,21 @@ public enum CommandCatalog {
         Command(
             "end-transition", "VIEW commit|revert", "finish the interactive transition to its target, or back", method: "view.endTransition",
             options: [mutation[1]], examples: ["layoutctl end-transition photos commit", "layoutctl end-transition photos revert --json | jq .transition.duration"]),
+        Command(
+            "begin-move", "VIEW ID", "start dragging an item to reorder it (a collapsed stack moves as one)", method: "view.beginMove",
+            options: [CommandOption("--at", argument: "X,Y", "the finger, in viewport coordinates (default: the item's centre)"), mutation[1]],
+            examples: ["layoutctl begin-move photos p4", "layoutctl begin-move photos p4 --at 60,400"],
+            details: """
+                The item is drawn under the finger above everything and the others re-flow as if it dropped at its target; \
+                the summary line gives the target (section.item) and the auto-scroll velocity in points per second, by which \
+                a client scrolls (`scroll`) before the next `update-move`. A view holds one move at a time.
+                """),
+        Command(
+            "update-move", "VIEW X,Y", "move the finger of the drag in progress (viewport coordinates)", method: "view.updateMove",
+            options: [mutation[1]], examples: ["layoutctl update-move photos 160,420"]),
+        Command(
+            "end-move", "VIEW commit|cancel", "drop the dragged item at its target (one move), or put it back", method: "view.endMove",
+            options: [mutation[1]], examples: ["layoutctl end-move photos commit", "layoutctl end-move photos cancel"]),
         Command("margin", "VIEW POINTS", "change the window margin", method: "view.setWindowMargin", options: [mutation[1]], examples: ["layoutctl margin photos 200"]),
         Command(
             "query", "VIEW", "elements intersecting a rect (default: the viewport)", method: "view.query",

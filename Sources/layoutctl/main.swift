@@ -259,6 +259,15 @@ func invalidationSummary(_ result: JSONValue) -> String {
     if let target = result["targetContentOffset"] { text += "; target \(formatNumber(target["x"])),\(formatNumber(target["y"]))" }
     if let anchor = result["anchor"]?.stringValue { text += "; anchor \(anchor)" }
     if let policy = result["anchorPolicy"]?.stringValue { text += " (\(policy))" }
+    if let moving = result["moving"]?.stringValue {
+        let items = result["movingItems"]?.arrayValue?.compactMap(\.stringValue).joined(separator: " ")
+        let target = result["target"]
+        let speed = result["autoScroll"]
+        text += "; moving \(items.map { "\(moving) [\($0)]" } ?? moving) to \(formatNumber(target?["section"])).\(formatNumber(target?["item"])), auto-scroll \(formatNumber(speed?["x"])),\(formatNumber(speed?["y"])) pt/s"
+    }
+    if let ended = result["moveEnded"] {
+        text += "; move of \(ended["id"]?.stringValue ?? "") \(ended["reason"]?.stringValue ?? "")"
+    }
     return text + "\n"
 }
 
@@ -603,6 +612,27 @@ case "end-transition":
     var params = mutationParams(words[0])
     params["commit"] = .bool(words[1] == "commit")
     mutate("view.endTransition", params)
+case "begin-move":
+    let words = positional(2, "VIEW ID")
+    var params = mutationParams(words[0])
+    params["id"] = .string(words[1])
+    if let at = invocation.value("--at") {
+        guard let (x, y) = ValueText.point(at) else { usageError("--at takes X,Y", command: command) }
+        params["point"] = .object(["x": .number(x), "y": .number(y)])
+    }
+    mutate("view.beginMove", params)
+case "update-move":
+    let words = positional(2, "VIEW X,Y")
+    guard let (x, y) = ValueText.point(words[1]) else { usageError("X,Y must be two numbers", command: command) }
+    var params = mutationParams(words[0])
+    params["point"] = .object(["x": .number(x), "y": .number(y)])
+    mutate("view.updateMove", params)
+case "end-move":
+    let words = positional(2, "VIEW commit|cancel")
+    guard words[1] == "commit" || words[1] == "cancel" else { usageError("say commit or cancel", command: command) }
+    var params = mutationParams(words[0])
+    params["commit"] = .bool(words[1] == "commit")
+    mutate("view.endMove", params)
 case "margin":
     let words = positional(2, "VIEW POINTS")
     guard let margin = ValueText.number(words[1]) else { usageError("POINTS must be a number", command: command) }

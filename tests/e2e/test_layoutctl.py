@@ -949,6 +949,27 @@ class RenderTests(unittest.TestCase):
 
 
 
+    def test_a_drag_through_the_move_commands(self):
+        with Daemon() as daemon:
+            run = functools.partial(ctl_ok, self, daemon.path)
+            run("create", "stack", "--strategy", "collapsible", "--width", "320", "--height", "330", "--items", "12",
+                "--param", "itemSize=100x100", "--param", "collapsed=true")
+            run("select", "stack", "i2", "i3", "i4")
+            begun = run("begin-move", "stack", "i3", "--table")
+            self.assertIn("moving i3 [i2 i3 i4] to 0.2, auto-scroll 0,0 pt/s", begun)
+            moved = json.loads(run("update-move", "stack", "60,170", "--json"))
+            self.assertEqual((moved["movingItems"], moved["target"]), (["i2", "i3", "i4"], {"section": 0, "item": 3}))
+            refused = ctl("begin-move", "stack", "i0", socket_path=daemon.path)
+            self.assertEqual(refused.returncode, 2)
+            self.assertIn("MoveInProgress", refused.stderr)
+            bad = ctl("end-move", "stack", "maybe", socket_path=daemon.path)
+            self.assertEqual(bad.returncode, 64)
+            ended = run("end-move", "stack", "commit", "--table")
+            self.assertIn("move of i3 committed", ended)
+            self.assertEqual(json.loads(run("item", "stack", "i2", "--json"))["attributes"]["item"], 3)
+            self.assertEqual(ctl("update-move", "stack", "1,1", socket_path=daemon.path).returncode, 2)
+
+
 class ScenarioScriptTests(unittest.TestCase):
     def test_strategy_scenarios_through_layoutctl_and_jq(self):
         with Daemon() as daemon:
