@@ -124,7 +124,17 @@ public enum ViewChecks {
         }
         switch mutation {
         case .scroll(let offset, _):
-            expect(view.viewport.offset == offset, "offset \(view.viewport.offset)")
+            var wanted = offset
+            if view.moveState.activeMove != nil, view.layoutDirection == .rtl, view.layout.strategy.scrollAxis == .horizontal {
+                // The drag's target followed the scroll and the content's width changed; a
+                // right-to-left horizontal offset counts from the content's far end, so it moves
+                // by that change while nothing on screen does.
+                wanted.x += invalidation.context.contentSizeAdjustment.width
+                expect(abs(view.viewport.offset.x - wanted.x) <= 1e-9 * max(1, abs(wanted.x)) && view.viewport.offset.y == wanted.y,
+                    "offset \(view.viewport.offset), wanted \(wanted) after the drag's width change")
+            } else {
+                expect(view.viewport.offset == offset, "offset \(view.viewport.offset)")
+            }
         case .resize(let size, _):
             expect(view.viewport.size == size, "size \(view.viewport.size)")
         case .margin(let margin):
