@@ -190,6 +190,8 @@ enum WireMapping {
                 writer.write(segment.delay)
                 writer.write(raw: #","duration":"#)
                 writer.write(segment.duration)
+                writer.write(raw: #","curve":"#)
+                writer.write(segment.curve.rawValue)
                 writer.append(UInt8(ascii: "}"))
             }
             writer.write(raw: "]}")

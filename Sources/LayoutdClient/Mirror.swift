@@ -90,7 +90,7 @@ extension Transition {
             }
             guard segment.delay >= latestStart[key] ?? -.infinity else { continue }
             latestStart[key] = segment.delay
-            let progress = segment.duration > 0 ? min(1, (t - segment.delay) / segment.duration) : 1
+            let progress = segment.duration > 0 ? segment.curve.progress(at: min(1, (t - segment.delay) / segment.duration)) : 1
             result[key] = Self.interpolate(segment.from, segment.to, progress)
         }
         return result

@@ -222,6 +222,9 @@ public struct TransitionSegment: Hashable, Sendable {
     public var to: Attributes
     public var delay: Double
     public var duration: Double
+    /// How progress runs over the segment's time; `linear` when the daemon names none (a
+    /// daemon older than the field).
+    public var curve: AnimationCurve
 }
 
 /// An animation plan: every segment, ordered by delay, then key.
@@ -240,8 +243,19 @@ public struct Transition: Hashable, Sendable {
                 TransitionSegment(
                     key: try ElementKey(raw, context), from: try Attributes(segment.object["from"] ?? .null, context + ".from"),
                     to: try Attributes(segment.object["to"] ?? .null, context + ".to"), delay: try segment.number("delay"),
-                    duration: try segment.number("duration")))
+                    duration: try segment.number("duration"), curve: try Self.curve(segment, context)))
         }
+    }
+}
+
+extension Transition {
+    /// A segment's `curve`, by name; an unknown name is a decoding failure (the protocol lists them all).
+    static func curve(_ segment: Fields, _ context: String) throws(DecodingFailure) -> AnimationCurve {
+        guard let name = segment.object["curve"]?.stringValue else { return .linear }
+        guard let curve = AnimationCurve(rawValue: name) else {
+            throw DecodingFailure(description: "\(context).curve: unknown curve \(name)")
+        }
+        return curve
     }
 }
 

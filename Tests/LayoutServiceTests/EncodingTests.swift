@@ -117,6 +117,7 @@ struct EncodingTests {
                     "kind": .string(segment.key.kind.rawValue), "id": .string(segment.key.id),
                     "from": WireMapping.attributes(segment.from), "to": WireMapping.attributes(segment.to),
                     "delay": .number(segment.delay), "duration": .number(segment.duration),
+                    "curve": .string(segment.curve.rawValue),
                 ])
             }),
         ])

@@ -53,6 +53,21 @@ struct MirrorTests {
         #expect(drawn.map(\.id) == ["a", "gone"], "an element that left stays on screen until its segment ends")
     }
 
+    @Test("each segment plays on its curve; an unknown curve is named")
+    func curves() throws {
+        func plan(_ curve: String) throws -> Transition? {
+            let text = #"{"duration":1,"segments":[{"kind":"cell","id":"a","from":\#(attributes("a", y: 0)),"to":\#(attributes("a", y: 100)),"delay":0,"duration":1,"curve":"\#(curve)"}]}"#
+            return try invalidation(epoch: 4, entered: [attributes("a", y: 100)], left: [], extra: #","transition":\#(text)"#).transition
+        }
+        let a = ElementKey(kind: .cell, id: "a")
+        let eased = try #require(try plan("easeInOut"))
+        #expect(eased.segments.first?.curve == .easeInOut)
+        // A quarter of the time, 12.916 % of the way (protocol/mutations.md's table).
+        #expect(abs((eased.attributes(at: 0.25)[a]?.frame.minY ?? 0) - 12.9161931047) < 1e-6)
+        #expect(try #require(try plan("linear")).attributes(at: 0.25)[a]?.frame.minY == 25)
+        #expect(throws: DecodingFailure.self) { try plan("wobbly") }
+    }
+
     @Test("what cannot be read is named")
     func malformed() {
         #expect(throws: DecodingFailure.self) { try Snapshot(try JSONParser.parse(#"{"view":"v"}"#)) }

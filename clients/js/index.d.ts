@@ -49,7 +49,9 @@ export interface Snapshot {
   [more: string]: unknown;
 }
 
-export interface TransitionSegment { kind: ElementKind; id: string; from: Attributes; to: Attributes; delay: number; duration: number }
+/** UIKit's animation curves (protocol/mutations.md): cubic Béziers with CSS's control points. */
+export type AnimationCurve = "linear" | "easeIn" | "easeOut" | "easeInOut";
+export interface TransitionSegment { kind: ElementKind; id: string; from: Attributes; to: Attributes; delay: number; duration: number; curve: AnimationCurve }
 export interface Transition { duration: number; segments: TransitionSegment[] }
 
 export interface Changes {
@@ -275,6 +277,9 @@ export class Mirror implements Iterable<Attributes> {
 
 export type Easing = "linear" | "ease-in" | "ease-out" | "ease-in-out" | ((p: number) => number);
 export const EASINGS: Readonly<Record<string, (p: number) => number>>;
+export interface CurveDescription { readonly points: readonly [number, number, number, number]; readonly css: string; readonly ease: (p: number) => number }
+export const CURVES: Readonly<Record<AnimationCurve, CurveDescription>>;
+export function cubicBezier(x1: number, y1: number, x2: number, y2: number): (x: number) => number;
 export function interpolateAttributes(from: Attributes, to: Attributes, p: number): Attributes;
 export function segmentsByElement(transition: Transition): Map<string, TransitionSegment[]>;
 export function elementAt(segments: TransitionSegment[], t: number, options?: { easing?: Easing }): Attributes;

@@ -8,13 +8,19 @@ public struct TransitionSegment: Hashable, Sendable {
     public var to: LayoutAttributes
     public var delay: Double
     public var duration: Double
+    /// How the segment's progress runs over its time (UIKit's `UIView.AnimationCurve`).
+    public var curve: AnimationCurve
 
-    public init(key: ElementKey, from: LayoutAttributes, to: LayoutAttributes, delay: Double = 0, duration: Double = 0) {
+    public init(
+        key: ElementKey, from: LayoutAttributes, to: LayoutAttributes, delay: Double = 0, duration: Double = 0,
+        curve: AnimationCurve = .easeInOut
+    ) {
         self.key = key
         self.from = from
         self.to = to
         self.delay = delay
         self.duration = duration
+        self.curve = curve
     }
 }
 
@@ -35,14 +41,16 @@ public struct Transition: Hashable, Sendable {
         self.segments = segments.sorted { ($0.delay, $0.key) < ($1.delay, $1.key) }
     }
 
-    /// Every move starts at once and lasts `duration`.
-    public static func together(_ moves: [TransitionSegment], duration: Double) -> Transition {
+    /// Every move starts at once and lasts `duration`, on `curve` (UIKit's default, ease in and
+    /// out, unless the plan says otherwise).
+    public static func together(_ moves: [TransitionSegment], duration: Double, curve: AnimationCurve = .easeInOut) -> Transition {
         Transition(
             duration: moves.isEmpty ? 0 : duration,
             segments: moves.map { move in
                 var segment = move
                 segment.delay = 0
                 segment.duration = duration
+                segment.curve = curve
                 return segment
             })
     }

@@ -186,7 +186,8 @@ extension View {
                 keys.formUnion(contents.elements.map(\.key))
                 let moves = Layout.moves(
                     of: keys, before: { captured[$0] }, after: { layout.attributes(for: $0) }, in: layout.strategy, model: layout.model)
-                outcome.transition = Transition.together(moves, duration: Transition.defaultDuration)
+                // Released from the finger mid-motion: it eases out into its slot (or back).
+                outcome.transition = Transition.together(moves, duration: Transition.defaultDuration, curve: .easeOut)
                 outcome.window = contents
             }
             return outcome

@@ -167,7 +167,8 @@ extension View {
                 let end = commit ? pair.to : pair.from
                 return current == end ? nil : TransitionSegment(key: pair.key, from: current, to: end)
             }
-            outcome.transition = .together(moves, duration: transition.duration * (commit ? 1 - progress : progress))
+            // The gesture let go mid-motion: the rest eases out rather than starting slow again.
+            outcome.transition = .together(moves, duration: transition.duration * (commit ? 1 - progress : progress), curve: .easeOut)
             if commit {
                 layout.adopt(transition.target)
                 strategyName = transition.targetStrategyName

@@ -39,6 +39,14 @@ ld_json *ld_json_copy(ld_arena *a, const ld_json *v)
 
 /* ---- readers ---- */
 
+/* A segment's curve by its protocol name; linear for none or a name this client does not know. */
+static layoutd_animation_curve curve_of(const char *name)
+{
+    for (int c = LAYOUTD_CURVE_LINEAR; c <= LAYOUTD_CURVE_EASE_IN_OUT; c++)
+        if (name && !strcmp(name, layoutd_curve_name((layoutd_animation_curve)c))) return (layoutd_animation_curve)c;
+    return LAYOUTD_CURVE_LINEAR;
+}
+
 static double num(const ld_json *o, const char *k) { return layoutd_json_number(layoutd_json_get(o, k), 0); }
 static const char *str(ld_arena *a, const ld_json *o, const char *k)
 {
@@ -160,6 +168,7 @@ static const layoutd_transition *parse_transition(ld_arena *a, const ld_json *v)
             ld_parse_attributes(a, layoutd_json_get(s, "to"), &list[i].to);
             list[i].delay = num(s, "delay");
             list[i].duration = num(s, "duration");
+            list[i].curve = curve_of(layoutd_json_string(layoutd_json_get(s, "curve")));
         }
         t->segment_count = segs->count;
         t->segments = list;

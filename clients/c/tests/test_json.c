@@ -102,8 +102,8 @@ int main(void)
 
     /* transition sampling: linear between delay and delay + duration */
     layoutd_segment segs[2] = {
-        {LAYOUTD_CELL, "x", {.id = "x", .frame = {0, 0, 10, 10}, .alpha = 0}, {.id = "x", .frame = {100, 0, 10, 10}, .alpha = 1}, 0.1, 0.2},
-        {LAYOUTD_CELL, "x", {.id = "x", .frame = {100, 0, 10, 10}, .alpha = 1}, {.id = "x", .frame = {100, 50, 10, 10}, .alpha = 1}, 0.4, 0.1},
+        {LAYOUTD_CELL, "x", {.id = "x", .frame = {0, 0, 10, 10}, .alpha = 0}, {.id = "x", .frame = {100, 0, 10, 10}, .alpha = 1}, 0.1, 0.2, LAYOUTD_CURVE_LINEAR},
+        {LAYOUTD_CELL, "x", {.id = "x", .frame = {100, 0, 10, 10}, .alpha = 1}, {.id = "x", .frame = {100, 50, 10, 10}, .alpha = 1}, 0.4, 0.1, LAYOUTD_CURVE_LINEAR},
     };
     layoutd_transition tr = {0.5, 2, segs};
     layoutd_attributes at;
@@ -115,6 +115,21 @@ int main(void)
     CHECK(layoutd_transition_sample(&tr, LAYOUTD_CELL, "x", 9, NULL, &at) && at.frame.y == 50, "after");
     CHECK(!layoutd_transition_sample(&tr, LAYOUTD_CELL, "y", 0.2, NULL, &at), "no segments");
     CHECK(!layoutd_transition_sample(&tr, LAYOUTD_HEADER, "x", 0.2, NULL, &at), "key includes the kind");
+
+    /* curves: values solved independently on the same control points (mutations.md's table) */
+    static const struct { layoutd_animation_curve curve; double x, y; } vectors[] = {
+        {LAYOUTD_CURVE_LINEAR, 0.25, 0.25}, {LAYOUTD_CURVE_EASE_IN, 0.1, 0.017026609652}, {LAYOUTD_CURVE_EASE_IN, 0.5, 0.315356812573},
+        {LAYOUTD_CURVE_EASE_OUT, 0.25, 0.378138130825}, {LAYOUTD_CURVE_EASE_OUT, 0.75, 0.906535349281},
+        {LAYOUTD_CURVE_EASE_IN_OUT, 0.25, 0.129161931047}, {LAYOUTD_CURVE_EASE_IN_OUT, 0.5, 0.5}, {LAYOUTD_CURVE_EASE_IN_OUT, 0.9, 0.980277546452},
+        {LAYOUTD_CURVE_EASE_IN_OUT, 0, 0}, {LAYOUTD_CURVE_EASE_IN_OUT, 1, 1}, {LAYOUTD_CURVE_EASE_IN, -3, 0}, {LAYOUTD_CURVE_EASE_OUT, 7, 1},
+    };
+    for (size_t i = 0; i < sizeof vectors / sizeof vectors[0]; i++) {
+        double y = layoutd_curve_progress(vectors[i].curve, vectors[i].x);
+        CHECK(fabs(y - vectors[i].y) < 1e-9, "%s(%g): expected %.12f, actual %.12f", layoutd_curve_name(vectors[i].curve), vectors[i].x, vectors[i].y, y);
+    }
+    segs[0].curve = LAYOUTD_CURVE_EASE_IN_OUT;  /* 0.1 + 0.25 * 0.2: a quarter of the way in time */
+    CHECK(layoutd_transition_sample(&tr, LAYOUTD_CELL, "x", 0.15, NULL, &at) && fabs(at.frame.x - 12.9161931047) < 1e-6,
+          "the segment's own curve: %g", at.frame.x);
 
     /* socket discovery */
     char path[200];

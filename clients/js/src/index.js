@@ -2,6 +2,6 @@
 export { Client, Subscription, PROTOCOL_METHODS } from "./client.js";
 export * from "./errors.js";
 export { Mirror, elementKey, compareElements, compareIds } from "./mirror.js";
-export { attributesAt, elementAt, frameAt, interpolateAttributes, segmentsByElement, webAnimations, EASINGS } from "./transition.js";
+export { attributesAt, elementAt, frameAt, interpolateAttributes, segmentsByElement, webAnimations, EASINGS, CURVES, cubicBezier } from "./transition.js";
 export { WebSocketTransport, connectWebSocket } from "./transport-websocket.js";
 export { ReconnectingSession, reconnecting } from "./reconnect.js";

@@ -1,9 +1,10 @@
 // Playing a transition (protocol/mutations.md, "The invalidation object", `transition`):
 // attributes at time t, and keyframes for the Web Animations API.
 //
-// The protocol gives each segment a delay and a duration (seconds) and says to interpolate
-// from → to between delay and delay + duration; it defines no timing curve, so the progress is
-// linear unless the caller passes an `easing`.
+// The protocol gives each segment a delay, a duration (seconds) and a curve, and says to
+// interpolate from → to between delay and delay + duration at progress curve(elapsed fraction):
+// UIKit's curves, cubic Béziers with CSS's control points (protocol/mutations.md). A caller's
+// `easing` replaces every segment's curve.
 
 import { elementKey } from "./mirror.js";
 
@@ -14,13 +15,57 @@ const EPSILON = 1e-9;
 
 const lerp = (a, b, p) => a + (b - a) * p;
 
-/** Named easings usable by attributesAt (Web Animations gets the CSS name). */
-export const EASINGS = Object.freeze({
-  linear: (p) => p,
-  "ease-in": (p) => p * p * p,
-  "ease-out": (p) => 1 - (1 - p) ** 3,
-  "ease-in-out": (p) => (p < 0.5 ? 4 * p * p * p : 1 - (-2 * p + 2) ** 3 / 2),
+/**
+ * The timing function of a cubic Bézier from (0, 0) to (1, 1) with inner points (x1, y1), (x2, y2),
+ * as CSS's cubic-bezier(): y where x is the elapsed fraction, x solved by Newton's method with
+ * bisection as the fallback. @returns {(x: number) => number}
+ */
+export function cubicBezier(x1, y1, x2, y2) {
+  const at = (t, p1, p2) => 3 * (1 - t) * (1 - t) * t * p1 + 3 * (1 - t) * t * t * p2 + t * t * t;
+  const slope = (t, p1, p2) => 3 * (1 - t) * (1 - t) * p1 + 6 * (1 - t) * t * (p2 - p1) + 3 * t * t * (1 - p2);
+  return (x) => {
+    if (x <= 0) return 0;
+    if (x >= 1) return 1;
+    let t = x;
+    for (let i = 0; i < 8; i++) {
+      const error = at(t, x1, x2) - x;
+      if (Math.abs(error) < 1e-12) return at(t, y1, y2);
+      const d = slope(t, x1, x2);
+      if (Math.abs(d) < 1e-9) break;
+      t -= error / d;
+    }
+    let low = 0, high = 1;
+    t = x;
+    for (let i = 0; i < 60; i++) {
+      const value = at(t, x1, x2);
+      if (Math.abs(value - x) < 1e-12) break;
+      if (value < x) low = t; else high = t;
+      t = (low + high) / 2;
+    }
+    return at(t, y1, y2);
+  };
+}
+
+/**
+ * The protocol's curves (`segments[].curve`): control points, the CSS name Web Animations takes,
+ * and the timing function.
+ */
+export const CURVES = Object.freeze({
+  linear: Object.freeze({ points: [0, 0, 1, 1], css: "linear", ease: (p) => Math.min(1, Math.max(0, p)) }),
+  easeIn: Object.freeze({ points: [0.42, 0, 1, 1], css: "ease-in", ease: cubicBezier(0.42, 0, 1, 1) }),
+  easeOut: Object.freeze({ points: [0, 0, 0.58, 1], css: "ease-out", ease: cubicBezier(0, 0, 0.58, 1) }),
+  easeInOut: Object.freeze({ points: [0.42, 0, 0.58, 1], css: "ease-in-out", ease: cubicBezier(0.42, 0, 0.58, 1) }),
 });
+
+/** The same timing functions by CSS name, for an `easing` that overrides every segment's curve. */
+export const EASINGS = Object.freeze(Object.fromEntries(Object.values(CURVES).map((c) => [c.css, c.ease])));
+
+/** A segment's curve (linear when the daemon names none, as before the field existed). */
+const curveOf = (segment) => {
+  const curve = CURVES[segment.curve || "linear"];
+  if (!curve) throw new Error("unknown curve " + segment.curve);
+  return curve;
+};
 
 /**
  * Attributes between `from` and `to` at progress p (0…1): frame, alpha, transform and effects
@@ -65,14 +110,14 @@ export function segmentsByElement(transition) {
 
 /**
  * One element's attributes at time t (seconds since the transition started) from its segments:
- * before the first segment its `from`, inside one interpolated, between two the earlier `to`,
- * after the last its `to`.
+ * before the first segment its `from`, inside one interpolated on the segment's curve (or the
+ * caller's `easing`), between two the earlier `to`, after the last its `to`.
  * @param {object[]} segments one element's, in time order @param {number} t
  * @param {{easing?: string | ((p: number) => number)}} [options]
  */
 export function elementAt(segments, t, options = {}) {
-  const ease = typeof options.easing === "function" ? options.easing : EASINGS[options.easing || "linear"];
-  if (!ease) throw new Error("unknown easing " + options.easing);
+  const override = typeof options.easing === "function" ? options.easing : options.easing ? EASINGS[options.easing] : null;
+  if (options.easing && !override) throw new Error("unknown easing " + options.easing);
   let current = segments[0].from;
   for (const s of segments) {
     if (t < s.delay) return current;
@@ -80,6 +125,7 @@ export function elementAt(segments, t, options = {}) {
       current = s.to;
       continue;
     }
+    const ease = override || curveOf(s).ease;
     return interpolateAttributes(s.from, s.to, ease((t - s.delay) / s.duration));
   }
   return current;
@@ -142,12 +188,11 @@ function cssKeyframe(attributes, options) {
  * Pure: nothing here touches the DOM.
  * @param {{duration: number, segments: object[]}} transition
  * @param {{origin?: {x: number, y: number}, easing?: string, effects?: boolean}} [options]
- *   easing: a CSS easing for every segment (default "linear", as the protocol interpolates);
+ *   easing: a CSS easing for every segment instead of each segment's curve (by its CSS name);
  *   effects: also animate each effect as a CSS custom property `--name`
  * @returns {Array<{kind: string, id: string, key: string, keyframes: object[], options: {duration: number, delay: number, endDelay: number, fill: string, easing: string}}>}
  */
 export function webAnimations(transition, options = {}) {
-  const easing = options.easing || "linear";
   const total = transition.duration;
   const out = [];
   for (const [key, segments] of segmentsByElement(transition)) {
@@ -160,8 +205,10 @@ export function webAnimations(transition, options = {}) {
       const a = cssKeyframe(s.from, options), b = cssKeyframe(s.to, options);
       a.offset = offsetOf(s.delay);
       b.offset = span > 0 ? offsetOf(s.delay + s.duration) : 1;
-      a.easing = easing;
-      b.easing = easing;
+      // A keyframe's easing runs from it to the next: the segment's curve from its start; its end
+      // holds until the element's next segment (linear: nothing changes in between).
+      a.easing = options.easing || curveOf(s).css;
+      b.easing = "linear";
       keyframes.push(a, b);
     }
     // element.animate() refuses decreasing offsets; sums of doubles can make them so by an ulp.

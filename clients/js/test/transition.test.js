@@ -2,7 +2,7 @@
 // from the daemon's own (a flow delete, and collapsible's two-phase preStack collapse).
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { attributesAt, elementAt, frameAt, webAnimations, Mirror, elementKey } from "../src/index.js";
+import { attributesAt, elementAt, frameAt, webAnimations, Mirror, elementKey, CURVES, cubicBezier } from "../src/index.js";
 import { Daemon } from "../testing/daemon.js";
 
 const attrs = (x, y, alpha = 1, extra = {}) => ({ id: "a", kind: "cell", section: 0, item: 0, frame: { x, y, width: 100, height: 100 }, zIndex: 0, alpha, hidden: false, ...extra });
@@ -27,6 +27,37 @@ test("attributesAt: before, inside, between and after segments", () => {
   // frameAt keeps unanimated elements and shows elements that left until their segments end
   const drawn = frameAt([attrs(100, 50), { ...attrs(0, 300), id: "c" }], transition, 0.4);
   assert.deepEqual(drawn.map((e) => e.id), ["a", "c", "b"]);
+});
+
+// The curves against values solved independently (bisection on the same control points), the
+// table protocol/mutations.md prints and Tests/LayoutGeometryTests/AnimationCurveTests.swift checks.
+const CURVE_VECTORS = {
+  linear: [[0.25, 0.25], [0.5, 0.5], [0.9, 0.9]],
+  easeIn: [[0.1, 0.017026609652], [0.25, 0.093464650719], [0.5, 0.315356812573], [0.75, 0.621861869175]],
+  easeOut: [[0.1, 0.160572154238], [0.25, 0.378138130825], [0.5, 0.684643187427], [0.75, 0.906535349281]],
+  easeInOut: [[0.1, 0.019722453548], [0.25, 0.129161931047], [0.5, 0.5], [0.75, 0.870838068953]],
+};
+
+test("curves: the protocol's four, against known values, with their CSS names", () => {
+  assert.deepEqual(Object.keys(CURVES).sort(), Object.keys(CURVE_VECTORS).sort());
+  for (const [name, points] of Object.entries(CURVE_VECTORS)) {
+    for (const [x, y] of points) assert.ok(Math.abs(CURVES[name].ease(x) - y) < 1e-9, `${name}(${x}) = ${CURVES[name].ease(x)}, want ${y}`);
+    assert.equal(CURVES[name].ease(0), 0);
+    assert.equal(CURVES[name].ease(1), 1);
+  }
+  assert.deepEqual(Object.values(CURVES).map((c) => c.css), ["linear", "ease-in", "ease-out", "ease-in-out"]);
+  assert.ok(Math.abs(cubicBezier(0.25, 0.1, 0.25, 1)(0.5) - 0.8024033877399112) < 1e-6, "CSS ease at 0.5");
+});
+
+test("a segment plays on its own curve; an easing overrides it; webAnimations names it", () => {
+  const segment = { kind: "cell", id: "a", from: attrs(0, 0), to: attrs(100, 0), delay: 0, duration: 1, curve: "easeInOut" };
+  assert.ok(Math.abs(elementAt([segment], 0.25).frame.x - 12.9161931047) < 1e-6, "eased in and out");
+  assert.equal(elementAt([{ ...segment, curve: "linear" }], 0.25).frame.x, 25);
+  assert.equal(elementAt([segment], 0.25, { easing: "linear" }).frame.x, 25, "the caller's easing wins");
+  assert.throws(() => elementAt([{ ...segment, curve: "wobbly" }], 0.5), /unknown curve/);
+  const [a] = webAnimations({ duration: 1, segments: [segment] });
+  assert.equal(a.keyframes[0].easing, "ease-in-out");
+  assert.equal(webAnimations({ duration: 1, segments: [segment] }, { easing: "ease-out" })[0].keyframes[0].easing, "ease-out");
 });
 
 test("webAnimations: keyframes at offsets of the element's span, delays and fill", () => {
@@ -77,6 +108,10 @@ test("the daemon's transitions: a flow delete and collapsible's preStack collaps
     const collapse = (await client.view.configure({ view: "c", animated: true, params: { collapsed: true } })).transition;
     const delayed = collapse.segments.filter((s) => s.delay > 0);
     assert.ok(delayed.length > 0, "preStack plays in phases");
+    // Phase 1 (onto the stack) runs linear, as the seed's keyframes do; the settling phase eases.
+    const stackingTime = Math.min(...collapse.segments.filter((s) => s.curve === "easeInOut").map((s) => s.delay));
+    assert.ok(collapse.segments.some((s) => s.curve === "linear"), "phase 1 is linear");
+    for (const s of collapse.segments) assert.equal(s.curve, s.delay < stackingTime ? "linear" : "easeInOut", JSON.stringify([s.id, s.delay]));
     for (const a of webAnimations(collapse)) {
       assert.ok(a.keyframes.every((k, i) => i === 0 || k.offset >= a.keyframes[i - 1].offset), "offsets never decrease");
       assert.ok(Math.abs(a.options.delay + a.options.duration + a.options.endDelay - collapse.duration * 1000) < 1e-6);

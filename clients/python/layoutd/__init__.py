@@ -22,7 +22,7 @@ from .model import (Attributes, Context, ElementKey, Event, Insets, Invalidation
 from .reconnect import Reconnector, wait_until_serving
 from .updates import (DeleteItems, DeleteSections, InsertItems, InsertSections, MoveItem, MoveSection, ReloadItems,
                       ReloadSections, Update)
-from .transition import TransitionPlayer, attributes_at, interpolate, linear, transition_at
+from .transition import CURVES, TransitionPlayer, attributes_at, cubic_bezier, interpolate, linear, transition_at
 
 __version__ = "0.1.0"
 
@@ -34,7 +34,7 @@ __all__ = [
     "SequenceGap", "error_from_reply", "Mirror", "Attributes", "Context", "ElementKey", "Event",
     "Insets", "Invalidation", "Item", "JSONObject", "Point", "QueryPage", "Rect", "Section",
     "Segment", "Size", "Snapshot", "Transform", "Transition", "Viewport", "to_wire", "Reconnector",
-    "wait_until_serving", "TransitionPlayer", "attributes_at", "interpolate", "linear",
+    "wait_until_serving", "TransitionPlayer", "attributes_at", "interpolate", "linear", "CURVES", "cubic_bezier",
     "transition_at", "ParseError", "LineTooLong", "InvalidRequest", "MethodNotFound",
     "InvalidParams", "InternalError", "ViewNotFound", "ViewExists", "UnknownStrategy",
     "UnknownParameter", "InvalidParameter", "InvalidViewport", "InvalidSize", "InvalidID",

@@ -270,6 +270,9 @@ class Segment:
     to: Attributes
     delay: float
     duration: float
+    #: how progress runs over the segment's time: "linear", "easeIn", "easeOut" or "easeInOut"
+    #: ("linear" when the daemon names none)
+    curve: str = "linear"
 
     @property
     def key(self) -> ElementKey:
@@ -282,7 +285,8 @@ class Segment:
     @classmethod
     def from_json(cls, value: Mapping[str, Any]) -> "Segment":
         return cls(str(value["kind"]), str(value["id"]), Attributes.from_json(value["from"]),
-                   Attributes.from_json(value["to"]), _num(value.get("delay")), _num(value.get("duration")))
+                   Attributes.from_json(value["to"]), _num(value.get("delay")), _num(value.get("duration")),
+                   str(value.get("curve", "linear")))
 
 
 @dataclass(frozen=True)

@@ -2,8 +2,9 @@
 element with segments at a time ``t`` seconds after the animation started.
 
 Each segment interpolates its element's frame, alpha, transform and effects from ``from`` to
-``to`` between ``delay`` and ``delay + duration``. The protocol names no timing curve, so the
-progress is linear in time; pass ``curve`` (a function from 0…1 to 0…1) to ease. Before an
+``to`` between ``delay`` and ``delay + duration``, at the progress its ``curve`` gives for the
+elapsed fraction: UIKit's curves, cubic Béziers with CSS's control points (``CURVES``). Pass
+``curve`` (a function from 0…1 to 0…1) to play every segment on one curve instead. Before an
 element's first segment it sits at that segment's ``from``; between segments at the previous
 ``to``; after its last segment at its last ``to``.
 """
@@ -19,6 +20,62 @@ Curve = Callable[[float], float]
 
 def linear(progress: float) -> float:
     return progress
+
+
+def cubic_bezier(x1: float, y1: float, x2: float, y2: float) -> Curve:
+    """CSS's cubic-bezier(): y where x is the elapsed fraction, on the Bézier from (0, 0) to
+    (1, 1) with inner points (x1, y1), (x2, y2); x solved by Newton's method, bisection as the
+    fallback."""
+    def at(t: float, p1: float, p2: float) -> float:
+        return 3 * (1 - t) * (1 - t) * t * p1 + 3 * (1 - t) * t * t * p2 + t * t * t
+
+    def slope(t: float, p1: float, p2: float) -> float:
+        return 3 * (1 - t) * (1 - t) * p1 + 6 * (1 - t) * t * (p2 - p1) + 3 * t * t * (1 - p2)
+
+    def ease(x: float) -> float:
+        if x <= 0:
+            return 0.0
+        if x >= 1:
+            return 1.0
+        t = x
+        for _ in range(8):
+            error = at(t, x1, x2) - x
+            if abs(error) < 1e-12:
+                return at(t, y1, y2)
+            d = slope(t, x1, x2)
+            if abs(d) < 1e-9:
+                break
+            t -= error / d
+        low, high, t = 0.0, 1.0, x
+        for _ in range(60):
+            value = at(t, x1, x2)
+            if abs(value - x) < 1e-12:
+                break
+            if value < x:
+                low = t
+            else:
+                high = t
+            t = (low + high) / 2
+        return at(t, y1, y2)
+    return ease
+
+
+#: The protocol's curves (``segments[].curve``) by name: each segment plays on its own.
+CURVES: Dict[str, Curve] = {
+    "linear": lambda p: min(1.0, max(0.0, p)),
+    "easeIn": cubic_bezier(0.42, 0, 1, 1),
+    "easeOut": cubic_bezier(0, 0, 0.58, 1),
+    "easeInOut": cubic_bezier(0.42, 0, 0.58, 1),
+}
+
+
+def _curve_of(segment: Segment, override: Optional[Curve]) -> Curve:
+    if override is not None:
+        return override
+    try:
+        return CURVES[segment.curve]
+    except KeyError:
+        raise ValueError("unknown curve %r" % segment.curve) from None
 
 
 def _lerp(a: float, b: float, p: float) -> float:
@@ -57,17 +114,19 @@ def segments_by_element(transition: Transition) -> Dict[ElementKey, List[Segment
     return out
 
 
-def attributes_at(segments: List[Segment], t: float, curve: Curve = linear) -> Attributes:
-    """One element's attributes at ``t`` from its segments (ordered by delay)."""
+def attributes_at(segments: List[Segment], t: float, curve: Optional[Curve] = None) -> Attributes:
+    """One element's attributes at ``t`` from its segments (ordered by delay), each on its own
+    curve unless ``curve`` is given."""
     for segment in segments:
         if t < segment.delay:
             # Before its first segment, or between two (each starts where the previous ended).
             return segment.from_
         if segment.duration > 0 and t < segment.end:
-            return interpolate(segment.from_, segment.to, curve((t - segment.delay) / segment.duration))
+            ease = _curve_of(segment, curve)
+            return interpolate(segment.from_, segment.to, ease((t - segment.delay) / segment.duration))
     return segments[-1].to
 
-def transition_at(transition: Transition, t: float, curve: Curve = linear) -> Dict[ElementKey, Attributes]:
+def transition_at(transition: Transition, t: float, curve: Optional[Curve] = None) -> Dict[ElementKey, Attributes]:
     """Every element with segments, keyed by ``(kind, id)``, as drawn at ``t`` seconds.
     Elements without segments do not move: draw them from the mirror."""
     return {key: attributes_at(segments, t, curve) for key, segments in segments_by_element(transition).items()}
@@ -78,7 +137,7 @@ class TransitionPlayer:
     elements (the state after the change) with the animated ones replaced, plus elements that
     left the window but still have segments running. ``done(t)`` once ``t`` ≥ duration."""
 
-    def __init__(self, transition: Transition, after: Dict[ElementKey, Attributes], curve: Curve = linear) -> None:
+    def __init__(self, transition: Transition, after: Dict[ElementKey, Attributes], curve: Optional[Curve] = None) -> None:
         self.transition = transition
         self.after = dict(after)
         self.curve = curve

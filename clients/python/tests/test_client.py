@@ -7,6 +7,7 @@ import json
 import os
 import re
 import unittest
+from typing import Dict
 
 from support import ROOT, Daemon
 
@@ -186,6 +187,11 @@ def cell(id: str, x: float, y: float, alpha: float = 1.0) -> Attributes:
     return Attributes(id, "cell", 0, Rect(x, y, 100, 100), item=0, alpha=alpha)
 
 
+def _attributes_json(x: float) -> Dict[str, object]:
+    return {"id": "a", "kind": "cell", "section": 0, "item": 0, "frame": {"x": x, "y": 0, "width": 100, "height": 100},
+            "zIndex": 0, "alpha": 1, "hidden": False}
+
+
 class Transitions(unittest.TestCase):
     def test_interpolation_with_delay_and_segments(self) -> None:
         transition = Transition(1.0, [
@@ -206,6 +212,28 @@ class Transitions(unittest.TestCase):
         self.assertEqual(at[("cell", "a")].frame, Rect(100, 200, 100, 100))
         eased = transition_at(transition, 0.25, curve=lambda p: p * p)
         self.assertEqual(eased[("cell", "a")].frame.x, 25)
+
+    def test_each_segment_plays_on_its_curve(self) -> None:
+        # Values solved independently on the same control points (protocol/mutations.md's table).
+        vectors = {
+            "linear": [(0.25, 0.25), (0.5, 0.5)],
+            "easeIn": [(0.1, 0.017026609652), (0.25, 0.093464650719), (0.5, 0.315356812573), (0.75, 0.621861869175)],
+            "easeOut": [(0.1, 0.160572154238), (0.25, 0.378138130825), (0.5, 0.684643187427), (0.75, 0.906535349281)],
+            "easeInOut": [(0.1, 0.019722453548), (0.25, 0.129161931047), (0.5, 0.5), (0.75, 0.870838068953)],
+        }
+        self.assertEqual(sorted(layoutd.CURVES), sorted(vectors))
+        for name, points in vectors.items():
+            for x, y in points:
+                self.assertAlmostEqual(layoutd.CURVES[name](x), y, places=9, msg="%s(%s)" % (name, x))
+            self.assertEqual((layoutd.CURVES[name](0), layoutd.CURVES[name](1)), (0.0, 1.0))
+        segment = Segment("cell", "a", cell("a", 0, 0), cell("a", 100, 0), 0.0, 1.0, "easeInOut")
+        self.assertAlmostEqual(transition_at(Transition(1.0, [segment]), 0.25)[("cell", "a")].frame.x, 12.9161931047, places=6)
+        self.assertEqual(transition_at(Transition(1.0, [segment]), 0.25, curve=layoutd.linear)[("cell", "a")].frame.x, 25)
+        with self.assertRaises(ValueError):
+            transition_at(Transition(1.0, [Segment("cell", "a", cell("a", 0, 0), cell("a", 9, 0), 0.0, 1.0, "wobbly")]), 0.5)
+        wire = {"kind": "cell", "id": "a", "from": _attributes_json(0), "to": _attributes_json(100), "delay": 0, "duration": 1}
+        self.assertEqual(Segment.from_json(dict(wire, curve="easeOut")).curve, "easeOut")
+        self.assertEqual(Segment.from_json(wire).curve, "linear", "a daemon that names no curve")
 
     def test_player_keeps_leaving_elements_until_the_end(self) -> None:
         transition = Transition(0.3, [Segment("cell", "gone", cell("gone", 0, 0), cell("gone", 0, 0, 0.0), 0, 0.3)])

@@ -62,9 +62,11 @@ extension CollapsibleLayout {
             let delay = Double(position - 1) * step
             var onLeader = move.from
             onLeader.frame = run.leaderFrameBefore
+            // The seed animates these as keyframes with `.calculationModeLinear`: constant speed
+            // between keyframes; the settling phase after them is an ordinary eased animation.
             segments.append(
                 TransitionSegment(
-                    key: move.key, from: move.from, to: onLeader, delay: delay, duration: stackingTime - delay))
+                    key: move.key, from: move.from, to: onLeader, delay: delay, duration: stackingTime - delay, curve: .linear))
             // A stack that does not move in phase 2 needs no second segment.
             if onLeader != move.to {
                 segments.append(

@@ -107,11 +107,27 @@ typedef struct layoutd_attributes {
     const layoutd_effect *effects; /* sorted by name */
 } layoutd_attributes;
 
+/* A segment's timing curve (protocol/mutations.md, "How to play it"): UIKit's curves, cubic
+   Béziers from (0, 0) to (1, 1) with CSS's control points of the same names. */
+typedef enum {
+    LAYOUTD_CURVE_LINEAR = 0,     /* (0, 0, 1, 1); also when the daemon names none */
+    LAYOUTD_CURVE_EASE_IN = 1,    /* (0.42, 0, 1, 1) */
+    LAYOUTD_CURVE_EASE_OUT = 2,   /* (0, 0, 0.58, 1) */
+    LAYOUTD_CURVE_EASE_IN_OUT = 3 /* (0.42, 0, 0.58, 1) */
+} layoutd_animation_curve;
+
+/* The progress (0…1) of `curve` at elapsed fraction `elapsed` (clamped to 0…1): the curve's y
+   where its x is `elapsed`. */
+double layoutd_curve_progress(layoutd_animation_curve curve, double elapsed);
+/* The protocol's name of a curve ("linear", "easeIn", "easeOut", "easeInOut"). */
+const char *layoutd_curve_name(layoutd_animation_curve curve);
+
 typedef struct {
     layoutd_kind kind;
     const char *id;
     layoutd_attributes from, to;
     double delay, duration;
+    layoutd_animation_curve curve;
 } layoutd_segment;
 
 typedef struct layoutd_transition {
@@ -124,9 +140,9 @@ typedef struct layoutd_transition {
    "transition" says to play it: before its first segment the element is at that segment's
    `from`, inside a segment interpolated from `from` to `to` (frame, alpha, transform, effects;
    zIndex, hidden, section and item jump to `to` at the segment's start), between and after
-   segments at the previous segment's `to`. The protocol defines no timing curve, so the
-   interpolation is linear in time unless `curve` is given: it maps progress 0…1 to 0…1
-   (e.g. an ease-in-out for your toolkit). Returns 1 when the element has segments (out filled;
+   segments at the previous segment's `to`. Progress runs on the segment's own curve
+   (layoutd_curve_progress) unless `curve` is given: it then maps the elapsed fraction 0…1 to
+   progress 0…1 for every segment (your toolkit's own easing). Returns 1 when the element has segments (out filled;
    pointers into the transition; interpolated effects in per-thread scratch valid until the next
    call), 0 when it does not move. */
 typedef double (*layoutd_curve)(double progress);
