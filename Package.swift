@@ -84,7 +84,7 @@ let package = Package(
         // mirror scenario, a restart).
         .executableTarget(name: "layoutd-client-check", dependencies: ["LayoutdClient", "LayoutProtocol"]),
         .executableTarget(
-            name: "layoutctl", dependencies: ["LayoutClient", "LayoutIPC", "LayoutProtocol"], linkerSettings: [.unsafeFlags(bindNow)]),
+            name: "layoutctl", dependencies: ["LayoutClient", "LayoutdClient", "LayoutIPC", "LayoutProtocol"], linkerSettings: [.unsafeFlags(bindNow)]),
         // Loopback round trip against a running daemon, beside a bare socket ping-pong.
         .executableTarget(name: "layoutd-roundtrip", dependencies: ["LayoutIPC", "LayoutProtocol"]),
         .executableTarget(name: "layout-demo", dependencies: ["LayoutEngine"]),

@@ -11,6 +11,8 @@ public enum LayoutdError: Error, CustomStringConvertible, Sendable {
     case refused(WireError)
     /// The daemon sent something this client cannot read.
     case malformed(String)
+    /// No reply within the timeout, in seconds (`BlockingConnection`).
+    case timeout(Double)
 
     /// The protocol's error name (`ViewNotFound`, `StaleEpoch`, ...) when the daemon refused.
     public var name: String? {
@@ -23,6 +25,7 @@ public enum LayoutdError: Error, CustomStringConvertible, Sendable {
         case .transport(let message): "transport: \(message)"
         case .refused(let error): "\(error.name) (\(error.code)): \(error.message)"
         case .malformed(let message): "malformed: \(message)"
+        case .timeout(let seconds): "no reply within \(seconds) s"
         }
     }
 }
@@ -112,10 +115,7 @@ public final class LayoutdConnection: Sendable {
             throw .transport("\(error)")
         }
         if let error = reply["error"] {
-            throw .refused(
-                WireError(
-                    code: error["code"]?.integerValue ?? -32000, name: error["name"]?.stringValue ?? "Error",
-                    message: error["message"]?.stringValue ?? "", data: error["data"]?.objectValue ?? [:]))
+            throw .refused(WireError(reply: error))
         }
         guard let result = reply["result"] else { throw .malformed("a reply with neither result nor error") }
         return result

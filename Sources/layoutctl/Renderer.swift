@@ -1,5 +1,6 @@
 import Glibc
 import LayoutClient
+import LayoutdClient
 import LayoutGeometry
 import LayoutProtocol
 
@@ -129,7 +130,7 @@ enum Renderer {
     /// scrubbed to `progress`, drawn with every pair's attributes and the blended offset and
     /// content size, then ended back, so the view is as it was (one epoch on: the revert is a
     /// mutation). Without `--rect`, the region is the window moved with the blended offset.
-    static func interactive(view: String, before: JSONValue, progress: Double, region given: Rect?, scale: Double, _ client: LayoutClient) -> String {
+    static func interactive(view: String, before: JSONValue, progress: Double, region given: Rect?, scale: Double, _ client: BlockingConnection) -> String {
         var params: JSONObject = ["view": .string(view), "ifEpoch": before["epoch"] ?? .null]
         let target: String
         if let strategy = invocation.value("--switch") {

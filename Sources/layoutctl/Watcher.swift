@@ -1,5 +1,6 @@
 import Glibc
 import LayoutClient
+import LayoutdClient
 import LayoutProtocol
 
 /// `layoutctl watch`: subscribe, then one line per event as it happens: a summary on a
@@ -54,7 +55,7 @@ enum Watcher {
 
     // MARK: Internals
 
-    static func stream(_ client: LayoutClient, limit: Int?) -> Ending {
+    static func stream(_ client: BlockingConnection, limit: Int?) -> Ending {
         var seen = 0
         while limit.map({ seen < $0 }) ?? true {
             let event: JSONObject?

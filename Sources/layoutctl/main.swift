@@ -5,6 +5,7 @@
 // 3 timeout, 64 usage.
 import Glibc
 import LayoutClient
+import LayoutdClient
 import LayoutGeometry
 import LayoutIPC
 import LayoutProtocol
@@ -34,7 +35,7 @@ func usageError(_ message: String, command: Command? = nil) -> Never {
     exit(64)
 }
 
-func fail(_ error: ClientError) -> Never {
+func fail(_ error: LayoutdError) -> Never {
     switch error {
     case .transport(let message):
         writeError("layoutctl: \(message)\n")
@@ -45,6 +46,9 @@ func fail(_ error: ClientError) -> Never {
     case .timeout(let seconds):
         writeError("layoutctl: Timeout: no reply within \(formatNumber(.number(seconds))) s\n")
         exit(3)
+    case .malformed(let message):
+        writeError("layoutctl: \(message)\n")
+        exit(1)
     }
 }
 
@@ -181,15 +185,15 @@ func atLeast(_ count: Int, _ names: String) -> [String] {
     return invocation.positional
 }
 
-func connect() -> LayoutClient {
+func connect() -> BlockingConnection {
     do {
-        return try LayoutClient(path: socketPath(invocation.socket), timeout: invocation.timeout)
+        return try BlockingConnection(path: invocation.socket, timeout: invocation.timeout)
     } catch {
         fail(error)
     }
 }
 
-func call(_ client: LayoutClient, _ method: String, _ params: JSONObject) -> JSONValue {
+func call(_ client: BlockingConnection, _ method: String, _ params: JSONObject) -> JSONValue {
     do {
         return try client.call(method, params)
     } catch {
@@ -200,7 +204,7 @@ func call(_ client: LayoutClient, _ method: String, _ params: JSONObject) -> JSO
 /// Every element `view.query` finds in `rect`, page after page (`after` = the previous page's
 /// `next`), as one `{elements, selected}`: a page holds at most the daemon's
 /// `maximumWindowElements`.
-func queryAll(_ client: LayoutClient, view: String, rect: JSONValue) -> JSONValue {
+func queryAll(_ client: BlockingConnection, view: String, rect: JSONValue) -> JSONValue {
     var elements = [JSONValue]()
     var selected = [JSONValue]()
     var params: JSONObject = ["view": .string(view), "rect": rect]
@@ -338,7 +342,7 @@ func parameters(_ words: some Sequence<String>, types: [String: String] = [:]) -
 /// The parameter types of `strategy` as the daemon describes it (`strategy.list`, plugins
 /// included): name → `size`, `number`, …. Empty when the daemon does not know the strategy
 /// (it then refuses the request itself) or has no descriptor for it.
-func parameterTypes(_ client: LayoutClient, strategy: String) -> [String: String] {
+func parameterTypes(_ client: BlockingConnection, strategy: String) -> [String: String] {
     guard let list = try? client.call("strategy.list", [:]),
         let descriptor = list["strategies"]?.arrayValue?.first(where: { $0["name"]?.stringValue == strategy })
     else { return [:] }
@@ -350,7 +354,7 @@ func parameterTypes(_ client: LayoutClient, strategy: String) -> [String: String
 }
 
 /// The strategy `view` uses now (`view.list`), for reading `configure`'s values.
-func strategy(of view: String, _ client: LayoutClient) -> String? {
+func strategy(of view: String, _ client: BlockingConnection) -> String? {
     guard let list = try? client.call("view.list", [:]) else { return nil }
     return list["views"]?.arrayValue?.first { $0["view"]?.stringValue == view }?["strategy"]?.stringValue
 }
@@ -395,7 +399,7 @@ case "__complete":
     // asked (the scripts discard stderr and the exit status).
     let what = positional(1, "views or strategies")[0]
     guard what == "views" || what == "strategies" else { usageError("__complete takes views or strategies", command: command) }
-    guard let client = try? LayoutClient(path: socketPath(invocation.socket), timeout: invocation.timeout) else { exit(1) }
+    guard let client = try? BlockingConnection(path: invocation.socket, timeout: invocation.timeout) else { exit(1) }
     let method = what == "views" ? "view.list" : "strategy.list"
     guard let result = try? client.call(method, [:]) else { exit(1) }
     let names = (result[what]?.arrayValue ?? []).compactMap { entry -> String? in
