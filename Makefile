@@ -19,7 +19,7 @@ LAYOUTD_ARGS ?=
 # groff-base and man-db check that the man pages render without warnings; zsh runs
 # layoutctl's zsh completion.
 DEB_PACKAGES := libsystemd-dev pkg-config socat python3 python3-jsonschema systemd bubblewrap libseccomp-dev gcc jq librsvg2-bin \
-  patchelf binutils dpkg-dev lintian groff-base man-db zsh nodejs build-essential python3-venv
+  patchelf binutils dpkg-dev lintian groff-base man-db zsh nodejs build-essential python3-venv node-typescript
 # The one version (Sources/LayoutProtocol/Release.swift), for the package and pkg-config files.
 VERSION := $(shell sed -n 's/^ *public static let version = "\(.*\)"$$/\1/p' Sources/LayoutProtocol/Release.swift)
 # Debian's interpreter, where python3-jsonschema lives (not a pyenv shim).
@@ -117,7 +117,7 @@ e2e-test: deps
 ## client runs in e2e-test (test_clients).
 client-test: deps
 	$(SWIFT) build --product layoutd
-	LAYOUTD_BINARY=$(CURDIR)/.build/debug/layoutd node --test clients/js/test/
+	LAYOUTD_BINARY=$(CURDIR)/.build/debug/layoutd LAYOUTD_REQUIRE_TSC=1 node --test clients/js/test/
 	$(MAKE) -C clients/c test LAYOUTD_BINARY=$(CURDIR)/.build/debug/layoutd
 	@# The Python client under Debian's interpreter, with mypy from PyPI in a venv of its own.
 	test -x $(CLIENT_VENV)/bin/python || $(PYTHON) -m venv $(CLIENT_VENV)
