@@ -20,6 +20,7 @@ from .mirror import Mirror
 from .model import (Attributes, Context, ElementKey, Event, Insets, Invalidation, Item, JSONObject, Point, QueryPage, Rect,
                     Section, Segment, Size, Snapshot, Transform, Transition, Viewport, to_wire)
 from .reconnect import Reconnector, wait_until_serving
+from .aio_reconnect import AsyncReconnector, wait_until_serving_async
 from .updates import (DeleteItems, DeleteSections, InsertItems, InsertSections, MoveItem, MoveSection, ReloadItems,
                       ReloadSections, Update)
 from .transition import CURVES, TransitionPlayer, attributes_at, cubic_bezier, interpolate, linear, transition_at
@@ -33,7 +34,7 @@ __all__ = [
     "SYSTEM_SOCKET", "socket_path", "ERRORS", "ClientError", "ConnectionClosed", "LayoutdError",
     "SequenceGap", "error_from_reply", "Mirror", "Attributes", "Context", "ElementKey", "Event",
     "Insets", "Invalidation", "Item", "JSONObject", "Point", "QueryPage", "Rect", "Section",
-    "Segment", "Size", "Snapshot", "Transform", "Transition", "Viewport", "to_wire", "Reconnector",
+    "Segment", "Size", "Snapshot", "Transform", "Transition", "Viewport", "to_wire", "Reconnector", "AsyncReconnector", "wait_until_serving_async",
     "wait_until_serving", "TransitionPlayer", "attributes_at", "interpolate", "linear", "CURVES", "cubic_bezier",
     "transition_at", "ParseError", "LineTooLong", "InvalidRequest", "MethodNotFound",
     "InvalidParams", "InternalError", "ViewNotFound", "ViewExists", "UnknownStrategy",

@@ -191,6 +191,10 @@ class AsyncSubscription:
             raise StopAsyncIteration
         return event
 
+    def ready(self) -> bool:
+        """Whether an event (or the end of the stream) is waiting: ``next()`` returns at once."""
+        return not self._queue.empty()
+
     async def next(self, timeout: Optional[float] = None) -> Optional[Event]:
         if self.client.gap:
             self.client.gap = False
