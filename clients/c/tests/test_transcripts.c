@@ -183,7 +183,8 @@ static int options(const layoutd_json *p, layoutd_mutation_options *o)
 #define COMMON "view", "animated", "ifEpoch", "dryRun"
 
 /* Sends `request` through the typed function for its method when it has one and the params are
-   well-formed; returns 1 when sent (the reply then arrives through the line handler). */
+   well-formed; returns 1 when sent (the reply then arrives through the line handler). With no
+   client (`c` NULL) it only says whether it would: a step goes typed only when all of it can. */
 static int send_typed(layoutd_client *c, const char *request, size_t len)
 {
     layoutd_json *rq = layoutd_json_parse(request, len, NULL, 0);
@@ -197,17 +198,19 @@ static int send_typed(layoutd_client *c, const char *request, size_t len)
     if (!options(p, &o)) goto out;
     layoutd_error err;
     if (!strcmp(method, "daemon.sync") && !p) {
-        layoutd_sync(c, &err), sent = 1;
+        if (c) layoutd_sync(c, &err);
+        sent = 1;
     } else if (!strcmp(method, "view.get") && only_keys(p, (const char *const[]){"view", NULL}) && is_str(layoutd_json_get(p, "view"))) {
         layoutd_snapshot s;
-        if (layoutd_view_get(c, view, &s, &err) == 0) layoutd_snapshot_free(&s);
+        if (c && layoutd_view_get(c, view, &s, &err) == 0) layoutd_snapshot_free(&s);
         sent = 1;
     } else if (!strcmp(method, "view.delete") && only_keys(p, (const char *const[]){"view", NULL}) && is_str(layoutd_json_get(p, "view"))) {
-        layoutd_view_delete(c, view, &err), sent = 1;
+        if (c) layoutd_view_delete(c, view, &err);
+        sent = 1;
     } else if (!strcmp(method, "view.item") && only_keys(p, (const char *const[]){"view", "id", NULL}) && is_str(layoutd_json_get(p, "view")) &&
                is_str(layoutd_json_get(p, "id"))) {
         layoutd_element_result r;
-        if (layoutd_view_item(c, view, layoutd_json_string(layoutd_json_get(p, "id")), &r, &err) == 0) layoutd_element_result_free(&r);
+        if (c && layoutd_view_item(c, view, layoutd_json_string(layoutd_json_get(p, "id")), &r, &err) == 0) layoutd_element_result_free(&r);
         sent = 1;
     } else if (view && is_str(layoutd_json_get(p, "view"))) {
         layoutd_invalidation inv;
@@ -216,28 +219,28 @@ static int send_typed(layoutd_client *c, const char *request, size_t len)
         if (!strcmp(method, "view.scroll") && only_keys(p, (const char *const[]){COMMON, "offset", "velocity", NULL}) && is_pair(off, "x", "y") &&
             (!vel || is_pair(vel, "x", "y"))) {
             layoutd_point v = {layoutd_json_number(layoutd_json_get(vel, "x"), 0), layoutd_json_number(layoutd_json_get(vel, "y"), 0)};
-            rc = layoutd_view_scroll(c, view, (layoutd_point){layoutd_json_get(off, "x")->num, layoutd_json_get(off, "y")->num}, vel ? &v : NULL,
+            rc = !c ? -1 : layoutd_view_scroll(c, view, (layoutd_point){layoutd_json_get(off, "x")->num, layoutd_json_get(off, "y")->num}, vel ? &v : NULL,
                                      0, &o, &inv, &err);
         } else if (!strcmp(method, "view.resize") && only_keys(p, (const char *const[]){COMMON, "size", NULL}) &&
                    is_pair(layoutd_json_get(p, "size"), "width", "height")) {
             const layoutd_json *sz = layoutd_json_get(p, "size");
-            rc = layoutd_view_resize(c, view, (layoutd_size){layoutd_json_get(sz, "width")->num, layoutd_json_get(sz, "height")->num}, &o, &inv, &err);
+            rc = !c ? -1 : layoutd_view_resize(c, view, (layoutd_size){layoutd_json_get(sz, "width")->num, layoutd_json_get(sz, "height")->num}, &o, &inv, &err);
         } else if (!strcmp(method, "view.setWindowMargin") && only_keys(p, (const char *const[]){COMMON, "margin", NULL}) &&
                    is_num(layoutd_json_get(p, "margin"))) {
-            rc = layoutd_view_set_window_margin(c, view, layoutd_json_get(p, "margin")->num, &o, &inv, &err);
+            rc = !c ? -1 : layoutd_view_set_window_margin(c, view, layoutd_json_get(p, "margin")->num, &o, &inv, &err);
         } else if (!strcmp(method, "view.setLayoutDirection") && only_keys(p, (const char *const[]){COMMON, "layoutDirection", NULL}) &&
                    is_str(layoutd_json_get(p, "layoutDirection"))) {
-            rc = layoutd_view_set_layout_direction(c, view, layoutd_json_string(layoutd_json_get(p, "layoutDirection")), &o, &inv, &err);
+            rc = !c ? -1 : layoutd_view_set_layout_direction(c, view, layoutd_json_string(layoutd_json_get(p, "layoutDirection")), &o, &inv, &err);
         } else if (!strcmp(method, "view.configure") && only_keys(p, (const char *const[]){COMMON, "params", NULL}) &&
                    layoutd_json_get(p, "params") && layoutd_json_get(p, "params")->type == LAYOUTD_JSON_OBJECT) {
             const layoutd_json *pp = layoutd_json_get(p, "params");
             char *text = strndup(pp->text, pp->text_len);
-            rc = layoutd_view_configure(c, view, text, &o, &inv, &err);
+            rc = !c ? -1 : layoutd_view_configure(c, view, text, &o, &inv, &err);
             free(text);
         } else if (!strcmp(method, "view.scrollTo") && only_keys(p, (const char *const[]){COMMON, "id", "kind", "align", "offset", NULL}) &&
                    is_str(layoutd_json_get(p, "id")) && (!layoutd_json_get(p, "kind") || is_str(layoutd_json_get(p, "kind"))) &&
                    (!layoutd_json_get(p, "align") || is_str(layoutd_json_get(p, "align"))) && (!off || is_num(off))) {
-            rc = layoutd_view_scroll_to(c, view, layoutd_json_string(layoutd_json_get(p, "id")), layoutd_json_string(layoutd_json_get(p, "kind")),
+            rc = !c ? -1 : layoutd_view_scroll_to(c, view, layoutd_json_string(layoutd_json_get(p, "id")), layoutd_json_string(layoutd_json_get(p, "kind")),
                                         layoutd_json_string(layoutd_json_get(p, "align")), off != NULL, off ? off->num : 0, &o, &inv, &err);
         } else if (!strcmp(method, "view.select") && only_keys(p, (const char *const[]){COMMON, "ids", "mode", NULL}) &&
                    layoutd_json_get(p, "ids") && layoutd_json_get(p, "ids")->type == LAYOUTD_JSON_ARRAY &&
@@ -246,7 +249,7 @@ static int send_typed(layoutd_client *c, const char *request, size_t len)
             const char **list = calloc(ids->count + 1, sizeof(char *));
             int ok = 1;
             for (size_t i = 0; i < ids->count; i++) { ok &= is_str(&ids->items[i]); list[i] = ids->items[i].str; }
-            if (ok) rc = layoutd_view_select(c, view, ids->count, list, layoutd_json_string(layoutd_json_get(p, "mode")), &o, &inv, &err);
+            if (ok) rc = !c ? -1 : layoutd_view_select(c, view, ids->count, list, layoutd_json_string(layoutd_json_get(p, "mode")), &o, &inv, &err);
             else called = 0;
             free(list);
         } else {
@@ -275,6 +278,7 @@ static char *with_id(const char *expected, const char *actual)
 }
 
 static int typed_sent;
+static int typed_steps_pipelined; /* steps of several requests that went through typed functions */
 
 static const char *CONFORMANCE_FLAGS[] = {"--set", "max-line-length=4096", "--set", "max-batch=100", "--set", "max-items=1000",
                                           "--set", "max-total-items=1200", "--set", "max-views=8", NULL};
@@ -315,17 +319,28 @@ static int replay(const char *path, int *lines_compared)
     const char *last_request = "(start)";
     size_t i = 0;
     while (i < n && !problems) {
-        /* the requests of this step, then what the daemon answers to them; a step of one request
-           with a typed function goes through it (its reply then carries the library's id) */
-        int typed_step = 0;
-        if (i + 1 < n && !is_expected(lines[i], lens[i]) && is_expected(lines[i + 1], lens[i + 1]) && !memchr(lines[i], 0, lens[i]) &&
-            send_typed(c, lines[i], lens[i])) {
-            typed_step = 1;
-            typed_sent++;
-            last_request = lines[i];
-            i++;
+        /* the requests of this step, then what the daemon answers to them. A step whose every
+           request has a typed function goes through them, one after the other (each waits for
+           its reply; the daemon answers a pipelined step in the same order, events included),
+           and each reply then carries the library's id; otherwise the step is sent raw, as
+           written (notifications, malformed lines, methods without a typed function). */
+        size_t end = i;
+        while (end < n && !is_expected(lines[end], lens[end])) end++;
+        int typed_replies = 0;
+        if (end > i && end < n) {
+            int all = 1;
+            for (size_t k = i; k < end && all; k++) all = !memchr(lines[k], 0, lens[k]) && send_typed(NULL, lines[k], lens[k]);
+            if (all) {
+                for (; i < end; i++) {
+                    send_typed(c, lines[i], lens[i]);
+                    typed_sent++;
+                    typed_replies++;
+                    last_request = lines[i];
+                }
+                if (typed_replies > 1) typed_steps_pipelined++;
+            }
         }
-        while (!typed_step && i < n && !is_expected(lines[i], lens[i])) {
+        while (!typed_replies && i < n && !is_expected(lines[i], lens[i])) {
             ld_buf b = {0};
             ld_buf_put(&b, lines[i], lens[i]);
             ld_buf_put(&b, "\n", 1);
@@ -339,10 +354,12 @@ static int replay(const char *path, int *lines_compared)
             char *line = next_line(c, &q, 10);
             const char *actual = line ? line : "<end of stream>";
             (*lines_compared)++;
-            char *want = typed_step ? with_id(lines[i], actual) : strdup(lines[i]);
+            /* replies (not events) to typed requests carry the library's ids, in order */
+            int reply = !strncmp(lines[i], "{\"id\":", 6);
+            char *want = typed_replies && reply ? with_id(lines[i], actual) : strdup(lines[i]);
             int same = same_line(want, actual);
             free(want);
-            typed_step = 0; /* only the reply carries the library's id */
+            if (reply && typed_replies) typed_replies--;
             if (!same) {
                 fprintf(stderr, "FAIL %s\n  after %.200s\n  expected: %s\n  actual:   %s\n", path, last_request, lines[i], actual);
                 problems++;
@@ -388,8 +405,8 @@ int main(int argc, char **argv)
         if (r || t_failures != before) { failed++; printf("FAIL %s\n", argv[i]); }
         else { ok++; printf("ok   %s\n", argv[i]); }
     }
-    printf("test_transcripts: %d transcripts ok, %d failed; %d daemon lines compared; %d requests sent through typed functions; "
-           "%d replies and events read through the typed API (%d checks)\n",
-           ok, failed, lines, typed_sent, typed_checks, t_checks);
+    printf("test_transcripts: %d transcripts ok, %d failed; %d daemon lines compared; %d requests sent through typed functions "
+           "(%d steps of several requests among them); %d replies and events read through the typed API (%d checks)\n",
+           ok, failed, lines, typed_sent, typed_steps_pipelined, typed_checks, t_checks);
     return failed ? 1 : 0;
 }
