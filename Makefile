@@ -209,10 +209,20 @@ install: deps
 ## made into a package by scripts/build-deb.py (strip, Depends from dpkg-shlibdeps, conffile,
 ## maintainer scripts from packaging/debian, dpkg-deb --build).
 DEB_ROOT := .build/deb/root
+## The C client library's staging tree, and Debian's multiarch directory its packages use.
+DEB_CLIENT_ROOT := .build/deb/client-root
+DEB_MULTIARCH = $(shell dpkg-architecture -qDEB_HOST_MULTIARCH)
+## Debian's build flags with all hardening (fortify, stack protector, relro, bindnow) for the library.
+DEB_BUILDFLAGS = DEB_BUILD_MAINT_OPTIONS=hardening=+all dpkg-buildflags --get
+DEB_CFLAGS = $(shell $(DEB_BUILDFLAGS) CPPFLAGS) $(shell $(DEB_BUILDFLAGS) CFLAGS)
+DEB_LDFLAGS = $(shell $(DEB_BUILDFLAGS) LDFLAGS)
 deb: deps
-	rm -rf $(DEB_ROOT) $(DEB_ROOT)-dbgsym
+	rm -rf $(DEB_ROOT) $(DEB_ROOT)-dbgsym $(DEB_CLIENT_ROOT)
 	$(MAKE) install DESTDIR=$(CURDIR)/$(DEB_ROOT) PREFIX=/usr UNITDIR=/lib/systemd/system PKGCONFIGDIR=/usr/share/pkgconfig CLIENT_LIBRARY=no
-	$(PYTHON) scripts/build-deb.py --root $(DEB_ROOT) --version $(VERSION) --changelog CHANGELOG.md --output .build/deb
+	$(MAKE) -C clients/c clean
+	$(MAKE) -C clients/c install DESTDIR=$(CURDIR)/$(DEB_CLIENT_ROOT) PREFIX=/usr LIBDIR=/usr/lib/$(DEB_MULTIARCH) \
+	    CFLAGS="$(DEB_CFLAGS)" LDFLAGS="$(DEB_LDFLAGS)"
+	$(PYTHON) scripts/build-deb.py --root $(DEB_ROOT) --client-root $(DEB_CLIENT_ROOT) --version $(VERSION) --changelog CHANGELOG.md --output .build/deb
 
 ## Removes what install put there; a configuration file that was edited is kept.
 uninstall:

@@ -8,6 +8,12 @@ file and a Debian changelog (dh_installdocs, dh_installchangelogs), compute Depe
 binaries with dpkg-shlibdeps (dh_shlibdeps), list the conffile and the maintainer scripts
 (packaging/debian/), write md5sums (dh_md5sums) and Installed-Size (dh_gencontrol).
 
+With `--client-root` (the C client library staged by `make -C clients/c install` with Debian's
+multiarch libdir) it also builds the library's two packages, split as Debian's library policy
+(§8) wants: `liblayoutd-client1` (the shared library under its SONAME, a shlibs file, the
+ldconfig trigger) and `liblayoutd-client-dev` (the header, the unversioned .so link, the static
+archive and the pkg-config file, depending on exactly this liblayoutd-client1).
+
 The package's version is the release (Sources/LayoutProtocol/Release.swift), passed in by the
 Makefile; the Debian changelog's entry is dated by CHANGELOG.md's heading for that version, so
 building twice gives the same package.
@@ -138,8 +144,8 @@ def compress_manual_pages(root, mtime):
             os.remove(path)
 
 
-def install_documents(root, version, date, maintainer):
-    docs = os.path.join(root, "usr/share/doc", PACKAGE)
+def install_documents(root, version, date, maintainer, package=PACKAGE):
+    docs = os.path.join(root, "usr/share/doc", package)
     os.makedirs(docs, exist_ok=True)
     for name in NOT_IN_DEBIAN_DOCS:
         if os.path.exists(os.path.join(docs, name)):
@@ -151,7 +157,7 @@ def install_documents(root, version, date, maintainer):
     entry = (
         "%s (%s) unstable; urgency=medium\n\n"
         "  * Release %s. What changed is in /usr/share/doc/%s/CHANGELOG.md.\n\n"
-        " -- %s  %s\n" % (PACKAGE, version, version, PACKAGE, maintainer, date.strftime("%a, %d %b %Y %H:%M:%S +0000")))
+        " -- %s  %s\n" % (package, version, version, PACKAGE, maintainer, date.strftime("%a, %d %b %Y %H:%M:%S +0000")))
     with tempfile.NamedTemporaryFile("w", delete=False) as handle:
         handle.write(entry)
     gzip_file(handle.name, os.path.join(docs, "changelog.gz"), date.timestamp())
@@ -159,14 +165,14 @@ def install_documents(root, version, date, maintainer):
     os.remove(handle.name)
 
 
-def depends(root, elf_files):
+def depends(root, elf_files, package=PACKAGE):
     """Depends: from the ELF files' needed libraries, by dpkg-shlibdeps. The runtime in
     /usr/lib/layoutd/runtime is the package's own (-S root, -l to find it); everything else
     (libc6, libstdc++6, libgcc-s1, libsystemd0) comes from its Debian package's symbols file."""
     with tempfile.TemporaryDirectory() as work:
         os.makedirs(os.path.join(work, "debian"))
         with open(os.path.join(work, "debian", "control"), "w") as handle:
-            handle.write("Source: %s\n\nPackage: %s\nArchitecture: any\n" % (PACKAGE, PACKAGE))
+            handle.write("Source: %s\n\nPackage: %s\nArchitecture: any\n" % (PACKAGE, package))
         output = run(["dpkg-shlibdeps", "-O", "-S" + root, "-l" + os.path.join(root, "usr/lib/layoutd/runtime")]
                      + ["-e" + path for path in elf_files], cwd=work)
     for line in output.splitlines():
@@ -222,12 +228,117 @@ def write_control(root, version, depends_line):
     return architecture
 
 
+CLIENT_LIBRARY = "liblayoutd-client"
+CLIENT_SOVERSION = "1"
+CLIENT_DESCRIPTION = (
+    " The C client of layoutd, the collection-layout daemon: every protocol method as\n"
+    " a function over plain structs, errors by the protocol's names, a pollable fd\n"
+    " for GLib or game loops, subscriptions with seq checking, a window mirror and a\n"
+    " transition sampler. It needs nothing beyond libc.\n")
+
+
+def copy_tree(source, target, keep):
+    """Copies the files and symlinks under `source` whose path (relative, with a leading /)
+    `keep` accepts into `target`, symlinks as symlinks."""
+    for folder, _, names in os.walk(source):
+        for name in names:
+            path = os.path.join(folder, name)
+            relative = "/" + os.path.relpath(path, source)
+            if not keep(relative):
+                continue
+            destination = target + relative
+            os.makedirs(os.path.dirname(destination), exist_ok=True)
+            if os.path.islink(path):
+                os.symlink(os.readlink(path), destination)
+            else:
+                shutil.copy2(path, destination)
+
+
+CLIENT_SYMBOLS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "packaging", "debian", "liblayoutd-client1.symbols")
+
+
+def check_client_symbols(root):
+    """The symbols file the repository keeps (each exported name with the version that added
+    it), checked against what the built library exports, as dpkg-gensymbols does: a function
+    added or removed without the file saying so stops the build. Returns the file's path."""
+    libraries = [path for path in files_under(root) if re.search(r"/%s\.so\.%s\." % (re.escape(CLIENT_LIBRARY), CLIENT_SOVERSION), path)]
+    exported = set()
+    for line in run(["nm", "--dynamic", "--defined-only", libraries[0]]).splitlines():
+        name = line.split()[-1]
+        exported.add(name.replace("@@", "@") if "@" in name else "%s@%s" % (name, name))
+    with open(CLIENT_SYMBOLS) as handle:
+        listed = {line.split()[0] for line in handle if line.startswith(" ")}
+    if exported != listed:
+        fail("%s does not match the library's exports: not listed %s, no longer exported %s (add new functions with the "
+             "version that adds them)" % (CLIENT_SYMBOLS, sorted(exported - listed), sorted(listed - exported)))
+    return CLIENT_SYMBOLS
+
+
+def build_client_packages(client_root, version, date, maintainer, architecture, output, environment):
+    """liblayoutd-client1 and liblayoutd-client-dev from the staged client library. Returns
+    the two package paths."""
+    runtime_package = CLIENT_LIBRARY + CLIENT_SOVERSION
+    dev_package = CLIENT_LIBRARY + "-dev"
+    shared = re.compile(r"/%s\.so\.%s(\.|$)" % (re.escape(CLIENT_LIBRARY), CLIENT_SOVERSION))
+    roots = {}
+    for package, keep in ((runtime_package, lambda path: bool(shared.search(path))),
+                          (dev_package, lambda path: not shared.search(path))):
+        root = os.path.abspath(os.path.join(output, "client-" + package))
+        shutil.rmtree(root, ignore_errors=True)
+        copy_tree(client_root, root, keep)
+        for path in files_under(root):
+            # Policy §8.1: shared libraries are not executable.
+            os.chmod(path, 0o644)
+        # The library's debug information is not packaged (no -dbgsym for it yet).
+        scratch = tempfile.mkdtemp(prefix="layoutd-client-debug-")
+        strip(root, scratch)
+        shutil.rmtree(scratch, ignore_errors=True)
+        for path in files_under(root):
+            if path.endswith(".a"):
+                run(["strip", "--strip-debug", "--remove-section=.comment", "--remove-section=.note",
+                     "--enable-deterministic-archives", path])
+        install_documents(root, version, date, maintainer, package)
+        roots[package] = root
+    targets = []
+    for package, section, summary, depends_line, extra in (
+            (runtime_package, "libs", "client library for layoutd (shared library)",
+             depends(roots[runtime_package], [p for p in files_under(roots[runtime_package]) if is_elf(p)], runtime_package), ""),
+            (dev_package, "libdevel", "client library for layoutd (development files)",
+             "%s (= %s)" % (runtime_package, version), "")):
+        root = roots[package]
+        control = os.path.join(root, "DEBIAN")
+        os.makedirs(control, exist_ok=True)
+        with open(os.path.join(control, "control"), "w") as handle:
+            handle.write(
+                "Package: %s\nSource: %s\nVersion: %s\nArchitecture: %s\nMaintainer: %s\nInstalled-Size: %d\n"
+                "Depends: %s\nMulti-Arch: same\nSection: %s\nPriority: optional\nHomepage: https://example.org/layoutd\n"
+                "Description: %s\n%s%s"
+                % (package, PACKAGE, version, architecture, maintainer, installed_size(root), depends_line, section, summary,
+                   CLIENT_DESCRIPTION, extra))
+        if package == runtime_package:
+            # shlibs for tools that do not read symbols; the symbols file lets dpkg-shlibdeps
+            # ask for the oldest version that has every function a program uses.
+            with open(os.path.join(control, "shlibs"), "w") as handle:
+                handle.write("%s %s %s (>= %s)\n" % (CLIENT_LIBRARY, CLIENT_SOVERSION, runtime_package, version))
+            shutil.copyfile(check_client_symbols(root), os.path.join(control, "symbols"))
+            with open(os.path.join(control, "triggers"), "w") as handle:
+                handle.write("activate-noawait ldconfig\n")
+        write_md5sums(root)
+        for name in os.listdir(control):
+            os.chmod(os.path.join(control, name), 0o644)
+        target = os.path.join(output, "%s_%s_%s.deb" % (package, version, architecture))
+        run(["dpkg-deb", "--root-owner-group", "--build", root, target], env=environment)
+        targets.append(target)
+    return targets
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--root", required=True, help="the tree make install staged (DESTDIR, PREFIX=/usr)")
     parser.add_argument("--version", required=True)
     parser.add_argument("--changelog", required=True, help="CHANGELOG.md")
     parser.add_argument("--output", required=True, help="directory for the .deb")
+    parser.add_argument("--client-root", help="the C client library staged by clients/c's make install (PREFIX=/usr, multiarch LIBDIR)")
     args = parser.parse_args()
 
     date = release_date(args.changelog, args.version)
@@ -254,6 +365,10 @@ def main():
     dbgsym = build_dbgsym(debug_root, args.version, architecture, maintainer, ids, args.output, environment)
     if dbgsym:
         print(os.path.abspath(dbgsym))
+    if args.client_root:
+        for target in build_client_packages(os.path.abspath(args.client_root), args.version, date, maintainer, architecture,
+                                            args.output, environment):
+            print(os.path.abspath(target))
 
 
 if __name__ == "__main__":

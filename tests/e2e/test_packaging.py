@@ -337,6 +337,80 @@ class PackageTests(InstalledTreeChecks, unittest.TestCase):
             debug = os.path.join(debug_root, "usr/lib/debug/.build-id", build_id[:2], build_id[2:] + ".debug")
             self.assertIn(".debug_info", run(["readelf", "--section-headers", "--wide", debug]).stdout, relative)
 
+    def client_packages(self):
+        """liblayoutd-client1 and liblayoutd-client-dev as make deb wrote them, unpacked
+        together into one throw-away root: {package: (path, control fields, control dir)}."""
+        architecture = run(["dpkg", "--print-architecture"]).stdout.strip()
+        root = tempfile.mkdtemp(prefix="layoutd-client-deb-")
+        self.addCleanup(shutil.rmtree, root, True)
+        packages = {}
+        for package in ("liblayoutd-client1", "liblayoutd-client-dev"):
+            path = os.path.join(ROOT, ".build/deb", "%s_%s_%s.deb" % (package, release_version(), architecture))
+            self.assertTrue(os.path.exists(path), "make deb did not write %s" % path)
+            control = os.path.join(root, "DEBIAN-" + package)
+            for command in (["dpkg-deb", "-x", path, root], ["dpkg-deb", "-e", path, control]):
+                done = run(command)
+                self.assertEqual(done.returncode, 0, done.stderr)
+            with open(os.path.join(control, "control")) as handle:
+                packages[package] = (path, parse_control(handle.read()), control)
+        multiarch = run(["dpkg-architecture", "-qDEB_HOST_MULTIARCH"]).stdout.strip()
+        return root, os.path.join(root, "usr/lib", multiarch), packages
+
+    def test_the_c_client_library_packages_follow_the_library_policy(self):
+        root, libdir, packages = self.client_packages()
+        _, runtime, runtime_control = packages["liblayoutd-client1"]
+        _, dev, _ = packages["liblayoutd-client-dev"]
+        self.assertEqual((runtime["Section"], runtime["Multi-Arch"], runtime["Version"]), ("libs", "same", release_version()))
+        self.assertRegex(runtime["Depends"], r"^libc6 \(>= [\d.]+\)$", "libc only")
+        self.assertEqual((dev["Section"], dev["Depends"]), ("libdevel", "liblayoutd-client1 (= %s)" % release_version()))
+        with open(os.path.join(runtime_control, "shlibs")) as handle:
+            self.assertEqual(handle.read(), "liblayoutd-client 1 liblayoutd-client1 (>= %s)\n" % release_version())
+        # The symbols file the repository keeps is the one shipped (build-deb refuses a library
+        # whose exports differ from it).
+        with open(os.path.join(runtime_control, "symbols")) as shipped, \
+                open(os.path.join(ROOT, "packaging/debian/liblayoutd-client1.symbols")) as kept:
+            self.assertEqual(shipped.read(), kept.read())
+        with open(os.path.join(runtime_control, "triggers")) as handle:
+            self.assertEqual(handle.read(), "activate-noawait ldconfig\n")
+        # The runtime package holds the SONAME and the real file only; -dev the rest.
+        library = os.path.join(libdir, "liblayoutd-client.so.1.0.0")
+        self.assertEqual(os.stat(library).st_mode & 0o777, 0o644)
+        self.assertEqual(os.readlink(os.path.join(libdir, "liblayoutd-client.so.1")), "liblayoutd-client.so.1.0.0")
+        self.assertEqual(os.readlink(os.path.join(libdir, "liblayoutd-client.so")), "liblayoutd-client.so.1")
+        self.assertNotIn(".debug_info", run(["readelf", "--section-headers", "--wide", library]).stdout, "stripped")
+        # Built with Debian's hardening flags: full RELRO (relro + bindnow).
+        self.assertRegex(run(["readelf", "--dynamic", library]).stdout, r"\(FLAGS(_1)?\)\s+Flags: .*\bNOW\b")
+        self.assertIn("GNU_RELRO", run(["readelf", "--program-headers", library]).stdout)
+        listed = {package: run(["dpkg-deb", "-c", path]).stdout for package, (path, _, _) in packages.items()}
+        self.assertNotIn("client.h", listed["liblayoutd-client1"])
+        self.assertNotIn("liblayoutd-client.so.1.0.0", listed["liblayoutd-client-dev"])
+        # A program built from the -dev package as its users would (pkg-config), linked by SONAME,
+        # runs against a real daemon with the library found where the runtime package put it.
+        environment = dict(os.environ, PKG_CONFIG_SYSROOT_DIR=root, PKG_CONFIG_LIBDIR=os.path.join(libdir, "pkgconfig"))
+        flags = run(["pkg-config", "--cflags", "--libs", "layoutd-client"], env=environment)
+        self.assertEqual(flags.returncode, 0, flags.stderr)
+        binary = os.path.join(root, "scroll-example")
+        built = run(["cc", "-O2", os.path.join(ROOT, "clients/c/examples/scroll.c"), "-o", binary] + flags.stdout.split(), env=environment)
+        self.assertEqual(built.returncode, 0, built.stderr)
+        self.assertIn("Shared library: [liblayoutd-client.so.1]", run(["readelf", "-d", binary]).stdout)
+        work = trusted_directory("layoutd-client-deb-run-")
+        self.addCleanup(shutil.rmtree, work, True)
+        socket_path = os.path.join(work, "ipc.sock")
+        process = start_hidden(os.path.join(self.root, "usr/bin/layoutd"), socket_path, os.path.join(work, "log"))
+        try:
+            scrolled = run([binary, socket_path], timeout=120, env=dict(os.environ, LD_LIBRARY_PATH=libdir))
+            self.assertEqual(scrolled.returncode, 0, scrolled.stdout + scrolled.stderr)
+            frames = re.findall(r"^frame \d+: epoch \d+ offset [\d.]+, [1-9]\d* elements in the window", scrolled.stdout, re.M)
+            self.assertEqual(len(frames), 10, scrolled.stdout)
+        finally:
+            process.terminate()
+            process.wait(timeout=30)
+        if shutil.which("lintian"):
+            checked = run(["lintian", "--fail-on", "error,warning"] + [path for path, _, _ in packages.values()], timeout=600)
+            self.assertEqual(checked.returncode, 0, checked.stdout + checked.stderr)
+            self.assertEqual(re.findall(r"^[EW]: .*$", checked.stdout, re.M), [])
+        print("\n  client packages: %s" % ", ".join("%s %d B" % (package, os.path.getsize(path)) for package, (path, _, _) in sorted(packages.items())))
+
     def test_unpacked_package_runs_with_the_toolchain_hidden(self):
         self.check_runs_without_toolchain(self.root)
 
