@@ -17,9 +17,11 @@ LAYOUTD_ARGS ?=
 # patchelf and binutils (readelf) point installed binaries at the runtime they ship with;
 # dpkg-dev (dpkg-shlibdeps computes Depends) and lintian build and check the Debian package;
 # groff-base and man-db check that the man pages render without warnings; zsh runs
-# layoutctl's zsh completion.
+# layoutctl's zsh completion; chromium, chromium-driver and python3-selenium load the live
+# viewer (layoutctl web) in a real headless browser.
 DEB_PACKAGES := libsystemd-dev pkg-config socat python3 python3-jsonschema systemd bubblewrap libseccomp-dev gcc jq librsvg2-bin \
-  patchelf binutils dpkg-dev lintian groff-base man-db zsh nodejs build-essential python3-venv node-typescript
+  patchelf binutils dpkg-dev lintian groff-base man-db zsh nodejs build-essential python3-venv node-typescript \
+  chromium chromium-driver python3-selenium
 # The one version (Sources/LayoutProtocol/Release.swift), for the package and pkg-config files.
 VERSION := $(shell sed -n 's/^ *public static let version = "\(.*\)"$$/\1/p' Sources/LayoutProtocol/Release.swift)
 # Debian's interpreter, where python3-jsonschema lives (not a pyenv shim).
@@ -111,7 +113,7 @@ e2e-test: deps
 	$(SWIFT) build --product layoutctl
 	$(SWIFT) build --product layoutd-client-check
 	$(MAKE) plugins CONFIG=debug
-	cd tests/e2e && PYTHONWARNINGS=ignore::ResourceWarning $(PYTHON) -m unittest -v test_protocol test_transition test_move test_daemon test_systemd test_layoutctl test_readme test_reliability test_plugins test_logging test_resources test_packaging test_clients
+	cd tests/e2e && PYTHONWARNINGS=ignore::ResourceWarning $(PYTHON) -m unittest -v test_protocol test_transition test_move test_daemon test_systemd test_layoutctl test_readme test_reliability test_plugins test_logging test_resources test_packaging test_clients test_web
 
 ## The client libraries' own suites against the debug daemon (clients/*/README.md); the Swift
 ## client runs in e2e-test (test_clients).

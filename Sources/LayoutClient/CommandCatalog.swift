@@ -311,6 +311,21 @@ public enum CommandCatalog {
             ],
             details: "Cells, headers and footers with their ids; selected items highlighted; stacks shown as stacked cards with a count; alpha as opacity and transforms (about each element's center) as drawn; coverAlpha as a dark shade, titleScale as the label's size, every effect in the element's tooltip; the viewport outlined; the content size and offset and a legend in the caption. --transition previews the change (animated, as a dry run: the view does not change) and draws the region before and the window after. --progress draws the change as an interactive transition at that progress (every element of both windows interpolated, the content offset too), then ends it back: the view is as it was, one epoch on; refused when the view has a transition in progress. --move ID --to X,Y draws the drag state (a dry-run view.beginMove with the finger at X,Y): the others re-flowed around the target, the item under the finger with a green dashed edge, the finger as a dot, the target and auto-scroll in the caption."),
         Command(
+            "web", "", "serve the live viewer: a page that renders any view as it changes, over a WebSocket bridge",
+            options: [
+                CommandOption("--listen", argument: "HOST:PORT", "where to listen (default 127.0.0.1:7465; port 0 picks a free one)"),
+                CommandOption("--open-view", argument: "VIEW", "the view the printed URL opens", completes: .view),
+            ],
+            examples: ["layoutctl web", "layoutctl web --listen 127.0.0.1:0 --open-view photos"],
+            details: """
+                Prints the viewer's URL (it holds a random token, required for the page and its WebSocket) and serves until \
+                stopped. Each WebSocket is one connection to the daemon; the page and the JavaScript client come from the \
+                binary, nothing from the network. Only GET with a loopback Host is answered; a WebSocket needs this server's \
+                own Origin; a message is capped at the daemon's maximumLineLength. Listening on an address that is not \
+                loopback is allowed, with a warning: the token is then the only guard.
+                """,
+            exitCodes: [("1", "the daemon cannot be reached, or the address cannot be listened on (a taken port)"), ("64", "usage error")]),
+        Command(
             "call", "METHOD [JSON]", "call any method with JSON params; --batch: JSON request lines on stdin, one reply line each",
             options: [CommandOption("--batch", "read request lines from stdin, print each reply line")],
             examples: [#"layoutctl call view.item '{"view":"photos","id":"p4"}'"#, "layoutctl call --batch < requests.jsonl"]),

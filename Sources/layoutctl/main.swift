@@ -721,6 +721,8 @@ case "watch":
     Watcher.watch(view: positional(1, "VIEW")[0])
 case "render":
     Renderer.render(view: positional(1, "VIEW")[0])
+case "web":
+    Web.run()
 case "call":
     if invocation.has("--batch") {
         _ = positional(0, "no arguments with --batch")

@@ -1,0 +1,43 @@
+// `layoutctl web`: checks the daemon, listens, prints the URL, serves (WebServer.swift).
+import Glibc
+import LayoutdClient
+import LayoutIPC
+import LayoutProtocol
+
+enum Web {
+    static func run() -> Never {
+        _ = positional(0, "no arguments")
+        var settings = WebServerSettings(socketPath: socketPath(invocation.socket))
+        settings.openView = invocation.value("--open-view")
+        if let listen = invocation.value("--listen") {
+            guard let (host, port) = WebServer.parseListen(listen) else {
+                usageError("--listen needs HOST:PORT (127.0.0.1:7465, [::1]:0), not '\(listen)'", command: command)
+            }
+            settings.host = host
+            settings.port = port
+        }
+        // The daemon first: a bridge to nothing would only fail later, in the browser.
+        do {
+            let client = try BlockingConnection(path: settings.socketPath, timeout: invocation.timeout)
+            let hello = try client.call("daemon.hello", [:])
+            if case .number(let limit)? = hello["limits"]?["maximumLineLength"] { settings.maximumMessageLength = Int(limit) }
+        } catch {
+            writeError("layoutctl: web: cannot reach layoutd at \(settings.socketPath): \(error)\n")
+            exit(1)
+        }
+        let listening: (fd: Int32, port: UInt16, family: Int32)
+        switch WebServer.listen(host: settings.host, port: settings.port) {
+        case .success(let value): listening = value
+        case .failure(let error):
+            writeError("layoutctl: web: \(error.message)\n")
+            exit(error.exitCode)
+        }
+        if !WebServer.isLoopback(settings.host) {
+            writeError("layoutctl: web: warning: \(WebServer.display(settings.host, listening.port)) is not loopback; the token in the URL is the only guard\n")
+        }
+        signal(SIGPIPE, SIG_IGN)
+        let gateway = WebGateway(settings: settings, token: WebServer.makeToken(), listener: listening.fd, port: listening.port)
+        writeOut("layoutctl web: the viewer is at \(gateway.url)\n")
+        gateway.serve()
+    }
+}
