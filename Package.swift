@@ -92,7 +92,7 @@ let package = Package(
         // Fuzz targets and the generators and checks they share with the property tests:
         // built with libFuzzer by `make fuzz` (fuzz/Package.swift), run on the committed
         // corpus and crashes by `swift test`. Not shipped.
-        .target(name: "LayoutFuzzing", dependencies: ["LayoutEngine", "LayoutProtocol", "LayoutService"]),
+        .target(name: "LayoutFuzzing", dependencies: ["LayoutEngine", "LayoutProtocol", "LayoutService", "LayoutClient"]),
         // Helpers shared by the test targets (seeded random numbers); not shipped.
         .target(name: "TestSupport", dependencies: ["LayoutFuzzing"], path: "Tests/TestSupport"),
         .testTarget(name: "LayoutGeometryTests", dependencies: ["LayoutGeometry"]),

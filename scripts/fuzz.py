@@ -25,12 +25,12 @@ import sys
 import time
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
-TARGETS = ["framer", "request", "service", "mutations", "hot"]
+TARGETS = ["framer", "request", "service", "mutations", "hot", "web"]
 FUZZ = os.path.join(ROOT, "fuzz")
 WORK = os.path.join(ROOT, ".build", "fuzz")
 DICTIONARY = os.path.join(FUZZ, "protocol.dict")
 # Inputs longer than this rarely find more and slow every execution down.
-MAX_LENGTH = {"framer": 4096, "request": 4096, "service": 8192, "mutations": 1024, "hot": 4096}
+MAX_LENGTH = {"framer": 4096, "request": 4096, "service": 8192, "mutations": 1024, "hot": 4096, "web": 4096}
 
 
 def transcripts():
@@ -85,6 +85,7 @@ def seed():
     for number in range(24):
         write_seed("mutations", "random-%02d" % number, bytes(generator.randrange(256) for _ in range(generator.choice([16, 64, 256, 1024]))))
     seed_hot(distinct.values())
+    seed_web()
     for target in TARGETS:
         print("%-10s %4d seed files" % (target, len(os.listdir(os.path.join(FUZZ, "corpus", target)))))
     dictionary()
@@ -118,6 +119,41 @@ def seed_hot(lines):
     chosen = [line for line in lines if any(method in line for method in HOT_METHODS)] + HOT_EXTRA
     for line in chosen:
         write_seed("hot", hashlib.sha1(line).hexdigest()[:16], line)
+
+
+def masked_frame(opcode, payload, fin=True, mask=b"\x11\x22\x33\x44"):
+    length = len(payload)
+    head = bytes([(0x80 if fin else 0) | opcode])
+    if length < 126:
+        head += bytes([0x80 | length])
+    elif length < 65536:
+        head += bytes([0x80 | 126]) + length.to_bytes(2, "big")
+    else:
+        head += bytes([0x80 | 127]) + length.to_bytes(8, "big")
+    return head + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
+
+
+def seed_web():
+    """The web target's seeds: a limit byte and four cut sizes, then a browser's bytes (a
+    handshake head, then frames: text, fragments, ping, close, and the refused kinds)."""
+    head = (b"GET /0123456789abcdef0123456789abcdef/socket HTTP/1.1\r\nHost: 127.0.0.1:7465\r\nUpgrade: websocket\r\n"
+            b"Connection: Upgrade\r\nOrigin: http://127.0.0.1:7465\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+            b"Sec-WebSocket-Version: 13\r\n\r\n")
+    hello = b'{"id":1,"method":"daemon.hello"}'
+    streams = {
+        "handshake": head,
+        "text": masked_frame(1, hello),
+        "fragments": masked_frame(1, hello[:9], fin=False) + masked_frame(9, b"p") + masked_frame(0, hello[9:]),
+        "long": masked_frame(1, b"[" * 300),
+        "close": masked_frame(1, hello) + masked_frame(8, b"\x03\xe8bye"),
+        "binary": masked_frame(2, b"\x00\x01"),
+        "unmasked": bytes([0x81, 2]) + b"{}",
+        "utf8-split": masked_frame(1, "é".encode()[:1], fin=False) + masked_frame(0, "é".encode()[1:]),
+        "head-then-frames": head + masked_frame(1, hello),
+    }
+    for name, stream in streams.items():
+        write_seed("web", name, bytes([255, 7, 1, 31, 3]) + stream[:MAX_LENGTH["web"]])
+        write_seed("web", name + "-small-limit", bytes([0, 2, 5, 0, 9]) + stream[:1024])
 
 
 def dictionary():
@@ -191,7 +227,9 @@ def run(seconds, targets, jobs_timeout):
             command.append("-dict=" + DICTIONARY)
         started = time.monotonic()
         result = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, cwd=WORK,
-                                env=dict(os.environ, LAYOUT_FUZZ_TARGET=target))
+                                # Swift's backtracer would hold the output pipe open for its
+                                # own timeout after a crash; libFuzzer prints the stack anyway.
+                                env=dict(os.environ, LAYOUT_FUZZ_TARGET=target, SWIFT_BACKTRACE="enable=no"))
         elapsed = time.monotonic() - started
         log = result.stdout.decode("utf-8", "replace")
         with open(os.path.join(WORK, target + ".log"), "w") as handle:

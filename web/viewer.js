@@ -10,7 +10,7 @@
 //   scrolls to its targetContentOffset (ultravisual's snapping).
 // - An epoch gap or a view.resync resets from a snapshot; transitions play with Web Animations
 //   from the daemon's segments (their delays, durations and curves).
-import { Client, Mirror, connectWebSocket, elementKey, webAnimations } from "./layoutd/index.js";
+import { Client, Mirror, attributesAt, connectWebSocket, elementKey, webAnimations } from "./layoutd/index.js";
 
 const $ = (id) => document.getElementById(id);
 const scroller = $("scroller"), content = $("content");
@@ -44,6 +44,9 @@ window.viewer = {
   /** Resolves once no scroll or move request is in flight and the DOM matches the mirror. */
   settled: () => settled(),
   rects: () => domRects(),
+  /** The last transition played, and its elements' attributes at t seconds by the client's math. */
+  get lastTransition() { return state.lastTransition; },
+  transitionAt: (t) => Object.fromEntries(attributesAt(state.lastTransition, t)),
 };
 
 function status(text, bad = false) {
@@ -197,6 +200,7 @@ function absorb(p, source) {
 
 /** Plays a transition's segments on the cells (from → to, each with its delay, duration and curve). */
 function play(transition) {
+  state.lastTransition = transition;
   for (const a of webAnimations(transition)) {
     let node = state.nodes.get(a.key) || (state.leaving.get(a.key) || {}).node;
     if (!node) {

@@ -9,6 +9,7 @@ import LayoutService
 public enum FuzzTargets {
     public static let all: [(name: String, run: @Sendable ([UInt8]) -> [String])] = [
         ("framer", framer), ("request", request), ("service", service), ("mutations", mutations), ("hot", hot),
+        ("web", web),
     ]
 
     public static func named(_ name: String) -> (@Sendable ([UInt8]) -> [String])? {

@@ -315,6 +315,13 @@ class ViewerTests(unittest.TestCase):
     def test_ultravisual_frames_and_effects(self):
         self.create("web-ultravisual", "ultravisual", [{"id": "s", "items": [{"id": "u%d" % i} for i in range(60)]}])
         self.check_strategy("web-ultravisual", [130, 977, 2500])
+        # Snapping: 977 is between two resting offsets (multiples of featured − standard height,
+        # 180); the page glided to where view.scrollEnd rested, and the DOM matched it there.
+        self.scroll_page(977)
+        self.assert_dom_matches("web-ultravisual")
+        rested = self.js("return document.getElementById('scroller').scrollTop")
+        self.assertNotEqual(rested, 977)
+        self.assertEqual(rested % 180, 0, rested)
         # The effects reach the DOM as CSS custom properties (the cover shade, the title's scale).
         effects = self.js("return [...document.querySelectorAll('.cell')].map(n => n.style.getPropertyValue('--coverAlpha')).filter(v => v !== '').length")
         self.assertGreater(effects, 0)
@@ -402,6 +409,79 @@ class ViewerTests(unittest.TestCase):
         self.assertGreater(between, len(segments) // 2, "most moving cells are strictly between from and to mid-animation")
         self.driver.save_screenshot(os.path.join(SHOTS, "web-collapse-mid-animation.png"))
         self.assert_dom_matches("web-collapse", timeout=15)
+
+    def test_transition_keyframes_follow_the_daemons_segments_pre_stack_included(self):
+        """Paused at several times, every animated cell is where the JavaScript client's own
+        interpolation (attributesAt: each segment's delay, duration and curve) puts it."""
+        self.create("web-prestack", "collapsible", [{"id": "s", "items": [{"id": "q%d" % i} for i in range(30)]}],
+                    params={"transition": "preStack", "itemSize": {"width": 60, "height": 60}})
+        call(self.client, "view.select", {"view": "web-prestack", "ids": ["q%d" % i for i in range(4, 11)]})
+        self.open("web-prestack")
+        self.assert_dom_matches("web-prestack")
+        result = call(self.client, "view.configure", {"view": "web-prestack", "params": {"collapsed": True}, "animated": True})
+        duration = result["transition"]["duration"]
+        curves = sorted({s["curve"] for s in result["transition"]["segments"]})
+        phases = len({s["delay"] for s in result["transition"]["segments"]})
+        self.assertGreater(phases, 1, "preStack plays in phases")
+        wait_for(lambda: self.js("return document.getAnimations().length") > 0, message="the transition to start")
+        worst = 0.0
+        for fraction in (0.1, 0.3, 0.5, 0.7, 0.9):
+            t = duration * fraction
+            sample = self.js("""
+                for (const a of document.getAnimations()) { a.pause(); a.currentTime = arguments[0] * 1000; }
+                return {rects: window.viewer.rects(), expected: window.viewer.transitionAt(arguments[0])};""", t)
+            rects = {r["key"]: r for r in sample["rects"]}
+            moving = 0
+            for key, attributes in sample["expected"].items():
+                if key not in rects:
+                    continue
+                f, r = attributes["frame"], rects[key]
+                for a, b in ((f["x"], r["x"]), (f["y"], r["y"]), (f["width"], r["width"]), (f["height"], r["height"])):
+                    worst = max(worst, abs(a - b))
+                    self.assertAlmostEqual(a, b, delta=0.5, msg="%s at t=%.3f: expected %s, drawn %s" % (key.split("\0")[1], t, f, r))
+                moving += 1
+            self.assertGreater(moving, 5)
+        print("\n  preStack collapse (%d phases, curves %s): DOM within %.3f px of the client's interpolation at 5 times" % (phases, ", ".join(curves), worst))
+        self.js("for (const a of document.getAnimations()) a.finish();")
+        self.assert_dom_matches("web-prestack")
+
+    def test_a_view_made_and_switched_from_the_page(self):
+        self.open_any()
+        form = self.driver.find_element("id", "create")
+        name = form.find_element("name", "view")
+        name.clear()
+        name.send_keys("web-made")
+        self.js("document.querySelector('#create select[name=strategy]').value = 'flow';"
+                "document.querySelector('#create select[name=sample]').value = 'sizes';")
+        form.find_element("css selector", "button[type=submit]").click()
+        wait_for(lambda: self.js("return window.viewer.state.view") == "web-made", message="the page to open its new view")
+        made = self.daemon_state("web-made")
+        self.assertEqual((made["strategy"], made["itemCount"]), ("flow", 1000))
+        self.assert_dom_matches("web-made")
+        # The strategy panel: another strategy, then one parameter, each applied animated.
+        self.js("const s = document.getElementById('strategy'); s.value = 'display'; s.dispatchEvent(new Event('change'));")
+        self.driver.find_element("id", "apply").click()
+        wait_for(lambda: self.daemon_state("web-made")["strategy"] == "display", message="the switch")
+        self.assert_dom_matches("web-made", timeout=15)
+        columns = self.driver.find_element("css selector", "#params label[data-param=columns] input")
+        columns.clear()
+        columns.send_keys("4")
+        self.driver.find_element("id", "apply").click()
+        wait_for(lambda: self.daemon_state("web-made")["params"]["columns"] == 4, message="the configure")
+        self.assertEqual(self.js("return document.getElementById('apply-error').textContent"), "")
+        self.assert_dom_matches("web-made", timeout=15)
+        # A bad value is the daemon's error, shown, and changes nothing.
+        columns.clear()
+        columns.send_keys("0")
+        epoch = self.daemon_state("web-made")["epoch"]
+        self.driver.find_element("id", "apply").click()
+        wait_for(lambda: "InvalidParameter" in self.js("return document.getElementById('apply-error').textContent"), message="the error shown")
+        self.assertEqual(self.daemon_state("web-made")["epoch"], epoch)
+
+    def open_any(self):
+        type(self).loads += 1
+        self.driver.get("%s?load=%d" % (self.bridge.base, self.loads))
+        wait_for(lambda: self.driver.execute_script("return document.body.dataset.ready === 'true'"), message="the page")
 
     def test_a_mutation_from_another_connection_appears_within_200_ms(self):
         self.create("web-live", "flow", [{"id": "s", "items": [{"id": "l%d" % i} for i in range(30)]}],

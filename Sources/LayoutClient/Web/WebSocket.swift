@@ -106,7 +106,11 @@ public struct WebSocketDecoder: Sendable {
         case .pong: return .pong
         case .close:
             guard payload.count != 1 else { return fail(.protocolError, "a close frame of one byte") }
-            if payload.isEmpty { return .close(code: 1005, reason: "") }
+            // Nothing is read after a close (§5.5.1), with or without a code.
+            if payload.isEmpty {
+                failed = true
+                return .close(code: 1005, reason: "")
+            }
             let code = UInt16(payload[0]) << 8 | UInt16(payload[1])
             guard let reason = String(validating: payload[2...], as: UTF8.self) else { return fail(.invalidPayload, "a close reason that is not UTF-8") }
             failed = true
