@@ -499,6 +499,10 @@ class ViewerTests(unittest.TestCase):
             timings.append(time.monotonic() - started)
         print("\n  another client's insert in the DOM after %s ms" % ", ".join("%.0f" % (t * 1000) for t in timings))
         self.assertLess(max(timings), 0.2)
+        # The event log names each event's seq and epoch, the newest first.
+        epoch = self.daemon_state("web-live")["epoch"]
+        newest = self.js("return document.querySelector('#log li').textContent")
+        self.assertRegex(newest, r"^seq \d+ · epoch %d · \+1 " % epoch)
         self.assert_dom_matches("web-live")
 
     def test_scrolling_100k_items_keeps_the_95th_percentile_frame_under_16_7_ms(self):
@@ -672,6 +676,15 @@ class BridgeTests(unittest.TestCase):
         self.assertIn("cannot reach layoutd at " + missing, unreachable.stderr)
         usage = subprocess.run([LAYOUTCTL, "web", "--listen", "nowhere"], capture_output=True, text=True, timeout=30)
         self.assertEqual(usage.returncode, 64)
+
+    def test_open_view_puts_the_view_in_the_url(self):
+        bridge = Bridge(self.daemon.path, "--open-view", "a b/é")
+        try:
+            self.assertTrue(bridge.url.endswith("/#view=a%20b%2F%C3%A9"), bridge.url)
+            self.assertEqual(len(bridge.token), 32)
+            self.assertNotEqual(bridge.token, self.bridge.token, "a fresh token every run")
+        finally:
+            bridge.stop()
 
     def test_the_served_files_are_the_sources(self):
         checked = subprocess.run([sys.executable, os.path.join(ROOT, "scripts/generate-web-assets.py"), "--check"], capture_output=True, text=True)
