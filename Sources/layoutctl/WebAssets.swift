@@ -262,7 +262,7 @@ function renderAll() {
   for (const { node } of state.leaving.values()) node.remove();
   state.leaving.clear();
   const m = state.mirror;
-  setContentSize(m.contentSize);
+  setContentSize(m.contentSize || { width: 0, height: 0 });
   for (const e of m.map.values()) upsert(e);
   if (m.contentOffset) scrollToOffset(m.contentOffset);
   caption();
@@ -365,6 +365,21 @@ async function refreshSelection() {
   for (const node of state.nodes.values()) node.classList.toggle("selected", node.dataset.kind === "cell" && state.selected.has(node.dataset.id));
 }
 
+/**
+ * A change of everything (a configure, a strategy switch, a resize: by anyone) may have changed
+ * the strategy or its parameters, which invalidations do not carry: one view.get brings them,
+ * and the panel shows them unless the user is editing it.
+ */
+async function refreshStrategy() {
+  const view = state.view;
+  const snapshot = await state.client.view.get({ view });
+  if (view !== state.view) return;
+  state.strategy = snapshot.strategy;
+  state.params = snapshot.params;
+  if (!$("strategy-panel").contains(document.activeElement)) showStrategy(snapshot.strategy, snapshot.params);
+  caption();
+}
+
 function describeEvent(message) {
   const p = message.params || {};
   if (message.event === "view.invalidated") {
@@ -384,6 +399,7 @@ async function follow(subscription) {
       absorb(message.params, "event");
       const context = message.params.context;
       if (context && (context.invalidated.length > 0 || context.everything)) refreshSelection().catch(() => {});
+      if (context && context.everything) refreshStrategy().catch(() => {});
     } else if (message.event === "view.resync" && message.params.snapshot) {
       state.mirror.reset(message.params.snapshot);
       renderAll();
@@ -883,20 +899,66 @@ function domRects() {
 
 // MARK: start
 
-async function start() {
+/**
+ * One connection to the daemon through the bridge: hello, the strategies, the views. Called
+ * again after the connection drops (a daemon restart, a stopped bridge): views live in the
+ * daemon's memory, so the one that was open comes back only if someone made it again.
+ */
+async function connect() {
   const url = new URL("socket", location.href);
   url.protocol = "ws:";
   url.hash = "";
   const transport = await connectWebSocket(url.href);
   const client = new Client(transport);
   state.client = client;
-  client.on("close", () => status("disconnected from layoutctl web (reload to reconnect)", true));
+  client.on("close", () => {
+    if (state.client !== client) return;
+    state.subscription = null;
+    state.scroll.inFlight = null;
+    state.move = null;
+    status("disconnected from the daemon; reconnecting…", true);
+    log("connection closed");
+    reconnectLater();
+  });
   const hello = await client.daemon.hello();
-  status(`connected to ${hello.server} ${hello.version}`);
   state.strategies = (await client.strategy.list()).strategies.filter((s) => s.status !== "unavailable");
   for (const select of [$("strategy"), document.querySelector("#create select[name=strategy]")]) {
-    for (const s of state.strategies) select.add(new Option(s.name, s.name));
+    const chosen = select.value;
+    select.replaceChildren(...state.strategies.map((s) => new Option(s.name, s.name)));
+    if (chosen) select.value = chosen;
   }
+  await refreshViews();
+  status(`connected to ${hello.server} ${hello.version}`);
+  return hello;
+}
+
+const RECONNECT_DELAYS_MS = [250, 500, 1000, 2000, 5000];
+let reconnectAttempt = 0;
+
+function reconnectLater() {
+  const delay = RECONNECT_DELAYS_MS[Math.min(reconnectAttempt, RECONNECT_DELAYS_MS.length - 1)];
+  reconnectAttempt++;
+  setTimeout(async () => {
+    try {
+      await connect();
+      reconnectAttempt = 0;
+      log("reconnected");
+      const { views } = await state.client.view.list();
+      if (state.view && views.some((v) => v.view === state.view)) await openView(state.view);
+      else if (state.view) {
+        status(`connected; view ${state.view} is gone (the daemon restarted): make it again or pick another`, true);
+        state.view = null;
+        state.mirror = new Mirror();
+        renderAll();
+      }
+    } catch (error) {
+      reconnectLater();
+    }
+  }, delay);
+}
+
+async function start() {
+  await connect();
   $("strategy").addEventListener("change", () => buildParams($("strategy").value, state.params));
   $("apply").addEventListener("click", applyStrategy);
   $("refresh").addEventListener("click", () => refreshViews());
@@ -914,7 +976,6 @@ async function start() {
     const node = event.target.closest(".cell");
     if (node && node._element) inspect(node._element);
   });
-  await refreshViews();
   const wanted = new URLSearchParams(location.hash.slice(1)).get("view");
   if (wanted) await openView(wanted);
   document.body.dataset.ready = "true";

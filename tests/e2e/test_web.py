@@ -409,6 +409,9 @@ class ViewerTests(unittest.TestCase):
         self.assertGreater(between, len(segments) // 2, "most moving cells are strictly between from and to mid-animation")
         self.driver.save_screenshot(os.path.join(SHOTS, "web-collapse-mid-animation.png"))
         self.assert_dom_matches("web-collapse", timeout=15)
+        # The strategy panel shows the parameter another client changed.
+        wait_for(lambda: self.js("return document.querySelector('#params label[data-param=collapsed] input').checked"),
+                 message="the panel to show collapsed")
 
     def test_transition_keyframes_follow_the_daemons_segments_pre_stack_included(self):
         """Paused at several times, every animated cell is where the JavaScript client's own
@@ -540,6 +543,38 @@ class ViewerTests(unittest.TestCase):
         self.assertGreater(measured["epochs"], 30, "the page kept sending view.scroll while it scrolled")
         self.assertGreater(measured["offset"], 5000)
         self.assert_dom_matches("web-100k")
+
+    def test_the_page_reconnects_after_a_daemon_restart(self):
+        """The daemon is stopped and another starts on the same socket: the page reconnects by
+        itself, says the view is gone, and opens it again once a client has made it anew."""
+        daemon = Daemon()
+        daemon.start()
+        self.addCleanup(daemon.stop)
+        bridge = Bridge(daemon.path)
+        self.addCleanup(bridge.stop)
+        spec = {"view": "web-restart", "strategy": "flow", "viewport": {"width": 300, "height": 400},
+                "sections": [{"id": "s", "items": [{"id": "r%d" % i} for i in range(50)]}]}
+        with Client(daemon.path) as client:
+            call(client, "view.create", spec)
+        self.driver.get(bridge.base + "#view=web-restart")
+        wait_for(lambda: self.js("return document.body.dataset.ready === 'true' && window.viewer.state.view") == "web-restart", message="the page")
+        daemon.stop()
+        wait_for(lambda: "reconnecting" in self.driver.find_element("id", "status").text, message="the page to notice")
+        daemon.start()
+        wait_for(lambda: "is gone" in self.driver.find_element("id", "status").text, message="the page to reconnect")
+        with Client(daemon.path) as client:
+            call(client, "view.create", spec)
+        # Picked from the list again, it opens on the new daemon.
+        self.driver.find_element("id", "refresh").click()
+        wait_for(lambda: self.js("return [...document.querySelectorAll('#views li')].some(li => li.dataset.view === 'web-restart')"), message="the list")
+        self.js("[...document.querySelectorAll('#views li')].find(li => li.dataset.view === 'web-restart').click()")
+        with Client(daemon.path) as client:
+            window = len(call(client, "view.get", {"view": "web-restart"})["elements"])
+        self.assertGreater(window, 0)
+        wait_for(lambda: self.js("return window.viewer.state.view === 'web-restart' && window.viewer.rects().length") == window,
+                 message="the view drawn again")
+        self.assertIn("connected", self.driver.find_element("id", "status").text)
+        self.driver.get_log("browser")  # the dropped WebSocket's console line is expected here
 
     def test_zz_screenshot_of_the_viewer(self):
         sections = [{"id": "s", "items": [{"id": "p%d" % i, "size": {"width": 100, "height": 60 + (i * 53) % 110}} for i in range(120)]}]
