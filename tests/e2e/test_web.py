@@ -306,6 +306,22 @@ class ViewerTests(unittest.TestCase):
         self.create("web-flow", "flow", sections, params={"minimumInteritemSpacing": 6, "minimumLineSpacing": 8})
         print("\n  flow: %s elements compared" % self.check_strategy("web-flow", [333, 1200.5, 2900, 0]))
 
+    def test_a_right_to_left_horizontal_flow_view(self):
+        """Frames mirrored across the content width; the view starts at the right end, and the
+        page scrolls it by scrollLeft like any other."""
+        items = [{"id": "h%d" % i, "size": {"width": 50 + (i * 29) % 60, "height": 40 + (i * 17) % 50}} for i in range(300)]
+        call(self.client, "view.create", {"view": "web-rtl", "strategy": "flow", "layoutDirection": "rtl", "windowMargin": 0,
+                                          "viewport": {"width": 360, "height": 300}, "params": {"scrollDirection": "horizontal"},
+                                          "sections": [{"id": "s", "items": items}]})
+        self.open("web-rtl")
+        start = self.assert_dom_matches("web-rtl")
+        offset = self.daemon_state("web-rtl")["viewport"]["offset"]["x"]
+        self.assertGreater(offset, 1000, "a right-to-left horizontal view starts at the right end")
+        for x in (offset - 700, offset - 2400.5, 0):
+            self.scroll_page(0, x=x)
+            self.assertGreater(self.assert_dom_matches("web-rtl"), 0)
+        self.assertGreater(start, 0)
+
     def test_collapsible_frames_with_a_stack(self):
         self.create("web-collapsible", "collapsible", [{"id": "s", "items": [{"id": "c%d" % i} for i in range(400)]}],
                     params={"collapsed": True, "itemSize": {"width": 60, "height": 60}})
