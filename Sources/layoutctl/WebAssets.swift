@@ -103,7 +103,6 @@ label.inline { display: inline-block; margin-right: 8px; }
 .cell.header, .cell.footer { background: #e9ecf2; border-color: #b9c0cc; }
 .cell.selected { outline: 3px solid #ff8a00; outline-offset: -3px; }
 .cell.dragging { box-shadow: 0 8px 22px rgba(0, 0, 0, .35); }
-.cell.hover { border-color: #111; }
 .cell .title { position: absolute; left: 5px; top: 3px; transform-origin: left top; transform: scale(var(--titleScale, 1)); white-space: nowrap; }
 .cell .detail { position: absolute; left: 5px; bottom: 3px; opacity: var(--detailAlpha, 1); color: #334; white-space: nowrap; }
 .cell .cover { position: absolute; inset: 0; background: #000; opacity: var(--coverAlpha, 0); pointer-events: none; }

@@ -208,16 +208,11 @@ struct WebConnection {
     let fd: Int32
     let gateway: WebGateway
 
-    static func send(_ fd: Int32, _ bytes: [UInt8]) {
-        var written = 0
-        while written < bytes.count {
-            let count = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress! + written, $0.count - written, Int32(MSG_NOSIGNAL)) }
-            if count < 0 && errno == EINTR { continue }
-            if count <= 0 { return }
-            written += count
-        }
-    }
+    /// Writes everything, or stops at the first error (the peer is gone): the last words of a
+    /// connection (an error response, a close frame) need no answer.
+    static func send(_ fd: Int32, _ bytes: [UInt8]) { sendAll(fd, bytes) }
 
+    /// Writes everything; false when the peer is gone.
     @discardableResult
     static func sendAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
         var written = 0
