@@ -50,7 +50,9 @@ struct IDArenaTests {
         let end = Int.random(in: start...reference.count, using: &random)
         let part = arena.extracting(start..<end)
         #expect(Array(part) == Array(reference[start..<end]))
-        // No spare capacity beyond what malloc rounds up to.
-        #expect(part.bytes.capacity <= part.bytes.count + 24)
+        // No spare capacity beyond what malloc rounds up to: glibc may hand back a free chunk
+        // up to its minimum chunk size (32 bytes) larger than asked rather than split it, on top
+        // of 16-byte rounding (a CI run saw 40 bytes of capacity for 10, after a freed chunk).
+        #expect(part.bytes.capacity <= part.bytes.count + 48)
     }
 }
