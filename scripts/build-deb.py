@@ -300,11 +300,11 @@ def build_client_packages(client_root, version, date, maintainer, architecture, 
         install_documents(root, version, date, maintainer, package)
         roots[package] = root
     targets = []
-    for package, section, summary, depends_line, extra in (
+    for package, section, summary, depends_line in (
             (runtime_package, "libs", "client library for layoutd (shared library)",
-             depends(roots[runtime_package], [p for p in files_under(roots[runtime_package]) if is_elf(p)], runtime_package), ""),
+             depends(roots[runtime_package], [p for p in files_under(roots[runtime_package]) if is_elf(p)], runtime_package)),
             (dev_package, "libdevel", "client library for layoutd (development files)",
-             "%s (= %s)" % (runtime_package, version), "")):
+             "%s (= %s)" % (runtime_package, version))):
         root = roots[package]
         control = os.path.join(root, "DEBIAN")
         os.makedirs(control, exist_ok=True)
@@ -312,9 +312,9 @@ def build_client_packages(client_root, version, date, maintainer, architecture, 
             handle.write(
                 "Package: %s\nSource: %s\nVersion: %s\nArchitecture: %s\nMaintainer: %s\nInstalled-Size: %d\n"
                 "Depends: %s\nMulti-Arch: same\nSection: %s\nPriority: optional\nHomepage: https://example.org/layoutd\n"
-                "Description: %s\n%s%s"
+                "Description: %s\n%s"
                 % (package, PACKAGE, version, architecture, maintainer, installed_size(root), depends_line, section, summary,
-                   CLIENT_DESCRIPTION, extra))
+                   CLIENT_DESCRIPTION))
         if package == runtime_package:
             # shlibs for tools that do not read symbols; the symbols file lets dpkg-shlibdeps
             # ask for the oldest version that has every function a program uses.

@@ -10,7 +10,7 @@
 //   scrolls to its targetContentOffset (ultravisual's snapping).
 // - An epoch gap or a view.resync resets from a snapshot; transitions play with Web Animations
 //   from the daemon's segments (their delays, durations and curves).
-import { Client, Mirror, attributesAt, connectWebSocket, elementKey, webAnimations } from "./layoutd/index.js";
+import { Client, Mirror, attributesAt, connectWebSocket, elementKey, segmentsByElement, webAnimations } from "./layoutd/index.js";
 
 const $ = (id) => document.getElementById(id);
 const scroller = $("scroller"), content = $("content");
@@ -30,8 +30,8 @@ const state = {
   selected: new Set(),
   scroll: { inFlight: null, again: false, frame: 0, endTimer: 0, last: null, programmatic: null },
   move: null,
-  seq: 0,
-  events: 0,
+  /** the element the inspector shows */
+  inspected: null,
   /** milliseconds of DOM work per applied invalidation (the newest 5,000 to 10,000) */
   applyTimes: [],
 };
@@ -177,9 +177,11 @@ function absorb(p, source) {
   if (!m.apply(p)) return false;
   setContentSize(p.contentSize);
   const animated = p.transition && p.transition.segments.length > 0 ? p.transition : null;
+  // Element key → its segments, once per transition (not a scan of them per element).
+  const segments = animated ? segmentsByElement(animated) : null;
   for (const k of p.left) {
     const key = elementKey(k);
-    if (animated && animated.segments.some((s) => s.kind === k.kind && s.id === k.id)) {
+    if (segments && segments.has(key)) {
       // It leaves the window animated: keep it until its animation ends.
       const node = state.nodes.get(key);
       state.nodes.delete(key);
@@ -190,24 +192,30 @@ function absorb(p, source) {
   }
   for (const e of p.entered) upsert(e);
   for (const e of p.changed) upsert(e);
-  if (animated) play(animated);
+  if (animated) play(animated, segments);
   if (source !== "scroll" && !state.scroll.inFlight && !state.move) scrollToOffset(p.contentOffset);
   caption();
   state.applyTimes.push(performance.now() - started);
   if (state.applyTimes.length > 10000) state.applyTimes.splice(0, 5000);
+  // What invalidations do not carry, asked for once per change that can alter it (whoever made
+  // it, whichever of its reply and its event came first): the selection when items were
+  // invalidated, the strategy and its parameters when everything was.
+  const context = p.context;
+  if (context && (context.invalidated.length > 0 || context.everything)) refreshSelection().catch(() => {});
+  if (context && context.everything) refreshStrategy().catch(() => {});
   return true;
 }
 
 /** Plays a transition's segments on the cells (from → to, each with its delay, duration and curve). */
-function play(transition) {
+function play(transition, segments) {
   state.lastTransition = transition;
   for (const a of webAnimations(transition)) {
     let node = state.nodes.get(a.key) || (state.leaving.get(a.key) || {}).node;
     if (!node) {
       // Animated in from outside the window (or only present while animating): draw it from `from`.
-      const segment = transition.segments.find((s) => s.kind + "\u0000" + s.id === a.key);
-      node = makeNode(segment.to);
-      place(node, segment.to);
+      const last = segments.get(a.key).at(-1).to;
+      node = makeNode(last);
+      place(node, last);
       content.appendChild(node);
       state.leaving.set(a.key, { node });
     }
@@ -247,6 +255,7 @@ async function refreshSelection() {
   if (view !== state.view) return;
   state.selected = new Set(selected);
   for (const node of state.nodes.values()) node.classList.toggle("selected", node.dataset.kind === "cell" && state.selected.has(node.dataset.id));
+  if (state.inspected) inspect(state.inspected);
 }
 
 /**
@@ -276,14 +285,9 @@ function describeEvent(message) {
 async function follow(subscription) {
   for await (const message of subscription) {
     if (subscription !== state.subscription) return;
-    state.events++;
-    state.seq = message.seq;
     log(describeEvent(message));
     if (message.event === "view.invalidated") {
       absorb(message.params, "event");
-      const context = message.params.context;
-      if (context && (context.invalidated.length > 0 || context.everything)) refreshSelection().catch(() => {});
-      if (context && context.everything) refreshStrategy().catch(() => {});
     } else if (message.event === "view.resync" && message.params.snapshot) {
       state.mirror.reset(message.params.snapshot);
       renderAll();
@@ -490,8 +494,6 @@ async function applyStrategy() {
     } else {
       result = await state.client.view.setStrategy({ view: state.view, strategy, params, animated });
     }
-    state.params = { ...(strategy === state.strategy ? state.params : {}), ...params };
-    state.strategy = strategy;
     absorb(result, "reply");
   } catch (error) {
     $("apply-error").textContent = (error.name || "Error") + ": " + error.message;
@@ -523,14 +525,14 @@ function scrollerOffset() {
 /** At most one view.scroll per animation frame and one in flight; the newest offset wins. */
 function sendScroll(now) {
   state.scroll.frame = 0;
-  if (!state.view) return wake();
+  if (!state.view) return;
   if (state.scroll.inFlight) {
     state.scroll.again = true;
     return;
   }
   const offset = scrollerOffset();
   const m = state.mirror;
-  if (m.contentOffset && offset.x === m.contentOffset.x && offset.y === m.contentOffset.y) return wake();
+  if (m.contentOffset && offset.x === m.contentOffset.x && offset.y === m.contentOffset.y) return;
   const last = state.scroll.last;
   const dt = last ? Math.max(1, now - last.time) / 1000 : 1;
   const velocity = last ? { x: (offset.x - last.offset.x) / dt, y: (offset.y - last.offset.y) / dt } : { x: 0, y: 0 };
@@ -545,7 +547,6 @@ function sendScroll(now) {
       state.scroll.again = false;
       if (!state.scroll.frame) state.scroll.frame = requestAnimationFrame(sendScroll);
     }
-    wake();
   });
 }
 
@@ -564,8 +565,8 @@ function scheduleScrollEnd() {
 const SCROLL_END_QUIET_MS = 120;
 
 async function onScrollEnd() {
-  if (!state.view || state.move) return wake();
-  while (state.scroll.inFlight || state.scroll.frame) await new Promise((resolve) => waiters.push(resolve));
+  if (!state.view || state.move) return;
+  while (state.scroll.inFlight || state.scroll.frame) await nextFrame();
   // Scrolled again meanwhile: that scroll's own end will come.
   if (state.scroll.endTimer) return;
   const proposed = scrollerOffset();
@@ -594,7 +595,6 @@ async function onScrollEnd() {
     state.scroll.inFlight = null;
     log("view.scrollEnd: " + error.message);
   }
-  wake();
 }
 
 // MARK: selection, dragging
@@ -612,15 +612,9 @@ async function select(event) {
   const mode = additive ? "toggle" : "set";
   const animated = $("animated").checked;
   const result = await state.client.view.select({ view: state.view, ids: [element.id], mode, animated });
-  if (additive) {
-    if (state.selected.has(element.id)) state.selected.delete(element.id);
-    else state.selected.add(element.id);
-  } else {
-    state.selected = new Set([element.id]);
-  }
-  for (const node of state.nodes.values()) node.classList.toggle("selected", node.dataset.kind === "cell" && state.selected.has(node.dataset.id));
+  state.inspected = element;
+  // Applying it asks for the window's selection (refreshSelection), which marks the cells.
   absorb(result, "reply");
-  inspect(element);
 }
 
 function viewportPoint(event) {
@@ -631,7 +625,7 @@ function viewportPoint(event) {
 function onPointerDown(event) {
   const node = event.target.closest(".cell");
   if (!node || event.button !== 0 || !state.view) return;
-  state.press = { id: node.dataset.id, kind: node.dataset.kind, x: event.clientX, y: event.clientY, pointer: event.pointerId, event };
+  state.press = { id: node.dataset.id, kind: node.dataset.kind, x: event.clientX, y: event.clientY, pointer: event.pointerId };
 }
 
 async function onPointerMove(event) {
@@ -672,7 +666,6 @@ function updateMove() {
       move.again = false;
       updateMove();
     }
-    wake();
   });
 }
 
@@ -727,7 +720,6 @@ async function finishMove(commit) {
     endDragLocally();
     log("view.endMove: " + error.message);
   }
-  wake();
 }
 
 function endDragLocally() {
@@ -739,6 +731,7 @@ function endDragLocally() {
 
 function inspect(e) {
   if (!e) return;
+  state.inspected = e;
   const stack = [...state.mirror.map.values()].filter((o) => o.kind === e.kind && o.frame.x === e.frame.x && o.frame.y === e.frame.y && o.frame.width === e.frame.width && o.frame.height === e.frame.height);
   const why = {
     kind: e.kind, id: e.id, section: e.section, item: e.item,
@@ -750,11 +743,7 @@ function inspect(e) {
 
 // MARK: settling (tests)
 
-const waiters = [];
-function wake() {
-  if (busy()) return;
-  for (const resolve of waiters.splice(0)) resolve();
-}
+const nextFrame = () => new Promise((resolve) => requestAnimationFrame(() => resolve()));
 
 function busy() {
   return !!(state.scroll.inFlight || state.scroll.frame || state.scroll.endTimer || (state.move && state.move.inFlight));
@@ -764,7 +753,7 @@ function busy() {
 async function settled() {
   let idle = 0;
   while (idle < 2) {
-    await new Promise((resolve) => requestAnimationFrame(() => resolve()));
+    await nextFrame();
     idle = busy() ? 0 : idle + 1;
   }
   return true;

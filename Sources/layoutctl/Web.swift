@@ -25,7 +25,7 @@ enum Web {
             writeError("layoutctl: web: cannot reach layoutd at \(settings.socketPath): \(error)\n")
             exit(1)
         }
-        let listening: (fd: Int32, port: UInt16, family: Int32)
+        let listening: (fd: Int32, port: UInt16)
         switch WebServer.listen(host: settings.host, port: settings.port) {
         case .success(let value): listening = value
         case .failure(let error):

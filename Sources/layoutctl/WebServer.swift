@@ -47,7 +47,7 @@ enum WebServer {
     }
 
     /// Binds and listens, or a message that says what is wrong (taken port, bad address).
-    static func listen(host: String, port: UInt16) -> Result<(fd: Int32, port: UInt16, family: Int32), WebError> {
+    static func listen(host: String, port: UInt16) -> Result<(fd: Int32, port: UInt16), WebError> {
         var v4 = in_addr()
         var v6 = in6_addr()
         let family: Int32
@@ -96,7 +96,7 @@ enum WebServer {
                 ? pointer.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { UInt16(bigEndian: $0.pointee.sin_port) }
                 : pointer.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { UInt16(bigEndian: $0.pointee.sin6_port) }
         }
-        return .success((fd, actual, family))
+        return .success((fd, actual))
     }
 
     static func display(_ host: String, _ port: UInt16) -> String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }

@@ -62,7 +62,7 @@ public struct HTTPRequest: Sendable, Equatable {
         guard head.allSatisfy({ $0 == 9 || ($0 >= 32 && $0 < 127) || $0 == 13 || $0 == 10 }) else {
             return .invalid(status: 400, reason: "the request head has a byte that is not printable ASCII")
         }
-        var lines = String(decoding: head, as: UTF8.self).components(separatedByCRLF: ())
+        var lines = crlfLines(Array(head))
         guard !lines.isEmpty else { return .invalid(status: 400, reason: "empty request") }
         let first = lines.removeFirst()
         guard !first.utf8.contains(10), !first.utf8.contains(13) else { return .invalid(status: 400, reason: "a bare CR or LF in the head") }
@@ -148,24 +148,21 @@ extension StringProtocol {
     }
 }
 
-extension String {
-    /// Lines split at CRLF (a bare LF or CR inside a line is kept and refused by the caller's checks).
-    fileprivate func components(separatedByCRLF: ()) -> [String] {
-        var lines: [String] = []
-        var current: [UInt8] = []
-        let bytes = Array(utf8)
-        var i = 0
-        while i < bytes.count {
-            if bytes[i] == 13, i + 1 < bytes.count, bytes[i + 1] == 10 {
-                lines.append(String(decoding: current, as: UTF8.self))
-                current = []
-                i += 2
-            } else {
-                current.append(bytes[i])
-                i += 1
-            }
+/// The head's lines, split at CRLF only: a bare CR or LF stays inside its line, where the
+/// parser refuses it.
+private func crlfLines(_ bytes: [UInt8]) -> [String] {
+    var lines: [String] = []
+    var lineStart = 0
+    var i = 0
+    while i < bytes.count {
+        if bytes[i] == 13, i + 1 < bytes.count, bytes[i + 1] == 10 {
+            lines.append(String(decoding: bytes[lineStart..<i], as: UTF8.self))
+            i += 2
+            lineStart = i
+        } else {
+            i += 1
         }
-        lines.append(String(decoding: current, as: UTF8.self))
-        return lines
     }
+    lines.append(String(decoding: bytes[lineStart...], as: UTF8.self))
+    return lines
 }

@@ -64,73 +64,90 @@ public struct WebSocketDecoder: Sendable {
 
     /// The next event, or nil when more bytes are needed. After a `.failure` it returns nil.
     public mutating func next() -> Event? {
-        if failed { return nil }
+        // A loop, not recursion: one read may hold thousands of small fragments.
+        while !failed {
+            let fin: Bool, opcode: WebSocketOpcode, payload: [UInt8]
+            switch frame() {
+            case .incomplete: return nil
+            case .refused(let code, let reason): return fail(code, reason)
+            case .whole(let f, let o, let p): (fin, opcode, payload) = (f, o, p)
+            }
+            switch opcode {
+            case .ping: return .ping(payload)
+            case .pong: return .pong
+            case .close:
+                guard payload.count != 1 else { return fail(.protocolError, "a close frame of one byte") }
+                // Nothing is read after a close (§5.5.1), with or without a code.
+                failed = true
+                if payload.isEmpty { return .close(code: 1005, reason: "") }
+                let code = UInt16(payload[0]) << 8 | UInt16(payload[1])
+                guard let reason = String(validating: payload[2...], as: UTF8.self) else { return fail(.invalidPayload, "a close reason that is not UTF-8") }
+                return .close(code: code, reason: reason)
+            case .binary:
+                return fail(.unsupportedData, "binary messages are not protocol lines; send text")
+            case .text:
+                guard !inMessage else { return fail(.protocolError, "a new message before the last one's final fragment") }
+                message = payload
+                inMessage = true
+            case .continuation:
+                guard inMessage else { return fail(.protocolError, "a continuation frame outside a message") }
+                message += payload
+            }
+            guard fin else { continue }
+            inMessage = false
+            let complete = message
+            message = []
+            guard String(validating: complete, as: UTF8.self) != nil else { return fail(.invalidPayload, "a text message that is not UTF-8") }
+            return .text(complete)
+        }
+        return nil
+    }
+
+    private enum Frame {
+        case incomplete
+        case refused(WebSocketCloseCode, String)
+        case whole(fin: Bool, opcode: WebSocketOpcode, payload: [UInt8])
+    }
+
+    /// Takes one whole frame off the buffer, unmasked, with its header checked (limits first,
+    /// from the header alone).
+    private mutating func frame() -> Frame {
         let available = buffer.count - start
-        guard available >= 2 else { return nil }
+        guard available >= 2 else { return .incomplete }
         let b0 = buffer[start], b1 = buffer[start + 1]
         let fin = b0 & 0x80 != 0
-        guard b0 & 0x70 == 0 else { return fail(.protocolError, "reserved bits set (no extension was negotiated)") }
-        guard let opcode = WebSocketOpcode(rawValue: b0 & 0x0F) else { return fail(.protocolError, "unknown opcode \(b0 & 0x0F)") }
-        guard b1 & 0x80 != 0 else { return fail(.protocolError, "a browser's frames must be masked") }
+        guard b0 & 0x70 == 0 else { return .refused(.protocolError, "reserved bits set (no extension was negotiated)") }
+        guard let opcode = WebSocketOpcode(rawValue: b0 & 0x0F) else { return .refused(.protocolError, "unknown opcode \(b0 & 0x0F)") }
+        guard b1 & 0x80 != 0 else { return .refused(.protocolError, "a browser's frames must be masked") }
         var length = UInt64(b1 & 0x7F)
         var header = 2
         if length == 126 {
-            guard available >= 4 else { return nil }
+            guard available >= 4 else { return .incomplete }
             length = UInt64(buffer[start + 2]) << 8 | UInt64(buffer[start + 3])
             header = 4
         } else if length == 127 {
-            guard available >= 10 else { return nil }
+            guard available >= 10 else { return .incomplete }
             length = 0
             for i in 0..<8 { length = length << 8 | UInt64(buffer[start + 2 + i]) }
-            guard length >> 63 == 0 else { return fail(.protocolError, "a 64-bit length with the top bit set") }
+            guard length >> 63 == 0 else { return .refused(.protocolError, "a 64-bit length with the top bit set") }
             header = 10
         }
-        let isControl = opcode.rawValue & 0x8 != 0
-        if isControl {
-            guard fin else { return fail(.protocolError, "a fragmented control frame") }
-            guard length <= 125 else { return fail(.protocolError, "a control frame over 125 bytes") }
+        if opcode.rawValue & 0x8 != 0 {
+            guard fin else { return .refused(.protocolError, "a fragmented control frame") }
+            guard length <= 125 else { return .refused(.protocolError, "a control frame over 125 bytes") }
         } else {
             // Checked from the header alone, before the payload is read or buffered.
             guard length <= UInt64(maximumMessageLength - message.count) else {
-                return fail(.messageTooBig, "a message over \(maximumMessageLength) bytes")
+                return .refused(.messageTooBig, "a message over \(maximumMessageLength) bytes")
             }
         }
         header += 4
-        guard available >= header + Int(length) else { return nil }
+        guard available >= header + Int(length) else { return .incomplete }
         let mask = Array(buffer[(start + header - 4)..<(start + header)])
         var payload = Array(buffer[(start + header)..<(start + header + Int(length))])
         for i in payload.indices { payload[i] ^= mask[i & 3] }
         start += header + Int(length)
-        switch opcode {
-        case .ping: return .ping(payload)
-        case .pong: return .pong
-        case .close:
-            guard payload.count != 1 else { return fail(.protocolError, "a close frame of one byte") }
-            // Nothing is read after a close (§5.5.1), with or without a code.
-            if payload.isEmpty {
-                failed = true
-                return .close(code: 1005, reason: "")
-            }
-            let code = UInt16(payload[0]) << 8 | UInt16(payload[1])
-            guard let reason = String(validating: payload[2...], as: UTF8.self) else { return fail(.invalidPayload, "a close reason that is not UTF-8") }
-            failed = true
-            return .close(code: code, reason: reason)
-        case .binary:
-            return fail(.unsupportedData, "binary messages are not protocol lines; send text")
-        case .text:
-            guard !inMessage else { return fail(.protocolError, "a new message before the last one's final fragment") }
-            message = payload
-            inMessage = true
-        case .continuation:
-            guard inMessage else { return fail(.protocolError, "a continuation frame outside a message") }
-            message += payload
-        }
-        guard fin else { return next() }
-        inMessage = false
-        let complete = message
-        message = []
-        guard String(validating: complete, as: UTF8.self) != nil else { return fail(.invalidPayload, "a text message that is not UTF-8") }
-        return .text(complete)
+        return .whole(fin: fin, opcode: opcode, payload: payload)
     }
 
     private mutating func fail(_ code: WebSocketCloseCode, _ reason: String) -> Event {
