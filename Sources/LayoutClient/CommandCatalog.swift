@@ -206,6 +206,18 @@ public enum CommandCatalog {
             "switch", "VIEW STRATEGY [NAME=VALUE...]", "switch strategy, first visible item anchored", method: "view.setStrategy", options: mutation,
             examples: ["layoutctl switch photos display mode=list --animated"]),
         Command(
+            "scroll-section", "VIEW SECTION", "scroll an orthogonal section (a compositional carousel) on its own", method: "view.scrollSection",
+            options: [CommandOption("--offset", argument: "POINTS", "the section's offset from its leading edge"), mutation[1]],
+            examples: ["layoutctl scroll-section store featured --offset 320"]),
+        Command(
+            "scroll-section-end", "VIEW SECTION", "where an orthogonal section comes to rest (paging, group snapping)",
+            method: "view.scrollSectionEnd",
+            options: [
+                CommandOption("--proposed", argument: "POINTS", "where the fling would end (default: where the section is)"),
+                CommandOption("--velocity", argument: "POINTS/S", "across the main direction (default 0)"), mutation[1],
+            ],
+            examples: ["layoutctl scroll-section-end store featured --proposed 250 --velocity 800"]),
+        Command(
             "scroll-to", "VIEW ID", "scroll so an item sits exactly where asked, and stays there while sizes settle", method: "view.scrollTo",
             options: [
                 CommandOption("--align", argument: "start|center|end|nearest", "where the item goes (default start)"),

@@ -183,6 +183,7 @@ public enum ValueText {
         case "bool": return text == "true" ? .bool(true) : text == "false" ? .bool(false) : nil
         case "insets": return insets(text) ?? jsonObject(text)
         case "choice": return .string(text)
+        case "object": return text.hasPrefix("{") || text.hasPrefix("[") ? try? JSONParser.parse(Array(text.utf8)) : nil
         default: return value(text)
         }
     }
@@ -265,6 +266,7 @@ public enum ValueText {
         case "number", "integer": "a decimal number"
         case "bool": "true or false"
         case "insets": "top,left,bottom,right"
+        case "object": "JSON, e.g. '{\"list\":{\"appearance\":\"plain\"}}'"
         default: type
         }
     }

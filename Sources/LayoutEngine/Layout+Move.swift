@@ -139,12 +139,11 @@ extension Layout {
     /// or footer of a section empty but for the moving `unit`, the section's first; nil for
     /// anything else (a supplementary of a section with other items: its cells are the slots).
     func dropPosition(of slot: LayoutAttributes, unit: (section: Int, count: Int)) -> ItemIndexPath? {
-        switch slot.kind {
-        case .cell: return slot.indexPath
-        case .header, .footer:
-            let others = model.sections[slot.section].count - (slot.section == unit.section ? unit.count : 0)
-            return others == 0 ? ItemIndexPath(section: slot.section, item: 0) : nil
-        }
+        if slot.kind == .cell { return slot.indexPath }
+        // A section's own elements (headers, footers, backgrounds); an item's badge is not a slot.
+        guard slot.item == nil else { return nil }
+        let others = model.sections[slot.section].count - (slot.section == unit.section ? unit.count : 0)
+        return others == 0 ? ItemIndexPath(section: slot.section, item: 0) : nil
     }
 
     static func distance(from point: Point, to frame: Rect) -> Double {

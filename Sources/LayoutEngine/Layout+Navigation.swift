@@ -27,15 +27,10 @@ extension LayoutAttributes {
     }
 
     /// Whether this element is drawn above `other`: the higher zIndex, then the later element
-    /// (cells before headers before footers, then by section and item).
+    /// (cells before headers before footers before other kinds, then by section, item and kind name).
     public func isDrawn(above other: LayoutAttributes) -> Bool {
-        func order(_ attributes: LayoutAttributes) -> (Int, Int, Int, Int) {
-            let kind: Int = switch attributes.kind {
-            case .cell: 0
-            case .header: 1
-            case .footer: 2
-            }
-            return (attributes.zIndex, kind, attributes.section, attributes.item ?? 0)
+        func order(_ attributes: LayoutAttributes) -> (Int, Int, Int, Int, String) {
+            (attributes.zIndex, attributes.kind.rank, attributes.section, attributes.item ?? 0, attributes.kind.rawValue)
         }
         return order(self) > order(other)
     }
@@ -52,7 +47,7 @@ extension Layout {
     ///
     /// - Complexity: O(log n + k) for the k elements whose frames, grown by the strategy's
     ///   `transformOverhang`, contain the point (a handful: those drawn at that spot).
-    public func hitTest(_ point: Point, kinds: Set<ElementKind> = Set(ElementKind.allCases)) -> LayoutAttributes? {
+    public func hitTest(_ point: Point, kinds: Set<ElementKind>? = nil) -> LayoutAttributes? {
         let reach = strategy.transformOverhang
         // The smallest rect that the open intersection of `elements(in:)` finds every frame
         // containing the point with (frames are half-open; the probe must have some width).
@@ -60,7 +55,7 @@ extension Layout {
             x: point.x - reach, y: point.y - reach,
             width: (point.x + reach).nextUp - (point.x - reach), height: (point.y + reach).nextUp - (point.y - reach))
         var top: LayoutAttributes?
-        for element in elements(in: probe) where kinds.contains(element.kind) && element.isInteractive && element.covers(point) {
+        for element in elements(in: probe) where kinds?.contains(element.kind) ?? true && element.isInteractive && element.covers(point) {
             if top.map({ element.isDrawn(above: $0) }) ?? true { top = element }
         }
         return top

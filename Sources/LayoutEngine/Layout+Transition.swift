@@ -188,6 +188,6 @@ extension Layout {
     static func attributes(for key: ElementKey, in strategy: any LayoutStrategy, model: CollectionModel) -> LayoutAttributes? {
         key.kind == .cell
             ? strategy.attributes(forItem: key.id, model: model)
-            : strategy.attributes(forSupplementary: key.kind, inSection: key.id, model: model)
+            : strategy.attributes(forSupplementary: key.kind, id: key.id, model: model)
     }
 }

@@ -64,12 +64,12 @@ public final class Layout {
         return slot.map { movingItem.dragged($0, rank: rank) }
     }
 
-    public func attributes(forSupplementary kind: ElementKind, inSection id: String) -> LayoutAttributes? {
-        strategy.attributes(forSupplementary: kind, inSection: id, model: model)
+    public func attributes(forSupplementary kind: ElementKind, id: String) -> LayoutAttributes? {
+        strategy.attributes(forSupplementary: kind, id: id, model: model)
     }
 
     public func attributes(for key: ElementKey) -> LayoutAttributes? {
-        key.kind == .cell ? attributes(forItem: key.id) : attributes(forSupplementary: key.kind, inSection: key.id)
+        key.kind == .cell ? attributes(forItem: key.id) : attributes(forSupplementary: key.kind, id: key.id)
     }
 
     public func targetContentOffset(proposed: Point, velocity: Point) -> Point {
@@ -155,6 +155,23 @@ public final class Layout {
         moved.offset = offset
         revision += 1
         return strategy.updateViewport(moved, model: model)
+    }
+
+    /// Section `id`'s index and its own scrolling, if it scrolls orthogonally.
+    ///
+    /// - Throws: `sectionNotFound`, or `sectionNotOrthogonal` for a section that does not
+    ///   scroll on its own.
+    public func sectionScroll(ofSection id: String) throws(LayoutError) -> (index: Int, scroll: SectionScroll) {
+        guard let index = model.sectionIndex(of: id) else { throw .sectionNotFound(id) }
+        guard let scroll = strategy.sectionScroll(ofSection: index, model: model) else { throw .sectionNotOrthogonal(id) }
+        return (index, scroll)
+    }
+
+    /// Moves an orthogonal section (see `sectionScroll(ofSection:)`): section offsets are state
+    /// like the viewport's offset, so a layout rebuilt from scratch takes them this way.
+    public func scrollSection(_ index: Int, to offset: Double) {
+        revision += 1
+        strategy.scrollSection(index, to: offset, model: model)
     }
 
     /// Takes a strategy that is already prepared for this model.

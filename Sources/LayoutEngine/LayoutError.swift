@@ -40,6 +40,9 @@ public enum LayoutError: Error, Hashable, Sendable {
     case moveInProgress(id: String)
     /// `updateMove` or `endMove` with no interactive move in progress.
     case noActiveMove
+    /// `scrollSection` or `scrollSectionEnd` on a section that does not scroll on its own (not
+    /// an orthogonal section of a compositional layout).
+    case sectionNotOrthogonal(String)
 
     /// The stable, machine-readable name clients switch on.
     public var name: String {
@@ -64,6 +67,7 @@ public enum LayoutError: Error, Hashable, Sendable {
         case .noActiveTransition: "NoActiveTransition"
         case .moveInProgress: "MoveInProgress"
         case .noActiveMove: "NoActiveMove"
+        case .sectionNotOrthogonal: "SectionNotOrthogonal"
         }
     }
 
@@ -82,7 +86,7 @@ public enum LayoutError: Error, Hashable, Sendable {
         case .sectionNotFound(let id):
             "no section with id '\(id)'"
         case .elementNotFound(let kind, let id):
-            "section '\(id)' has no \(kind)"
+            "'\(id)' has no \(kind)"
         case .invalidViewport(let reason):
             "invalid viewport: \(reason)"
         case .unknownStrategy(let name):
@@ -109,6 +113,8 @@ public enum LayoutError: Error, Hashable, Sendable {
             "item '\(id)' is being moved; end that move first"
         case .noActiveMove:
             "no interactive move is in progress"
+        case .sectionNotOrthogonal(let id):
+            "section '\(id)' does not scroll on its own (its layout has no orthogonalScrollingBehavior)"
         }
     }
 
@@ -135,6 +141,7 @@ public enum LayoutError: Error, Hashable, Sendable {
         case .transitionInProgress, .noActiveTransition: [:]
         case .moveInProgress(let id): ["id": id]
         case .noActiveMove: [:]
+        case .sectionNotOrthogonal(let id): ["id": id]
         }
     }
 }

@@ -6,11 +6,26 @@ public struct Viewport: Hashable, Sendable {
     public var size: Size
     public var offset: Point
     public var contentInsets: EdgeInsets
+    /// The safe area's insets from the viewport's edges (UIKit's `safeAreaInsets`): what
+    /// `safeArea`-referenced section insets count from (compositional layout).
+    public var safeAreaInsets: EdgeInsets
+    /// The scroll view's layout margins, safe area included (UIKit's `directionalLayoutMargins`):
+    /// what `layoutMargins`-referenced insets count from.
+    public var layoutMargins: EdgeInsets
+    /// The readable content width (UIKit's `readableContentGuide` width), or `nil` for no limit:
+    /// `readableContent`-referenced insets centre the content at most this wide.
+    public var readableWidth: Double?
 
-    public init(size: Size, offset: Point = .zero, contentInsets: EdgeInsets = .zero) {
+    public init(
+        size: Size, offset: Point = .zero, contentInsets: EdgeInsets = .zero,
+        safeAreaInsets: EdgeInsets = .zero, layoutMargins: EdgeInsets = .zero, readableWidth: Double? = nil
+    ) {
         self.size = size
         self.offset = offset
         self.contentInsets = contentInsets
+        self.safeAreaInsets = safeAreaInsets
+        self.layoutMargins = layoutMargins
+        self.readableWidth = readableWidth
     }
 
     /// The visible rect in content coordinates.
@@ -28,6 +43,22 @@ public struct Viewport: Hashable, Sendable {
         try Self.validate(size: size)
         try Self.validate(offset: offset)
         try Self.validate(contentInsets: contentInsets)
+        try Self.validate(margins: safeAreaInsets, layoutMargins: layoutMargins, readableWidth: readableWidth)
+    }
+
+    /// - Throws: `invalidViewport` unless the margins are finite, not negative and within the
+    ///   layout bound, and a readable width is positive.
+    public static func validate(margins safeArea: EdgeInsets, layoutMargins: EdgeInsets, readableWidth: Double?) throws(LayoutError) {
+        for (name, insets) in [("safe area insets", safeArea), ("layout margins", layoutMargins)] {
+            guard insets.isFinite, insets.isNonNegative, insets.isWithinLayoutBounds else {
+                throw .invalidViewport(reason: "\(name) must be finite, not negative and at most \(LayoutBounds.maximumText)")
+            }
+        }
+        if let readableWidth {
+            guard readableWidth.isFinite, readableWidth > 0, LayoutBounds.contains(readableWidth) else {
+                throw .invalidViewport(reason: "readable width must be greater than zero and at most \(LayoutBounds.maximumText)")
+            }
+        }
     }
 
     static func validate(size: Size) throws(LayoutError) {

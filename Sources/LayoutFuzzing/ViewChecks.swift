@@ -23,9 +23,12 @@ public enum ViewChecks {
     ) -> [String] {
         let view: View
         do {
+            let sections = fuzzer.sections()
+            // A compositional view starts from a drawn description (its default is a plain list).
+            let parameters = strategy == "compositional" ? fuzzer.compositionalParameters(sectionIDs: sections.map(\.id)) : [:]
             view = try View(
-                strategy: strategy, sections: fuzzer.sections(), viewport: fuzzer.viewport(), windowMargin: fuzzer.pick([0, 100]),
-                limits: limits, registry: registry)
+                strategy: strategy, parameters: parameters, sections: sections, viewport: fuzzer.viewport(),
+                windowMargin: fuzzer.pick([0, 100]), limits: limits, registry: registry)
         } catch {
             return ["a valid initial view was refused: \(error.name) \(error.message)"]
         }
@@ -161,6 +164,14 @@ public enum ViewChecks {
             expect(view.moveState == .idle && invalidation.moveEnded?.reason == (commit ? .committed : .cancelled), "move \(view.moveState)")
         case .endTransition:
             expect(view.transition == nil, "a transition is still in progress")
+        case .scrollSection(let id, let offset):
+            let now = try? view.layout.sectionScroll(ofSection: id).scroll
+            expect(now?.offset == offset && invalidation.section?.scroll == now, "section \(id) at \(String(describing: now))")
+        case .scrollSectionEnd(let id, _, _):
+            let now = try? view.layout.sectionScroll(ofSection: id).scroll
+            expect(
+                now != nil && invalidation.section?.scroll == now && now!.offset >= 0 && now!.offset <= now!.maximumOffset,
+                "section \(id) at \(String(describing: now))")
         case .select(let ids, let mode, _):
             switch mode {
             case .add: expect(ids.allSatisfy(view.model.isSelected))
@@ -268,6 +279,10 @@ public enum ViewChecks {
                 model: view.model, viewport: view.viewport)
         else {
             return failures + ["the view's own state does not rebuild"]
+        }
+        // Section offsets are scroll state, as the viewport's offset is: carried over.
+        for (index, section) in view.model.sections.enumerated() {
+            if let scroll = try? view.layout.sectionScroll(ofSection: section.id) { fresh.scrollSection(index, to: scroll.scroll.offset) }
         }
         let maximum = view.limits.maximumWindowElements
         // The window from scratch, the moving unit drawn under the finger (where that meets the

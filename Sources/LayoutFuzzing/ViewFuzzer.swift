@@ -24,6 +24,9 @@ public enum ViewMutation: CustomStringConvertible {
     case updateMove(Point)
     case endMove(commit: Bool)
     case endTransition(commit: Bool)
+    /// An orthogonal section's own scroll (compositional), and the end of one.
+    case scrollSection(String, Double)
+    case scrollSectionEnd(String, proposed: Double?, velocity: Double)
 
     /// - Parameter registry: where `switchStrategy` finds its strategy (the one the view was
     ///   created from).
@@ -48,6 +51,8 @@ public enum ViewMutation: CustomStringConvertible {
         case .updateMove(let point): try view.updateMove(to: point)
         case .endMove(let commit): try view.endMove(commit: commit)
         case .endTransition(let commit): try view.endTransition(commit: commit)
+        case .scrollSection(let id, let offset): try view.scrollSection(id, to: offset)
+        case .scrollSectionEnd(let id, let proposed, let velocity): try view.scrollSectionEnd(id, proposed: proposed, velocity: velocity)
         }
     }
 
@@ -71,6 +76,9 @@ public enum ViewMutation: CustomStringConvertible {
         case .updateMove(let point): "updateMove(\(point))"
         case .endMove(let commit): "endMove(commit: \(commit))"
         case .endTransition(let commit): "endTransition(commit: \(commit))"
+        case .scrollSection(let id, let offset): "scrollSection(\(id), \(offset))"
+        case .scrollSectionEnd(let id, let proposed, let velocity):
+            "scrollSectionEnd(\(id), proposed: \(proposed.map { "\($0)" } ?? "-"), velocity: \(velocity))"
         }
     }
 }
@@ -117,7 +125,13 @@ public struct ViewFuzzer<Source: RandomNumberGenerator> {
     public mutating func sections() -> [SectionSpec] { (0..<int(1...4)).map { _ in section() } }
 
     public mutating func viewport() -> Viewport {
-        Viewport(size: Size(width: half(300...900), height: half(300...1400)))
+        var viewport = Viewport(size: Size(width: half(300...900), height: half(300...1400)))
+        if chance(20) {
+            viewport.safeAreaInsets = EdgeInsets(top: half(0...60), left: half(0...60), bottom: half(0...60), right: half(0...60))
+            viewport.layoutMargins = EdgeInsets(top: half(0...40), left: half(0...60), bottom: half(0...40), right: half(0...60))
+            viewport.readableWidth = chance(50) ? half(300...700) : nil
+        }
+        return viewport
     }
 
     // MARK: Mutations
@@ -126,6 +140,7 @@ public struct ViewFuzzer<Source: RandomNumberGenerator> {
     public mutating func mutation(for view: View, registry: StrategyRegistry = .builtIn) -> ViewMutation {
         let ids = view.model.sections.flatMap(\.itemIDs)
         let roll = int(0...99)
+        if view.strategyName == "compositional", chance(25), let scroll = sectionScroll(for: view) { return scroll }
         switch roll {
         case 0..<24: return .scroll(scrollOffset(view), ifEpoch: chance(20) ? view.epoch : nil)
         case 24..<38:
@@ -187,7 +202,14 @@ public struct ViewFuzzer<Source: RandomNumberGenerator> {
         let model = view.restingModel
         let ids = model.sections.flatMap(\.itemIDs)
         let sectionIDs = model.sections.map(\.id)
-        switch int(0...11) {
+        switch int(0...13) {
+        case 12:
+            // A section that does not scroll on its own, or none at all.
+            let still = sectionIDs.first { (try? view.layout.sectionScroll(ofSection: $0)) == nil } ?? "nope"
+            return chance(50) ? .scrollSection(still, 10) : .scrollSectionEnd(still, proposed: nil, velocity: 100)
+        case 13:
+            let scrolling = sectionIDs.first { (try? view.layout.sectionScroll(ofSection: $0)) != nil } ?? "nope"
+            return .scrollSection(scrolling, .nan)
         case 0: return .select(["nope"], .add, animated: false)
         case 1: return .batch([.deleteItems(["nope"])], animated: false)
         case 2: return .measure([(ids.first ?? "nope", Size(width: .nan, height: 1))], animated: false)
@@ -308,7 +330,7 @@ public struct ViewFuzzer<Source: RandomNumberGenerator> {
         }
     }
 
-    static var builtIns: [String] { ["flow", "collapsible", "ultravisual", "display"] }
+    static var builtIns: [String] { ["flow", "collapsible", "ultravisual", "display", "compositional"] }
 
     private mutating func configuration(for view: View) -> [String: ParameterValue] {
         let strategy = view.strategyName
@@ -335,6 +357,8 @@ public struct ViewFuzzer<Source: RandomNumberGenerator> {
             case 1: return ["transition": .string(pick(["basic", "preStack"])), "collapsed": .bool(chance(50))]
             default: return ["itemSize": .size(Size(width: half(40...200), height: half(40...200)))]
             }
+        case "compositional":
+            return compositionalParameters(sectionIDs: view.model.sections.map(\.id))
         case "ultravisual":
             let standard = half(40...200)
             return ["standardHeight": .number(standard), "featuredHeight": .number(standard + half(20...300))]
@@ -358,6 +382,7 @@ public struct ViewFuzzer<Source: RandomNumberGenerator> {
         case .size: return .size(Size(width: half(0...300), height: half(0...300)))
         case .optionalSize: return chance(30) ? .null : .size(Size(width: half(20...300), height: half(20...300)))
         case .insets: return .insets(EdgeInsets(top: half(0...40), left: half(0...40), bottom: half(0...40), right: half(0...40)))
+        case .structure: return .tree(compositionalSection())
         }
     }
 }
@@ -394,18 +419,22 @@ public struct ViewDump: Equatable {
 }
 
 /// Every element of a layout, gathered one by one through `attributes(forItem:)` and
-/// `attributes(forSupplementary:inSection:)`: an independent path from `elements(in:)`, so the
+/// `attributes(forSupplementary:id:)`: an independent path from `elements(in:)`, so the
 /// two can be checked against each other.
 public func allElements(of layout: Layout) -> [ElementKey: LayoutAttributes] {
     var result = [ElementKey: LayoutAttributes]()
+    let kinds = layout.strategy.supplementaryKinds
     for section in layout.model.sections {
-        for kind in [ElementKind.header, .footer] {
-            if let attributes = layout.attributes(forSupplementary: kind, inSection: section.id) {
+        for kind in kinds where !kind.isAnchoredToItem {
+            if let attributes = layout.attributes(forSupplementary: kind.kind, id: section.id) {
                 result[attributes.key] = attributes
             }
         }
         for id in section.itemIDs {
             if let attributes = layout.attributes(forItem: id) { result[attributes.key] = attributes }
+            for kind in kinds where kind.isAnchoredToItem {
+                if let attributes = layout.attributes(forSupplementary: kind.kind, id: id) { result[attributes.key] = attributes }
+            }
         }
     }
     return result

@@ -241,7 +241,7 @@ public final class PluginStrategy: LayoutStrategy {
         return itemAttributes(flat: positions.global(path), path: path, model: model, id: id)
     }
 
-    public func attributes(forSupplementary kind: ElementKind, inSection id: String, model: CollectionModel) -> LayoutAttributes? {
+    public func attributes(forSupplementary kind: ElementKind, id: String, model: CollectionModel) -> LayoutAttributes? {
         guard let section = model.sectionIndex(of: id) else { return nil }
         return supplementary(kind, section: section, model: model)
     }

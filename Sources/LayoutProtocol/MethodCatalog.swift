@@ -87,6 +87,17 @@ public enum MethodCatalog {
             ], result: "invalidation with prefetch when velocity is given"),
         Method.mutation("view.scrollEnd", "where scrolling comes to rest (snapping)", [p("proposed", "{x, y}", "where the fling would end"), p("velocity", "{x, y}", "points per second", required: false)], result: "invalidation with targetContentOffset"),
         Method.mutation(
+            "view.scrollSection", "scroll an orthogonal section (compositional) across the main direction on its own",
+            [p("section", "string", "the section id"), p("offset", "number", "points from the section's leading edge, not clamped")],
+            result: "invalidation with section"),
+        Method.mutation(
+            "view.scrollSectionEnd", "where an orthogonal section comes to rest: its behaviour's paging or snapping, clamped",
+            [
+                p("section", "string", "the section id"),
+                p("proposed", "number", "where the fling would end (default: the section's offset)", required: false),
+                p("velocity", "number", "points per second across the main direction (default 0)", required: false),
+            ], result: "invalidation with section"),
+        Method.mutation(
             "view.scrollTo", "scroll so an item (or a section's header or footer) sits exactly where asked; it stays put while the content settles",
             [
                 p("id", "string", "the item id, or the section id for a header or footer"),
@@ -94,7 +105,14 @@ public enum MethodCatalog {
                 p("align", "start|center|end|nearest", "where it goes (default start)", required: false),
                 p("offset", "number", "points inward from the aligned edge (default 0)", required: false),
             ], result: "invalidation with targetContentOffset and needsMeasure"),
-        Method.mutation("view.resize", "a new viewport size", [p("size", "{width, height}", "the size")]),
+        Method.mutation(
+            "view.resize", "a new viewport size",
+            [
+                p("size", "{width, height}", "the size"),
+                p("safeAreaInsets", "{top, left, bottom, right}", "new safe area insets (default: unchanged)", required: false),
+                p("layoutMargins", "{top, left, bottom, right}", "new layout margins (default: unchanged)", required: false),
+                p("readableWidth", "number", "new readable content width (default: unchanged)", required: false),
+            ]),
         Method.mutation("view.configure", "change strategy parameters", [p("params", "object", "the parameters that change")]),
         Method.mutation("view.setStrategy", "switch strategy, first visible item anchored", [p("strategy", "string", "a registered strategy"), p("params", "object", "its parameters", required: false)]),
         Method.mutation("view.setWindowMargin", "change the window margin", [p("margin", "number", "points")]),

@@ -1,13 +1,16 @@
 /// An anchor policy as the wire carries it (protocol/mutations.md, "Anchors"): a name
 /// (`"firstVisible"`, `"lastVisible"`, `"end"`, `"none"`) or an element's edge,
-/// `{"id", "kind"?: cell|header|footer (default cell), "edge"?: start|center|end (default
+/// `{"id", "kind"?: an element kind such as cell, header, footer or a layout's own (default cell), "edge"?: start|center|end (default
 /// start), "offset"?: points from the viewport's leading edge (default: where it is now)}`.
 public enum WireAnchor: Hashable, Sendable {
     case firstVisible, lastVisible, end, none
     case element(kind: String, id: String, edge: String, offset: Double?)
 
     static let names: [String: WireAnchor] = ["firstVisible": .firstVisible, "lastVisible": .lastVisible, "end": .end, "none": .none]
-    public static let kinds = ["cell", "header", "footer"]
+    /// Whether `name` can name an element kind on the wire: 1 to 64 bytes. Which kinds exist is
+    /// the layout's answer (cell, header, footer, and the kinds a compositional description
+    /// names); an unknown one is an element that is not there (`ElementNotFound`).
+    public static func isKindName(_ name: String) -> Bool { !name.isEmpty && name.utf8.count <= 64 }
     public static let edges = ["start", "center", "end"]
 
     /// The policy a name stands for, if it names one.
@@ -33,7 +36,7 @@ public enum WireAnchor: Hashable, Sendable {
         let edge = try element.optionalString("edge") ?? "start"
         let offset = try element.optionalNumber("offset")
         try element.finish()
-        guard kinds.contains(kind) else { throw .invalidParams("\(path).kind", "must be cell, header or footer") }
+        guard isKindName(kind) else { throw .invalidParams("\(path).kind", "must be an element kind name of 1 to 64 bytes") }
         guard edges.contains(edge) else { throw .invalidParams("\(path).edge", "must be start, center or end") }
         return .element(kind: kind, id: id, edge: edge, offset: offset)
     }

@@ -78,11 +78,12 @@ public enum ErrorCatalog {
         ("ReloadFailed", -32020, "the configuration could not be read or is invalid; nothing changed"),
         ("IdleTimeout", -32021, "a partial line made no progress, or was not complete, before its deadline; the connection closes"),
         ("OutputOverflow", -32022, "the client left more output unread than the daemon holds for it; the connection closes"),
-        ("ElementNotFound", -32023, "the section exists but has no element of that kind (a header, a footer)"),
+        ("ElementNotFound", -32023, "the section (or item) exists but has no element of that kind (a header, a footer, a badge)"),
         ("TransitionInProgress", -32024, "the view has an interactive transition in progress"),
         ("NoActiveTransition", -32025, "the view has no interactive transition in progress"),
         ("MoveInProgress", -32026, "an interactive move is in progress on the view; end it first"),
         ("NoActiveMove", -32027, "no interactive move is in progress on the view"),
+        ("SectionNotOrthogonal", -32028, "the section does not scroll on its own (no orthogonalScrollingBehavior in its layout)"),
         ("LineTooLong", -32700, "a line is longer than the limit; the connection closes"),
     ]
 

@@ -500,7 +500,10 @@ public final class LayoutService: Sendable {
         let parameters = try WireMapping.parameters(try params.optionalObject("params"))
         var viewportReader = try params.object("viewport")
         let wire = try WireViewport.read(&viewportReader)
-        let viewport = Viewport(size: wire.size, offset: wire.offset, contentInsets: wire.contentInsets)
+        let viewport = Viewport(
+            size: wire.size, offset: wire.offset, contentInsets: wire.contentInsets,
+            safeAreaInsets: wire.margins.safeAreaInsets ?? .zero, layoutMargins: wire.margins.layoutMargins ?? .zero,
+            readableWidth: wire.margins.readableWidth)
         let margin = try params.optionalNumber("windowMargin") ?? 0
         var sections = [SectionSpec]()
         if params.has("sections") { sections = try WireModel.sections(&params, "sections").map(WireMapping.section) }

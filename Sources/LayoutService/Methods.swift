@@ -103,6 +103,9 @@ public enum Methods {
         view("view.select", .inline) { host, params, _ throws(WireError) in try host.mutate(.select(SelectParams(&params))) },
         view("view.scroll", .inline) { host, params, _ throws(WireError) in try host.mutate(.scroll(ScrollParams(&params))) },
         view("view.scrollEnd", .inline) { host, params, _ throws(WireError) in try host.scrollEnd(&params) },
+        // Inline: one section's offset, then the window delta from its start.
+        view("view.scrollSection", .inline) { host, params, _ throws(WireError) in try host.scrollSection(&params) },
+        view("view.scrollSectionEnd", .inline) { host, params, _ throws(WireError) in try host.scrollSectionEnd(&params) },
         view("view.scrollTo", .inline) { host, params, _ throws(WireError) in try host.scrollTo(&params) },
         view("view.resize", .offload) { host, params, _ throws(WireError) in try host.resize(&params) },
         view("view.configure", .offload) { host, params, _ throws(WireError) in try host.configure(&params) },

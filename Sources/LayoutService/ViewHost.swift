@@ -142,18 +142,19 @@ final class ViewHost: @unchecked Sendable {
     /// `view.hitTest`: the topmost element at a point, or null.
     func hitTest(_ params: inout ParamsReader) throws(WireError) -> [UInt8] {
         let point = try params.point("point")
-        var kinds = Set(ElementKind.allCases)
+        var kinds: Set<ElementKind>?
         if params.has("kinds") {
             guard let names = params.optionalValue("kinds")?.arrayValue, !names.isEmpty else {
-                throw .invalidParams("params.kinds", "must be a non-empty array of cell, header, footer")
+                throw .invalidParams("params.kinds", "must be a non-empty array of element kind names")
             }
-            kinds = []
+            var named = Set<ElementKind>()
             for (index, name) in names.enumerated() {
-                guard let kind = name.stringValue.flatMap(ElementKind.init(rawValue:)) else {
-                    throw .invalidParams("params.kinds[\(index)]", "must be cell, header or footer")
+                guard let kind = name.stringValue, WireAnchor.isKindName(kind) else {
+                    throw .invalidParams("params.kinds[\(index)]", "must be an element kind name of 1 to 64 bytes")
                 }
-                kinds.insert(kind)
+                named.insert(ElementKind(rawValue: kind))
             }
+            kinds = named
         }
         try params.finish()
         guard point.isFinite else { throw .invalidParams("params.point", "must be finite") }
@@ -298,8 +299,32 @@ final class ViewHost: @unchecked Sendable {
     func resize(_ params: inout ParamsReader) throws(WireError) -> ViewReply {
         try mutate(&params) { (params, options) throws(WireError) in
             let size = try params.size("size")
+            let margins = try WireMargins.read(&params)
             return Mutation { view throws(LayoutError) in
-                try view.resize(to: size, animated: options.animated, ifEpoch: options.ifEpoch, anchor: options.policy)
+                try view.resize(
+                    to: size, safeAreaInsets: margins.safeAreaInsets, layoutMargins: margins.layoutMargins,
+                    readableWidth: margins.readableWidth, animated: options.animated, ifEpoch: options.ifEpoch, anchor: options.policy)
+            }
+        }
+    }
+
+    /// `view.scrollSection`: an orthogonal section's own offset.
+    func scrollSection(_ params: inout ParamsReader) throws(WireError) -> ViewReply {
+        try mutate(&params) { (params, options) throws(WireError) in
+            let section = try params.string("section")
+            let offset = try params.number("offset")
+            return Mutation { view throws(LayoutError) in try view.scrollSection(section, to: offset, ifEpoch: options.ifEpoch) }
+        }
+    }
+
+    /// `view.scrollSectionEnd`: where an orthogonal section comes to rest (its snapping).
+    func scrollSectionEnd(_ params: inout ParamsReader) throws(WireError) -> ViewReply {
+        try mutate(&params) { (params, options) throws(WireError) in
+            let section = try params.string("section")
+            let proposed = try params.optionalNumber("proposed")
+            let velocity = try params.optionalNumber("velocity") ?? 0
+            return Mutation { view throws(LayoutError) in
+                try view.scrollSectionEnd(section, proposed: proposed, velocity: velocity, ifEpoch: options.ifEpoch)
             }
         }
     }
@@ -334,7 +359,8 @@ final class ViewHost: @unchecked Sendable {
             let kindName = try params.optionalString("kind") ?? "cell"
             let alignName = try params.optionalString("align") ?? "start"
             let offset = try params.optionalNumber("offset") ?? 0
-            guard let kind = ElementKind(rawValue: kindName) else { throw .invalidParams("params.kind", "must be cell, header or footer") }
+            guard WireAnchor.isKindName(kindName) else { throw .invalidParams("params.kind", "must be an element kind name of 1 to 64 bytes") }
+            let kind = ElementKind(rawValue: kindName)
             guard let align = ScrollAlignment(rawValue: alignName) else {
                 throw .invalidParams("params.align", "must be start, center, end or nearest")
             }

@@ -160,6 +160,17 @@ enum WireMapping {
             writer.write(raw: #","targetContentOffset":"#)
             writer.write(point: target)
         }
+        if let section = invalidation.section {
+            writer.write(raw: #","section":{"id":"#)
+            writer.write(section.id)
+            writer.write(raw: #","offset":"#)
+            writer.write(section.scroll.offset)
+            writer.write(raw: #","maximumOffset":"#)
+            writer.write(section.scroll.maximumOffset)
+            writer.write(raw: #","behavior":"#)
+            writer.write(section.scroll.behavior)
+            writer.append(UInt8(ascii: "}"))
+        }
         if let changes = invalidation.changes {
             writer.write(raw: #","changes":{"insertedItems":"#)
             write(ids: changes.insertedItems, into: &writer)
@@ -305,6 +316,19 @@ enum WireMapping {
         writer.write(point: view.viewport.offset)
         writer.write(raw: #","contentInsets":"#)
         writer.write(insets: view.viewport.contentInsets)
+        // The margins only when set: most views never use them (compositional sections do).
+        if view.viewport.safeAreaInsets != .zero {
+            writer.write(raw: #","safeAreaInsets":"#)
+            writer.write(insets: view.viewport.safeAreaInsets)
+        }
+        if view.viewport.layoutMargins != .zero {
+            writer.write(raw: #","layoutMargins":"#)
+            writer.write(insets: view.viewport.layoutMargins)
+        }
+        if let readable = view.viewport.readableWidth {
+            writer.write(raw: #","readableWidth":"#)
+            writer.write(readable)
+        }
         writer.write(raw: #"},"windowMargin":"#)
         writer.write(view.windowMargin)
         writer.write(raw: #","window":"#)
@@ -344,9 +368,10 @@ enum WireMapping {
     /// An element key as `left` and the `view.query` cursor write it: `{kind, id}`.
     static func key(_ reader: inout ParamsReader) throws(WireError) -> ElementKey {
         let kindName = try reader.string("kind")
-        guard let kind = ElementKind(rawValue: kindName) else {
-            throw .invalidParams("\(reader.path).kind", "must be cell, header or footer")
+        guard WireAnchor.isKindName(kindName) else {
+            throw .invalidParams("\(reader.path).kind", "must be an element kind name of 1 to 64 bytes")
         }
+        let kind = ElementKind(rawValue: kindName)
         let id = try reader.string("id")
         try reader.finish()
         return ElementKey(kind: kind, id: id)
@@ -361,8 +386,8 @@ enum WireMapping {
         case .end: .end
         case .none: .none
         case .element(let kind, let id, let edge, let offset):
-            // Both names were checked against the engine's (`WireAnchor.kinds`, `.edges`).
-            .element(ElementKey(kind: ElementKind(rawValue: kind)!, id: id), edge: AnchorEdge(rawValue: edge)!, offset: offset)
+            // The edge was checked against the engine's (`WireAnchor.edges`); any kind may be named.
+            .element(ElementKey(kind: ElementKind(rawValue: kind), id: id), edge: AnchorEdge(rawValue: edge)!, offset: offset)
         }
     }
 

@@ -69,9 +69,21 @@ struct Fields {
     }
 }
 
-/// What kind of element: a cell, or a section's header or footer.
-public enum ElementKind: String, Hashable, Sendable, CaseIterable {
-    case cell, header, footer
+/// What kind of element: a cell, a section's header or footer, or a kind a layout names
+/// (compositional's backgrounds, badges, other boundary items).
+public struct ElementKind: RawRepresentable, Hashable, Sendable, Comparable {
+    public let rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
+
+    public static let cell = ElementKind(rawValue: "cell")
+    public static let header = ElementKind(rawValue: "header")
+    public static let footer = ElementKind(rawValue: "footer")
+
+    /// The daemon's order: cells, headers, footers, then other kinds by name.
+    public static func < (lhs: ElementKind, rhs: ElementKind) -> Bool {
+        func rank(_ kind: ElementKind) -> Int { ["cell": 0, "header": 1, "footer": 2][kind.rawValue] ?? 3 }
+        return (rank(lhs), lhs.rawValue) < (rank(rhs), rhs.rawValue)
+    }
 }
 
 /// An element's identity in a window: `(kind, id)`, the id an item's (cells) or a section's.
@@ -84,17 +96,18 @@ public struct ElementKey: Hashable, Sendable, Comparable, CustomStringConvertibl
         self.id = id
     }
 
-    /// The daemon's order: by kind (cell, header, footer), then by id.
+    /// The daemon's order: by kind (cell, header, footer, others by name), then by id.
     public static func < (lhs: ElementKey, rhs: ElementKey) -> Bool {
-        lhs.kind != rhs.kind ? ElementKind.allCases.firstIndex(of: lhs.kind)! < ElementKind.allCases.firstIndex(of: rhs.kind)! : lhs.id < rhs.id
+        lhs.kind != rhs.kind ? lhs.kind < rhs.kind : lhs.id < rhs.id
     }
 
     public var description: String { "\(kind.rawValue):\(id)" }
 
     init(_ value: JSONValue, _ context: String) throws(DecodingFailure) {
         let fields = try Fields(value, context)
-        guard let kind = ElementKind(rawValue: try fields.string("kind")) else { throw fields.fail("kind") }
-        self.init(kind: kind, id: try fields.string("id"))
+        let name = try fields.string("kind")
+        guard !name.isEmpty else { throw fields.fail("kind") }
+        self.init(kind: ElementKind(rawValue: name), id: try fields.string("id"))
     }
 }
 
@@ -136,7 +149,9 @@ public struct Attributes: Hashable, Sendable {
 
     init(_ value: JSONValue, _ context: String) throws(DecodingFailure) {
         let fields = try Fields(value, context)
-        guard let kind = ElementKind(rawValue: try fields.string("kind")) else { throw fields.fail("kind") }
+        let kindName = try fields.string("kind")
+        guard !kindName.isEmpty else { throw fields.fail("kind") }
+        let kind = ElementKind(rawValue: kindName)
         var transform = Transform.identity
         if let raw = fields.object["transform"] {
             let t = try Fields(raw, "\(context).transform")

@@ -7,8 +7,8 @@ import LayoutProtocol
 /// One codec for all three, so a plugin's declaration reads back exactly as clients see it.
 public enum StrategyJSON {
     /// A strategy parameter from JSON: numbers, bools, strings and null map directly,
-    /// `{width, height}` is a size and `{top, left, bottom, right}` insets. The strategy's
-    /// description then checks the kind.
+    /// `{width, height}` is a size and `{top, left, bottom, right}` insets, any other object or
+    /// array a structure (a layout description). The strategy's description then checks the kind.
     public static func parameter(_ value: JSONValue, path: String) throws(WireError) -> ParameterValue {
         switch value {
         case .null: return .null
@@ -26,8 +26,37 @@ public enum StrategyJSON {
                         top: object["top"]?.numberValue ?? 0, left: object["left"]?.numberValue ?? 0,
                         bottom: object["bottom"]?.numberValue ?? 0, right: object["right"]?.numberValue ?? 0))
             }
-            throw .invalidParams(path, "must be a number, bool, string, null, {width, height} or {top, left, bottom, right}")
-        case .array: throw .invalidParams(path, "arrays are not parameter values")
+            return .tree(tree(value))
+        case .array: return .tree(tree(value))
+        }
+    }
+
+    /// Any JSON value as a structured parameter (`ParameterKind.structure`); the strategy's
+    /// description checks its shape.
+    public static func tree(_ value: JSONValue) -> ParameterTree {
+        switch value {
+        case .null: .null
+        case .bool(let flag): .bool(flag)
+        case .number(let number): .number(number)
+        case .string(let text): .string(text)
+        case .array(let values): .array(values.map(tree))
+        case .object(let object):
+            .object(Dictionary(object.pairs.map { ($0.0, tree($0.1)) }, uniquingKeysWith: { _, last in last }))
+        }
+    }
+
+    /// A structured parameter as JSON, keys sorted.
+    public static func json(_ tree: ParameterTree) -> JSONValue {
+        switch tree {
+        case .null: return .null
+        case .bool(let flag): return .bool(flag)
+        case .number(let number): return .number(number)
+        case .string(let text): return .string(text)
+        case .array(let values): return .array(values.map(json))
+        case .object(let fields):
+            var object = JSONObject()
+            for key in fields.keys.sorted() { object[key] = json(fields[key]!) }
+            return .object(object)
         }
     }
 
@@ -39,6 +68,7 @@ public enum StrategyJSON {
         case .string(let text): .string(text)
         case .size(let size): JSONValue.size(size)
         case .insets(let insets): JSONValue.insets(insets)
+        case .tree(let tree): json(tree)
         case .null: .null
         }
     }
@@ -159,6 +189,7 @@ public enum StrategyJSON {
         case "size": kind = .size
         case "size?": kind = .optionalSize
         case "insets": kind = .insets
+        case "object": kind = .structure
         default: throw fail("unknown type '\(type)'")
         }
         guard let defaultJSON = object["default"] else { throw fail("needs a default") }

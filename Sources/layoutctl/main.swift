@@ -664,6 +664,25 @@ case "item":
     emit(call(client, "view.item", ["view": .string(words[0]), "id": .string(words[1])])) { result in
         elementsTable([result["attributes"] ?? .null])
     }
+case "scroll-section", "scroll-section-end":
+    let words = positional(2, "VIEW SECTION")
+    var params = mutationParams(words[0])
+    params["animated"] = nil
+    params["section"] = .string(words[1])
+    func points(_ option: String) -> Double? {
+        guard let text = invocation.value(option) else { return nil }
+        guard let value = ValueText.number(text) else { usageError("\(option) takes points", command: command) }
+        return value
+    }
+    if command.name == "scroll-section" {
+        guard let offset = points("--offset") else { usageError("scroll-section needs --offset", command: command) }
+        params["offset"] = .number(offset)
+        mutate("view.scrollSection", params)
+    } else {
+        if let proposed = points("--proposed") { params["proposed"] = .number(proposed) }
+        if let velocity = points("--velocity") { params["velocity"] = .number(velocity) }
+        mutate("view.scrollSectionEnd", params)
+    }
 case "scroll-to":
     let words = positional(2, "VIEW ID")
     var params = mutationParams(words[0])

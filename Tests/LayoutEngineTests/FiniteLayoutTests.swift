@@ -307,7 +307,7 @@ struct FiniteLayoutTests {
             var expected = view.model.numberOfItems
             for section in view.model.sections {
                 for kind in [ElementKind.header, .footer] {
-                    guard let attributes = view.layout.attributes(forSupplementary: kind, inSection: section.id) else { continue }
+                    guard let attributes = view.layout.attributes(forSupplementary: kind, id: section.id) else { continue }
                     expected += 1
                     if !isFinite(attributes) { bad.append(attributes) }
                 }

@@ -13,14 +13,16 @@ struct FixtureTests {
     static let ultravisual = Fixture.files(strategy: "ultravisual")
     static let display = Fixture.files(strategy: "display")
     static let waterfall = Fixture.files(strategy: "waterfall")
+    static let compositional = Fixture.files(strategy: "compositional")
 
-    @Test("every strategy has its fixtures: 40+ for flow, the semantics vectors + 15 for the others, 10+ for waterfall")
+    @Test("every strategy has its fixtures: 40+ for flow, the semantics vectors + 15 for the others, 10+ for waterfall, 60+ for compositional")
     func fixtureCounts() {
         #expect(Self.flow.count >= 40, "flow: \(Self.flow.count)")
         #expect(Self.collapsible.count >= 17, "collapsible: \(Self.collapsible.count)")
         #expect(Self.ultravisual.count >= 18, "ultravisual: \(Self.ultravisual.count)")
         #expect(Self.display.count >= 17, "display: \(Self.display.count)")
         #expect(Self.waterfall.count >= 10, "waterfall: \(Self.waterfall.count)")
+        #expect(Self.compositional.count >= 60, "compositional: \(Self.compositional.count)")
     }
 
     @Test("flow fixture matches as written", arguments: flow)
@@ -35,7 +37,7 @@ struct FixtureTests {
 
     /// Every fixture again right to left, against the mirror of what it expects (flow's also
     /// transposed: horizontal, right to left).
-    @Test("fixture matches mirrored right to left", arguments: flow + collapsible + ultravisual + display + waterfall)
+    @Test("fixture matches mirrored right to left", arguments: flow + collapsible + ultravisual + display + waterfall + compositional)
     func mirroredRightToLeft(file: String) throws {
         let fixture = try Fixture.load(file)
         guard fixture.mirrorable else { return }
@@ -52,6 +54,9 @@ struct FixtureTests {
     @Test("display fixture matches", arguments: display)
     func displayFixture(file: String) throws { try FixtureRunner.run(try Fixture.load(file)) }
 
+    @Test("compositional fixture matches", arguments: compositional)
+    func compositionalFixture(file: String) throws { try FixtureRunner.run(try Fixture.load(file)) }
+
     @Test("waterfall fixture matches", arguments: waterfall)
     func waterfallFixture(file: String) throws { try FixtureRunner.run(try Fixture.load(file)) }
 }
@@ -65,8 +70,12 @@ enum FixtureRunner {
         var viewport = fixture.viewport
         if mirrored {
             // The mirrored layout's insets are the left-to-right layout's, sides swapped.
-            let insets = viewport.contentInsets
-            viewport.contentInsets = EdgeInsets(top: insets.top, left: insets.right, bottom: insets.bottom, right: insets.left)
+            func swapped(_ insets: EdgeInsets) -> EdgeInsets {
+                EdgeInsets(top: insets.top, left: insets.right, bottom: insets.bottom, right: insets.left)
+            }
+            viewport.contentInsets = swapped(viewport.contentInsets)
+            viewport.safeAreaInsets = swapped(viewport.safeAreaInsets)
+            viewport.layoutMargins = swapped(viewport.layoutMargins)
         }
         let view = try View(
             strategy: fixture.strategy, parameters: fixture.parameters, sections: fixture.sections,
@@ -134,6 +143,12 @@ enum FixtureRunner {
                     invalidation = try view.measure(sizes, animated: animated, anchor: anchor)
                 case .replace(let sections):
                     invalidation = try view.replaceData(sections, animated: animated, anchor: anchor)
+                case .scrollSection(let id, let offset):
+                    invalidation = try refused(step.error, view: view) { () throws(LayoutError) in try view.scrollSection(id, to: offset) }
+                case .scrollSectionEnd(let id, let proposed, let velocity):
+                    invalidation = try refused(step.error, view: view) { () throws(LayoutError) in
+                        try view.scrollSectionEnd(id, proposed: proposed, velocity: velocity)
+                    }
                 case .scrollTo(let key, let align, let offset):
                     invalidation = try view.scrollTo(key, align: align, offset: offset)
                 case .setAnchor(let policy):
@@ -229,6 +244,14 @@ enum FixtureRunner {
         let layout = view.layout
         var problems = [String]()
         let all = allElements(of: layout)
+        if let offset = expected.sectionOffset, invalidation?.section.map({ abs($0.scroll.offset - offset) <= tolerance }) != true {
+            problems.append("section offset: expected \(offset), actual \(invalidation?.section.map { "\($0.scroll.offset)" } ?? "none")")
+        }
+        if let maximum = expected.maximumSectionOffset,
+            invalidation?.section.map({ abs($0.scroll.maximumOffset - maximum) <= tolerance }) != true
+        {
+            problems.append("maximum section offset: expected \(maximum), actual \(invalidation?.section.map { "\($0.scroll.maximumOffset)" } ?? "none")")
+        }
         if let size = expected.contentSize, !layout.contentSize.isClose(to: size, tolerance: tolerance) {
             problems.append("content size: expected \(size), actual \(layout.contentSize)")
         }
@@ -325,7 +348,7 @@ enum FixtureRunner {
             problems.append("needsMeasure: expected \(ids), actual \(invalidation?.needsMeasure as Any)")
         }
         for hit in expected.hits {
-            let actual = layout.hitTest(hit.point, kinds: hit.kinds ?? Set(ElementKind.allCases))?.key
+            let actual = layout.hitTest(hit.point, kinds: hit.kinds)?.key
             if actual != hit.key { problems.append("hitTest \(hit.point): expected \(hit.key as Any), actual \(actual as Any)") }
         }
         for entry in expected.neighbors {

@@ -38,9 +38,9 @@ struct FlowBehaviourTests {
     func missingLookups() throws {
         let (flow, _) = try Self.f1()
         #expect(flow.attributes(forItem: "nope") == nil)
-        #expect(flow.attributes(forSupplementary: .header, inSection: "s") == nil)
-        #expect(flow.attributes(forSupplementary: .header, inSection: "nope") == nil)
-        #expect(flow.attributes(forSupplementary: .cell, inSection: "s") == nil)
+        #expect(flow.attributes(forSupplementary: .header, id: "s") == nil)
+        #expect(flow.attributes(forSupplementary: .header, id: "nope") == nil)
+        #expect(flow.attributes(forSupplementary: .cell, id: "s") == nil)
         #expect(flow.attributes(for: ElementKey(kind: .cell, id: "3"))?.item == 3)
     }
 

@@ -147,7 +147,7 @@ private final class SingleColumn: NativeStrategy {
         rows.firstIndex { $0.id == id }.map(attributes(index:))
     }
 
-    func attributes(forSupplementary kind: ElementKind, inSection id: String, model: CollectionModel) -> LayoutAttributes? {
+    func attributes(forSupplementary kind: ElementKind, id: String, model: CollectionModel) -> LayoutAttributes? {
         nil
     }
 

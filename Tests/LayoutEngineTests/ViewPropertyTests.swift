@@ -10,7 +10,7 @@ import Testing
 /// nothing at all.
 @Suite("view properties")
 struct ViewPropertyTests {
-    static let strategies = ["flow", "collapsible", "ultravisual", "display"]
+    static let strategies = ["flow", "collapsible", "ultravisual", "display", "compositional"]
     static let sequencesPerStrategy = 125
     static let mutationsPerSequence = 200
     static let cases = strategies.flatMap { strategy in

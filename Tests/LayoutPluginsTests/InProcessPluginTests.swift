@@ -112,9 +112,9 @@ struct InProcessPluginTests {
         ])
         let layout = try Layout(strategy: registry.makeStrategy(named: "rows"), model: model, viewport: Viewport(size: Size(width: 100, height: 500)))
         #expect(layout.attributes(forItem: "z")?.effects == ["index": 2])
-        #expect(layout.attributes(forSupplementary: .header, inSection: "b")?.effects == ["index": -2])
-        #expect(layout.attributes(forSupplementary: .footer, inSection: "a")?.effects == [:])
-        #expect(layout.attributes(forSupplementary: .footer, inSection: "b") == nil)
+        #expect(layout.attributes(forSupplementary: .header, id: "b")?.effects == ["index": -2])
+        #expect(layout.attributes(forSupplementary: .footer, id: "a")?.effects == [:])
+        #expect(layout.attributes(forSupplementary: .footer, id: "b") == nil)
     }
 
     @Test("a refusal longer than the error buffer is cut at a character boundary")

@@ -45,7 +45,7 @@ struct ServiceTests {
         #expect(methods == Set(MethodCatalog.methods.map(\.name)))
         #expect(result["errors"]?.arrayValue?.count == ErrorCatalog.entries.count)
         let strategies = result["strategies"]?.arrayValue?.compactMap { $0["name"]?.stringValue }
-        #expect(strategies == ["collapsible", "display", "flow", "ultravisual"])
+        #expect(strategies == ["collapsible", "compositional", "display", "flow", "ultravisual"])
     }
 
     @Test("a view is created, queried, listed and deleted by name")

@@ -102,8 +102,10 @@ public protocol LayoutStrategy: AnyObject {
     /// strategy that moves cells with the offset and does not answer is solved for numerically.
     func offset(placing id: String, edge: AnchorEdge, at distance: Double, model: CollectionModel) -> Double?
 
-    /// The attributes of a section's header or footer, or `nil` if it has none.
-    func attributes(forSupplementary kind: ElementKind, inSection id: String, model: CollectionModel) -> LayoutAttributes?
+    /// The attributes of the element of `kind` (not a cell) with key id `id`, or `nil` if there
+    /// is none: a section's header, footer or other boundary or decoration element by section
+    /// id; an element anchored to an item (a badge) by item id.
+    func attributes(forSupplementary kind: ElementKind, id: String, model: CollectionModel) -> LayoutAttributes?
 
     /// Where scrolling should come to rest when the user lifts a finger at `proposed` with
     /// `velocity` (points per second). Snapping strategies round; others return `proposed`.
@@ -136,7 +138,46 @@ public protocol LayoutStrategy: AnyObject {
     ///
     /// - Complexity: O(r) for a unit of r items is expected.
     func moveUnit(for id: String, at path: ItemIndexPath, model: CollectionModel) -> Range<Int>
+
+    /// The kinds besides cells this strategy's elements may have, and for each whether its key
+    /// id is an item id (a badge) rather than a section id. The default: header and footer.
+    var supplementaryKinds: [SupplementaryKind] { get }
+
+    /// For a section that scrolls across the main direction on its own (compositional's
+    /// orthogonal sections): its offset and range; `nil` for every other section (the default).
+    func sectionScroll(ofSection index: Int, model: CollectionModel) -> SectionScroll?
+
+    /// Moves section `index`, one `sectionScroll` answers for, to `offset` across the scroll
+    /// axis, and sets `changeStart`. Not clamped: a client may rubber-band.
+    func scrollSection(_ index: Int, to offset: Double, model: CollectionModel)
+
+    /// Where section `index` comes to rest when the finger lifts at `proposed` with `velocity`
+    /// (points per second across the scroll axis): its snapping rule, within its range.
+    func targetSectionOffset(section index: Int, proposed: Double, velocity: Double, model: CollectionModel) -> Double
 }
+
+/// A kind of element besides cells, and what its key id names.
+public struct SupplementaryKind: Hashable, Sendable {
+    public var kind: ElementKind
+    /// An item's element (a badge: keyed by item id), not a section's (keyed by section id).
+    public var isAnchoredToItem: Bool
+
+    public init(kind: ElementKind, isAnchoredToItem: Bool) {
+        self.kind = kind
+        self.isAnchoredToItem = isAnchoredToItem
+    }
+}
+
+/// How one orthogonally scrolling section stands: what `view.scrollSection` moves.
+public struct SectionScroll: Hashable, Sendable {
+    /// Points scrolled across the main direction, from the section's leading edge.
+    public var offset: Double
+    /// The greatest offset at which content is still in view (0 when it all fits).
+    public var maximumOffset: Double
+    /// The section's `orthogonalScrollingBehavior`.
+    public var behavior: String
+}
+
 
 /// What a viewport change did to the prepared layout.
 public enum ViewportInvalidation: Hashable, Sendable {
@@ -186,6 +227,19 @@ extension LayoutStrategy {
 
     public func moveUnit(for id: String, at path: ItemIndexPath, model: CollectionModel) -> Range<Int> {
         path.item..<path.item + 1
+    }
+
+    public var supplementaryKinds: [SupplementaryKind] {
+        [SupplementaryKind(kind: .header, isAnchoredToItem: false), SupplementaryKind(kind: .footer, isAnchoredToItem: false)]
+    }
+
+    /// No section scrolls on its own.
+    public func sectionScroll(ofSection index: Int, model: CollectionModel) -> SectionScroll? { nil }
+
+    public func scrollSection(_ index: Int, to offset: Double, model: CollectionModel) {}
+
+    public func targetSectionOffset(section index: Int, proposed: Double, velocity: Double, model: CollectionModel) -> Double {
+        proposed
     }
 
     public func copy(model: CollectionModel) throws(LayoutError) -> any LayoutStrategy {

@@ -61,7 +61,13 @@ public final class MirroredStrategy: LayoutStrategy {
         mirrored.contentInsets = EdgeInsets(
             top: viewport.contentInsets.top, left: viewport.contentInsets.right, bottom: viewport.contentInsets.bottom,
             right: viewport.contentInsets.left)
+        mirrored.safeAreaInsets = swapSides(viewport.safeAreaInsets)
+        mirrored.layoutMargins = swapSides(viewport.layoutMargins)
         return mirrored
+    }
+
+    private func swapSides(_ insets: EdgeInsets) -> EdgeInsets {
+        EdgeInsets(top: insets.top, left: insets.right, bottom: insets.bottom, right: insets.left)
     }
 
     private func mirror(_ segment: TransitionSegment) -> TransitionSegment {
@@ -157,8 +163,8 @@ public final class MirroredStrategy: LayoutStrategy {
         inner.offset(placing: id, edge: edge, at: distance, model: model)
     }
 
-    public func attributes(forSupplementary kind: ElementKind, inSection id: String, model: CollectionModel) -> LayoutAttributes? {
-        inner.attributes(forSupplementary: kind, inSection: id, model: model).map(mirror)
+    public func attributes(forSupplementary kind: ElementKind, id: String, model: CollectionModel) -> LayoutAttributes? {
+        inner.attributes(forSupplementary: kind, id: id, model: model).map(mirror)
     }
 
     public func targetContentOffset(proposed: Point, velocity: Point) -> Point {
@@ -189,6 +195,22 @@ public final class MirroredStrategy: LayoutStrategy {
 
     public func moveUnit(for id: String, at path: ItemIndexPath, model: CollectionModel) -> Range<Int> {
         inner.moveUnit(for: id, at: path, model: model)
+    }
+
+    /// A section offset counts from the section's leading edge in either direction: the
+    /// mirrored frames scroll the other way on screen, as a right-to-left carousel does.
+    public var supplementaryKinds: [SupplementaryKind] { inner.supplementaryKinds }
+
+    public func sectionScroll(ofSection index: Int, model: CollectionModel) -> SectionScroll? {
+        inner.sectionScroll(ofSection: index, model: model)
+    }
+
+    public func scrollSection(_ index: Int, to offset: Double, model: CollectionModel) {
+        inner.scrollSection(index, to: offset, model: model)
+    }
+
+    public func targetSectionOffset(section index: Int, proposed: Double, velocity: Double, model: CollectionModel) -> Double {
+        inner.targetSectionOffset(section: index, proposed: proposed, velocity: velocity, model: model)
     }
 
     public func planTransition(from previous: any LayoutStrategy, moves: [TransitionSegment], model: CollectionModel) -> Transition {

@@ -8,6 +8,8 @@ public enum ParameterValue: Hashable, Sendable, CustomStringConvertible {
     case string(String)
     case size(Size)
     case insets(EdgeInsets)
+    /// A structured value (`ParameterKind.structure`): a layout description.
+    case tree(ParameterTree)
     /// No value: only valid for optional parameters (`ParameterKind.optionalSize`).
     case null
 
@@ -19,7 +21,32 @@ public enum ParameterValue: Hashable, Sendable, CustomStringConvertible {
         case .string(let value): "\"\(value)\""
         case .size(let value): "\(value)"
         case .insets(let value): "\(value)"
+        case .tree(let value): "\(value)"
         case .null: "null"
+        }
+    }
+}
+
+/// A structured parameter value: the shape of JSON (objects, arrays, numbers, strings, bools,
+/// null) without its text, so the engine reads a layout description without a JSON parser.
+/// The strategy that declares a `structure` parameter checks the shape (its `validate`).
+public indirect enum ParameterTree: Hashable, Sendable, CustomStringConvertible {
+    case null
+    case bool(Bool)
+    case number(Double)
+    case string(String)
+    case array([ParameterTree])
+    case object([String: ParameterTree])
+
+    public var description: String {
+        switch self {
+        case .null: "null"
+        case .bool(let value): "\(value)"
+        case .number(let value): value == value.rounded() && abs(value) < 1e15 ? "\(Int(value))" : "\(value)"
+        case .string(let value): "\"\(value)\""
+        case .array(let values): "[" + values.map(\.description).joined(separator: ", ") + "]"
+        case .object(let fields):
+            "{" + fields.keys.sorted().map { "\"\($0)\": \(fields[$0]!)" }.joined(separator: ", ") + "}"
         }
     }
 }
@@ -40,6 +67,9 @@ public enum ParameterKind: Hashable, Sendable {
     case optionalSize
     /// Non-negative insets within `LayoutBounds.maximumCoordinate`.
     case insets
+    /// A structured value (`ParameterTree`) whose shape the strategy checks: a layout
+    /// description such as compositional's sections.
+    case structure
 
     /// A short name of the kind, for descriptions on the wire.
     public var typeName: String {
@@ -51,6 +81,7 @@ public enum ParameterKind: Hashable, Sendable {
         case .size: "size"
         case .optionalSize: "size?"
         case .insets: "insets"
+        case .structure: "object"
         }
     }
 }
@@ -109,6 +140,16 @@ public struct ParameterDescription: Hashable, Sendable {
             return value
         case (.optionalSize, .null):
             return value
+        case (.structure, .tree):
+            return value
+        // A description whose top level happens to look like a size or insets is still one.
+        case (.structure, .size(let size)):
+            return .tree(.object(["width": .number(size.width), "height": .number(size.height)]))
+        case (.structure, .insets(let insets)):
+            return .tree(.object([
+                "top": .number(insets.top), "left": .number(insets.left),
+                "bottom": .number(insets.bottom), "right": .number(insets.right),
+            ]))
         case (.insets, .insets(let insets)):
             guard insets.isFinite, insets.isNonNegative else {
                 throw reject("insets must be finite and not negative")
@@ -174,6 +215,11 @@ public struct ResolvedParameters: Hashable, Sendable {
     public func insets(_ name: String) -> EdgeInsets {
         if case .insets(let value)? = values[name] { return value }
         preconditionFailure("parameter '\(name)' is not declared insets")
+    }
+
+    public func tree(_ name: String) -> ParameterTree {
+        if case .tree(let value)? = values[name] { return value }
+        preconditionFailure("parameter '\(name)' is not a declared structure")
     }
 }
 

@@ -31,6 +31,7 @@ public struct StrategyRegistry: Sendable {
             try registry.register(CollapsibleLayout.self)
             try registry.register(UltravisualLayout.self)
             try registry.register(DisplayLayout.self)
+            try registry.register(CompositionalLayout.self)
         } catch {
             preconditionFailure("\(error)")
         }

@@ -63,4 +63,13 @@ public struct Invalidation: Hashable, Sendable {
     public var move: MoveReport?
     /// The move this change ended, and why (`endMove`, or another change that ended it).
     public var moveEnded: MoveEnd?
+    /// For `scrollSection` and `scrollSectionEnd`: the section and how it stands now (for
+    /// `scrollSectionEnd`, its offset is where it came to rest).
+    public var section: SectionScrollReport? = nil
+}
+
+/// An orthogonal section's scrolling after `scrollSection` or `scrollSectionEnd`.
+public struct SectionScrollReport: Hashable, Sendable {
+    public var id: String
+    public var scroll: SectionScroll
 }

@@ -124,6 +124,52 @@ extension View {
         }
     }
 
+    /// Scrolls orthogonal section `id` to `offset` across the main direction (no clamping:
+    /// clients rubber-band). Only that section's cells and badges move.
+    ///
+    /// - Throws: `sectionNotFound`, `sectionNotOrthogonal`, `invalidViewport` for an offset that
+    ///   is not finite or beyond the layout bound.
+    /// - Complexity: O(log n + k): the window delta from the section's start.
+    @discardableResult
+    public func scrollSection(_ id: String, to offset: Double, ifEpoch: Int? = nil) throws(LayoutError) -> Invalidation {
+        try mutate(ifEpoch: ifEpoch) { () throws(LayoutError) -> Outcome in
+            guard offset.isFinite, LayoutBounds.contains(offset) else {
+                throw .invalidViewport(reason: "a section offset must be finite and at most \(LayoutBounds.maximumText) in magnitude")
+            }
+            let (index, _) = try layout.sectionScroll(ofSection: id)
+            layout.scrollSection(index, to: offset)
+            var outcome = Outcome()
+            outcome.changeStart = layout.strategy.changeStart
+            outcome.sectionScrolled = id
+            outcome.keepsGesture = true
+            return outcome
+        }
+    }
+
+    /// The user lifted a finger from orthogonal section `id` at `proposed` (default: where it
+    /// is) with `velocity` across the main direction: the section's behaviour picks where it
+    /// comes to rest (UIKit's paging and group snapping), within its range, and it moves there.
+    ///
+    /// - Throws: as `scrollSection`.
+    @discardableResult
+    public func scrollSectionEnd(_ id: String, proposed: Double? = nil, velocity: Double = 0, ifEpoch: Int? = nil) throws(LayoutError) -> Invalidation {
+        try mutate(ifEpoch: ifEpoch) { () throws(LayoutError) -> Outcome in
+            let (index, scroll) = try layout.sectionScroll(ofSection: id)
+            let from = proposed ?? scroll.offset
+            guard from.isFinite, velocity.isFinite, LayoutBounds.contains(from), LayoutBounds.contains(velocity) else {
+                throw .invalidViewport(
+                    reason: "proposed offset and velocity must be finite and at most \(LayoutBounds.maximumText) in magnitude")
+            }
+            let target = layout.strategy.targetSectionOffset(section: index, proposed: from, velocity: velocity, model: model)
+            layout.scrollSection(index, to: target)
+            var outcome = Outcome()
+            outcome.changeStart = layout.strategy.changeStart
+            outcome.sectionScrolled = id
+            outcome.keepsGesture = true
+            return outcome
+        }
+    }
+
     /// Scrolls so the element `key` (a cell by item id, a header or footer by section id) is
     /// placed as `align` says (`Layout.scrollPlacement`), exactly, wherever it is: the frame is
     /// the layout's own, estimates included. The element then stays the anchor of every later
@@ -172,16 +218,24 @@ extension View {
     }
 
     /// A new viewport size (rotation, window resize); the first visible item stays in place.
+    ///
+    /// - Parameters: safeAreaInsets, layoutMargins, readableWidth: new margins (nil: unchanged),
+    ///   what a rotation changes along with the size.
     @discardableResult
     public func resize(
-        to size: Size, animated: Bool = false, ifEpoch: Int? = nil, anchor: AnchorPolicy? = nil
+        to size: Size, safeAreaInsets: EdgeInsets? = nil, layoutMargins: EdgeInsets? = nil, readableWidth: Double? = nil,
+        animated: Bool = false, ifEpoch: Int? = nil, anchor: AnchorPolicy? = nil
     ) throws(LayoutError) -> Invalidation {
         try mutate(ifEpoch: ifEpoch, anchor: anchor, move: .ends(.layoutChanged)) { () throws(LayoutError) -> Outcome in
             try Viewport.validate(size: size)
             var resized = viewport
             resized.size = size
+            if let safeAreaInsets { resized.safeAreaInsets = safeAreaInsets }
+            if let layoutMargins { resized.layoutMargins = layoutMargins }
+            if let readableWidth { resized.readableWidth = readableWidth }
+            try Viewport.validate(margins: resized.safeAreaInsets, layoutMargins: resized.layoutMargins, readableWidth: resized.readableWidth)
             var outcome = Outcome()
-            let changed = resized.size != viewport.size
+            let changed = resized != viewport
             (outcome.transition, outcome.anchored, outcome.window, _) = try anchored(animated: animated, anchor: anchor) { () throws(LayoutError) -> Bool in
                 if try layout.setViewport(resized) == .layout { outcome.context.invalidatesEverything = true }
                 return changed
@@ -269,6 +323,8 @@ extension View {
         var needsMeasure: [String]?
         /// The move the change ended (`View+Move.swift`).
         var moveEnded: MoveEnd?
+        /// For a section scroll: the section whose scrolling the result reports.
+        var sectionScrolled: String?
         /// Fill `needsMeasure` from the new window (`scrollTo`), once the delta has it.
         var reportsEstimates = false
         /// Set by `anchored`: its id and policy name.
@@ -389,7 +445,10 @@ extension View {
             windowTruncated: contents.isTruncated, transition: outcome.transition, changes: outcome.changes,
             targetContentOffset: outcome.target, anchor: outcome.anchor, anchorPolicy: outcome.anchorPolicy,
             needsMeasure: outcome.needsMeasure, interactiveTransition: gestureChange.replanned,
-            interruptedTransition: gestureChange.interrupted, move: moveReport, moveEnded: outcome.moveEnded)
+            interruptedTransition: gestureChange.interrupted, move: moveReport, moveEnded: outcome.moveEnded,
+            section: outcome.sectionScrolled.flatMap { id in
+                (try? layout.sectionScroll(ofSection: id)).map { SectionScrollReport(id: id, scroll: $0.scroll) }
+            })
     }
 
     private func checkBatch(_ count: Int) throws(LayoutError) {

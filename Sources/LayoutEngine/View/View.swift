@@ -145,12 +145,10 @@ public final class View {
     /// section, or the section's header or footer.
     func element(_ key: ElementKey) throws(LayoutError) -> LayoutAttributes {
         if let attributes = layout.attributes(for: key) { return attributes }
-        switch key.kind {
-        case .cell: throw .itemNotFound(key.id)
-        case .header, .footer:
-            if model.sectionIndex(of: key.id) == nil { throw .sectionNotFound(key.id) }
-            throw .elementNotFound(kind: key.kind.rawValue, id: key.id)
-        }
+        if key.kind == .cell { throw .itemNotFound(key.id) }
+        // Other kinds belong to a section (headers, footers, backgrounds) or to an item (badges).
+        if model.sectionIndex(of: key.id) == nil && !model.contains(item: key.id) { throw .sectionNotFound(key.id) }
+        throw .elementNotFound(kind: key.kind.rawValue, id: key.id)
     }
 
     static func validate(windowMargin: Double) throws(LayoutError) {

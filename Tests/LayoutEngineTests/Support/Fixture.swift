@@ -60,6 +60,9 @@ struct Expectation: Sendable {
     /// The move's target after the step (`{"target": {"section", "item"}}`).
     var moveTarget: ItemIndexPath?
     var autoScroll: Point?
+    /// After a section scroll: the section's offset (for its end, where it came to rest).
+    var sectionOffset: Double?
+    var maximumSectionOffset: Double?
     /// The reason the step ended the move (`"moveEnded": "committed"`), or `""` for none.
     var moveEnded: String?
     /// Whether a move is in progress after the step.
@@ -118,6 +121,9 @@ struct Step: Sendable {
         /// scroll by `autoScroll × seconds` (clamped to where scrolling may rest), repeated
         /// until the auto-scroll stops or `ticks` ran out.
         case autoScroll(point: Point, seconds: Double, ticks: Int)
+        /// An orthogonal section's own scroll (compositional), and its end (snapping).
+        case scrollSection(String, Double)
+        case scrollSectionEnd(String, proposed: Double?, velocity: Double)
     }
 
     /// The step must be refused with this error name, changing nothing.
@@ -150,7 +156,7 @@ extension Fixture {
             var transposed = step
             transposed.expected = step.expected.transposed
             transposed.action = switch step.action {
-            case .select, .scrollTo, .setAnchor, .updateTransition, .endTransition, .beginMove, .endMove: step.action
+            case .select, .scrollTo, .setAnchor, .updateTransition, .endTransition, .beginMove, .endMove, .scrollSection, .scrollSectionEnd: step.action
             case .updateMove(let point): .updateMove(point.transposed)
             case .autoScroll(let point, let seconds, let ticks): .autoScroll(point: point.transposed, seconds: seconds, ticks: ticks)
             case .beginTransition(let strategy, let parameters): .beginTransition(strategy: strategy, parameters: Self.transposed(parameters))
@@ -353,7 +359,10 @@ extension Fixture {
             size: Size(
                 width: reader.number(viewportJSON["width"]) ?? 375, height: reader.number(viewportJSON["height"]) ?? 667),
             offset: try viewportJSON["offset"].map(reader.point) ?? .zero,
-            contentInsets: try viewportJSON["contentInsets"].map(reader.insets) ?? .zero)
+            contentInsets: try viewportJSON["contentInsets"].map(reader.insets) ?? .zero,
+            safeAreaInsets: try viewportJSON["safeAreaInsets"].map(reader.insets) ?? .zero,
+            layoutMargins: try viewportJSON["layoutMargins"].map(reader.insets) ?? .zero,
+            readableWidth: reader.number(viewportJSON["readableWidth"]))
 
         sections = try reader.sections(json["sections"])
         selected = json["selected"] as? [String] ?? []
@@ -411,6 +420,11 @@ extension Fixture {
                 action = .autoScroll(
                     point: try reader.point(drag["point"] as Any), seconds: reader.number(drag["seconds"]) ?? 1,
                     ticks: drag["ticks"] as? Int ?? 10_000)
+            } else if let id = step["scrollSection"] as? String {
+                guard let offset = reader.number(step["offset"]) else { throw reader.fail("scrollSection takes an offset") }
+                action = .scrollSection(id, offset)
+            } else if let id = step["scrollSectionEnd"] as? String {
+                action = .scrollSectionEnd(id, proposed: reader.number(step["proposed"]), velocity: reader.number(step["velocity"]) ?? 0)
             } else if let snap = step["targetContentOffset"] as? [String: Any] {
                 action = .targetContentOffset(
                     proposed: try reader.point(snap["proposed"] as Any),
@@ -430,6 +444,9 @@ extension Fixture {
 /// Reads the compact JSON forms fixtures use: sizes `[w, h]`, points `[x, y]`, rects
 /// `[x, y, w, h]`, insets `[top, left, bottom, right]`, element keys `kind:id`.
 struct FixtureReader {
+    /// `cell`, or a kind a layout may name (header, footer, a compositional description's own).
+    static func isKind(_ name: String) -> Bool { name == "cell" || ElementKind.isValidName(name) }
+
     var file: String
 
     func fail(_ message: String) -> FixtureError { FixtureError(description: "\(file): \(message)") }
@@ -466,16 +483,17 @@ struct FixtureReader {
 
     func elementKey(_ text: String) throws -> ElementKey {
         let parts = text.split(separator: ":", maxSplits: 1).map(String.init)
-        guard parts.count == 2, let kind = ElementKind(rawValue: parts[0]) else {
+        guard parts.count == 2, FixtureReader.isKind(parts[0]) else {
             throw fail("element key must be kind:id, got \(text)")
         }
-        return ElementKey(kind: kind, id: parts[1])
+        return ElementKey(kind: ElementKind(rawValue: parts[0]), id: parts[1])
     }
 
     /// `kind` (default `cell`) and an id: an item, or a section's header or footer.
     func elementKey(kind: Any?, id: String) throws -> ElementKey {
-        guard let kind = ElementKind(rawValue: kind as? String ?? "cell") else { throw fail("unknown kind \(kind ?? "")") }
-        return ElementKey(kind: kind, id: id)
+        let name = kind as? String ?? "cell"
+        guard FixtureReader.isKind(name) else { throw fail("unknown kind \(kind ?? "")") }
+        return ElementKey(kind: ElementKind(rawValue: name), id: id)
     }
 
     /// A policy's name (`firstVisible`, `lastVisible`, `end`, `none`) or
@@ -504,7 +522,9 @@ struct FixtureReader {
         let descriptor = Fixture.registry.descriptor(named: strategy)
         for (name, raw) in value as? [String: Any] ?? [:] {
             let kind = descriptor?.parameter(named: name)?.kind
-            if raw is NSNull {
+            if kind == .structure {
+                result[name] = .tree(try tree(raw, key: name))
+            } else if raw is NSNull {
                 result[name] = .null
             } else if let object = raw as? [String: Any], let insets = object["insets"] {
                 result[name] = .insets(try self.insets(insets))
@@ -523,6 +543,28 @@ struct FixtureReader {
             }
         }
         return result
+    }
+
+    /// Fields of a compositional description that are booleans: Foundation on Linux reads JSON
+    /// booleans as numbers, so the field's name decides.
+    static let booleanFields: Set<String> = [
+        "extendsBoundary", "pinToVisibleBounds", "supplementariesFollowContentInsets", "pinnedHeaders",
+    ]
+
+    /// A structured parameter (a compositional description) from Foundation's JSON objects.
+    func tree(_ raw: Any, key: String) throws -> ParameterTree {
+        if raw is NSNull { return .null }
+        if let string = raw as? String { return .string(string) }
+        if let number = raw as? NSNumber {
+            return Self.booleanFields.contains(key) ? .bool(number.boolValue) : .number(number.doubleValue)
+        }
+        if let array = raw as? [Any] { return .array(try array.map { try tree($0, key: key) }) }
+        if let object = raw as? [String: Any] {
+            var fields = [String: ParameterTree]()
+            for (name, value) in object { fields[name] = try tree(value, key: name) }
+            return .object(fields)
+        }
+        throw fail("parameter \(key): unsupported value \(raw)")
     }
 
     func items(_ value: Any?, section id: String) throws -> [ItemSpec] {
@@ -583,6 +625,8 @@ struct FixtureReader {
             expectation.target = try json["target"].map(point)
         }
         expectation.autoScroll = try json["autoScroll"].map(point)
+        expectation.sectionOffset = number(json["sectionOffset"])
+        expectation.maximumSectionOffset = number(json["maximumSectionOffset"])
         expectation.moveEnded = json["moveEnded"] as? String
         expectation.moving = (json["moving"] as? NSNumber)?.boolValue
         expectation.movingItems = json["movingItems"] as? [String]
@@ -598,8 +642,8 @@ struct FixtureReader {
         expectation.hits = try (json["hits"] as? [[String: Any]] ?? []).map { hit in
             let kinds = try (hit["kinds"] as? [String]).map { names in
                 Set(try names.map { name in
-                    guard let kind = ElementKind(rawValue: name) else { throw fail("unknown kind \(name)") }
-                    return kind
+                    guard FixtureReader.isKind(name) else { throw fail("unknown kind \(name)") }
+                    return ElementKind(rawValue: name)
                 })
             }
             return (try point(hit["point"] as Any), kinds, try (hit["hit"] as? String).map(elementKey))

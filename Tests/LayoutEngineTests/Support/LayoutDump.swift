@@ -15,8 +15,10 @@ func listing(_ elements: [ElementKey: LayoutAttributes]) -> String {
     }.joined(separator: "\n")
 }
 
-/// A rect one point larger than the content on every side: it catches zero-size frames on the
+/// A rect far larger than the content on every side: it catches zero-size frames on the
 /// content's edges too.
 func everywhere(_ contentSize: Size) -> Rect {
-    Rect(x: -1, y: -1, width: contentSize.width + 2, height: contentSize.height + 2)
+    // Far beyond the content: an orthogonal section's cells, badges and offset boundary items lie
+    // outside the content rect.
+    Rect(x: -1e7, y: -1e7, width: contentSize.width + 2e7, height: contentSize.height + 2e7)
 }

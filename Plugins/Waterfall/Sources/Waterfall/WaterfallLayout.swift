@@ -91,7 +91,7 @@ public final class WaterfallLayout: NativeStrategy {
     }
 
     public func attributes(
-        forSupplementary kind: ElementKind, inSection id: String, model: CollectionModel
+        forSupplementary kind: ElementKind, id: String, model: CollectionModel
     ) -> LayoutAttributes? {
         guard let section = model.sectionIndex(of: id), let frame = supplementaries.frame(of: kind, section: section) else {
             return nil
@@ -156,9 +156,9 @@ private struct PreparedSupplementaries {
     func frame(of kind: ElementKind, section: Int) -> Rect? {
         guard section < headers.count else { return nil }
         switch kind {
-        case .cell: return nil
         case .header: return headers[section]
         case .footer: return footers[section]
+        default: return nil
         }
     }
 }

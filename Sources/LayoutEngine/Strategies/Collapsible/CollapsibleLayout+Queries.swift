@@ -52,7 +52,7 @@ extension CollapsibleLayout {
 
     /// Collapsible grids have no headers or footers.
     public func attributes(
-        forSupplementary kind: ElementKind, inSection id: String, model: CollectionModel
+        forSupplementary kind: ElementKind, id: String, model: CollectionModel
     ) -> LayoutAttributes? {
         nil
     }

@@ -39,7 +39,7 @@ extension DisplayLayout {
 
     /// Display layouts have no headers or footers.
     public func attributes(
-        forSupplementary kind: ElementKind, inSection id: String, model: CollectionModel
+        forSupplementary kind: ElementKind, id: String, model: CollectionModel
     ) -> LayoutAttributes? {
         nil
     }

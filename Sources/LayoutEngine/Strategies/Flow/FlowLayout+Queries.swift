@@ -54,7 +54,7 @@ extension FlowLayout {
     }
 
     public func attributes(
-        forSupplementary kind: ElementKind, inSection id: String, model: CollectionModel
+        forSupplementary kind: ElementKind, id: String, model: CollectionModel
     ) -> LayoutAttributes? {
         guard let index = model.sectionIndex(of: id), index < sections.count else { return nil }
         return supplementary(kind, sectionIndex: index, model: model)
@@ -81,8 +81,6 @@ extension FlowLayout {
         let axis = configuration.axis
         let crossExtent = axis.cross(of: viewport.size)
         switch kind {
-        case .cell:
-            return nil
         case .header:
             guard section.headerExtent > 0 else { return nil }
             var main = section.start
@@ -102,6 +100,8 @@ extension FlowLayout {
                 kind: .footer, id: model.sections[sectionIndex].id, section: sectionIndex, item: nil,
                 frame: axis.rect(
                     cross: 0, main: section.footerStart, crossExtent: crossExtent, mainExtent: section.footerExtent))
+        default:
+            return nil
         }
     }
 

@@ -46,7 +46,7 @@ extension UltravisualLayout {
 
     /// The featured layout has no headers or footers.
     public func attributes(
-        forSupplementary kind: ElementKind, inSection id: String, model: CollectionModel
+        forSupplementary kind: ElementKind, id: String, model: CollectionModel
     ) -> LayoutAttributes? {
         nil
     }

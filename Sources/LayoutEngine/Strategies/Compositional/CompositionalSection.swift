@@ -1,0 +1,531 @@
+import LayoutGeometry
+
+/// One section laid out, in section-local coordinates: along the scroll axis from the section's
+/// start; across it as on screen, except that an orthogonal section's cells and badges are where
+/// they lie at section offset 0 (a query subtracts the offset).
+///
+/// The top-level group's instances (`spans`) follow one another along the axis they repeat on
+/// (the scroll axis, or the cross axis in an orthogonal section), so a query binary-searches
+/// them and reads only the items of the instances it meets.
+struct CompositionalSection: Sendable {
+    /// Along the scroll axis, everything included (boundary items that extend it, insets).
+    var extent = 0.0
+    /// Cell frames by item index.
+    var cells: [Rect] = []
+    /// Badges (supplementary items anchored to items), in item order.
+    var badges: [Badge] = []
+    var spans: [Span] = []
+    /// `spans[i].high` maximised over `spans[0...i]`, and `spans[i].low` minimised over
+    /// `spans[i...]`: both never decrease, so a query finds its first and last span by bisection
+    /// even when a badge reaches past its own group.
+    var reachHigh: [Double] = []
+    var reachLow: [Double] = []
+    var boundaries: [Boundary] = []
+    var decorations: [Decoration] = []
+    /// How far elements reach before the section's start and past its end along the scroll axis
+    /// (badges and boundary offsets can): what a query widens its section search by.
+    var reachBefore = 0.0
+    var reachAfter = 0.0
+    /// An orthogonal section: the content's extent across the scroll axis (insets included),
+    /// the extent it is seen through, and the leading edge of each group at offset 0.
+    var orthogonal: Orthogonal?
+
+    struct Badge: Sendable {
+        var item: Int
+        var kind: ElementKind
+        var frame: Rect
+        var zIndex: Int
+    }
+
+    /// One instance of the top-level group: its first item and badge, and its extent along the
+    /// axis groups repeat on (its elements' union, badges included).
+    struct Span: Sendable {
+        var firstItem: Int
+        var firstBadge: Int
+        var low: Double
+        var high: Double
+        /// Where the group itself starts and ends on that axis (snapping uses it).
+        var groupStart: Double
+        var groupEnd: Double
+    }
+
+    struct Boundary: Sendable {
+        var item: BoundaryItem
+        /// Where it sits unpinned.
+        var frame: Rect
+    }
+
+    struct Decoration: Sendable {
+        var kind: ElementKind
+        var frame: Rect
+        var zIndex: Int
+    }
+
+    struct Orthogonal: Sendable {
+        var behavior: OrthogonalScrollingBehavior
+        var contentExtent: Double
+        /// Where the section is seen from and how wide, across the scroll axis.
+        var visibleStart: Double
+        var visibleExtent: Double
+        /// The greatest offset: content beyond the visible extent.
+        var maximumOffset: Double { max(0, contentExtent - visibleExtent) }
+    }
+
+    /// The end of a span range `items` reads: the next span's first item, or the section's count.
+    func itemEnd(ofSpan index: Int) -> Int { index + 1 < spans.count ? spans[index + 1].firstItem : cells.count }
+    func badgeEnd(ofSpan index: Int) -> Int { index + 1 < spans.count ? spans[index + 1].firstBadge : badges.count }
+
+    /// The spans whose elements may meet `low..<high` on the repeating axis.
+    func spans(meeting low: Double, _ high: Double) -> Range<Int> {
+        var first = 0
+        var end = spans.count
+        while first < end {
+            let mid = (first + end) / 2
+            if reachHigh[mid] > low { end = mid } else { first = mid + 1 }
+        }
+        var last = first
+        var upper = spans.count
+        while last < upper {
+            let mid = (last + upper) / 2
+            if reachLow[mid] < high { last = mid + 1 } else { upper = mid }
+        }
+        return first..<last
+    }
+}
+
+/// Lays out one section from its description, the viewport and its items' sizes.
+struct CompositionalSectionSolver {
+    let description: SectionDescription
+    /// The scroll axis as a physical axis (vertical scrolling: y).
+    let main: PhysicalAxis
+    let viewport: Viewport
+    /// Each item's own size, or a negative width where it has none (the description decides).
+    let sizes: UnsafeBufferPointer<Size>
+    /// Open sizes of selected expanding items, by item index.
+    let open: [Int: Size]
+
+    private var cells: [Rect] = []
+    private var badges: [CompositionalSection.Badge] = []
+    private var cursor = 0
+    /// Children of the groups being laid out, as a stack: each group uses the part above the
+    /// height it found, so nested groups allocate nothing.
+    private var slots: [Slot] = []
+
+    private struct Slot {
+        var element: ElementDescription
+        var size: Size
+        var firstItem: Int
+        var firstBadge: Int
+        var endItem: Int
+        var endBadge: Int
+    }
+
+    init(description: SectionDescription, main: PhysicalAxis, viewport: Viewport, sizes: UnsafeBufferPointer<Size>, open: [Int: Size]) {
+        self.description = description
+        self.main = main
+        self.viewport = viewport
+        self.sizes = sizes
+        self.open = open
+    }
+
+    static let tolerance = 1e-9
+
+    // MARK: Section
+
+    /// The cross-axis insets `contentInsetsReference` adds: before and after.
+    static func referenceInsets(_ reference: ContentInsetsReference, viewport: Viewport, cross: PhysicalAxis) -> (Double, Double) {
+        func along(_ insets: EdgeInsets) -> (Double, Double) { cross == .x ? (insets.left, insets.right) : (insets.top, insets.bottom) }
+        switch reference {
+        case .none: return (0, 0)
+        case .automatic, .safeArea: return along(viewport.safeAreaInsets)
+        case .layoutMargins: return along(viewport.layoutMargins)
+        case .readableContent:
+            let margins = along(viewport.layoutMargins)
+            guard let readable = viewport.readableWidth else { return margins }
+            let extent = cross.extent(of: viewport.size)
+            // UIKit's readable content guide: at most the readable width, centred, never
+            // narrower than the margins leave.
+            let side = max(0, (extent - readable) / 2)
+            return (max(margins.0, side), max(margins.1, side))
+        }
+    }
+
+    mutating func solve() -> CompositionalSection {
+        let cross = main.other
+        let insets = description.contentInsets
+        let (referenceBefore, referenceAfter) = Self.referenceInsets(description.contentInsetsReference, viewport: viewport, cross: cross)
+        let crossStart = referenceBefore
+        let crossEnd = max(crossStart, cross.extent(of: viewport.size) - referenceAfter)
+        let contentCrossStart = crossStart + insets.before(cross)
+        let contentCrossExtent = max(0, crossEnd - insets.after(cross) - contentCrossStart)
+        let viewportInsets = Self.physical(viewport.contentInsets)
+        let visibleMain = max(0, main.extent(of: viewport.size) - viewportInsets.before(main) - viewportInsets.after(main))
+        let container = main.size(
+            along: max(0, visibleMain - insets.before(main) - insets.after(main)), across: contentCrossExtent)
+
+        // Boundary items: the ones that extend the section before and after its content.
+        let follow = description.supplementariesFollowContentInsets
+        let boundaryCrossStart = follow ? contentCrossStart : crossStart
+        let boundaryCrossExtent = follow ? contentCrossExtent : crossEnd - crossStart
+        let boundaryContainer = main.size(along: visibleMain, across: boundaryCrossExtent)
+        let boundarySizes = description.boundarySupplementaryItems.map { $0.size.resolve(in: boundaryContainer) }
+        var leadingExtent = 0.0
+        var trailingExtent = 0.0
+        for (item, size) in zip(description.boundarySupplementaryItems, boundarySizes) where item.extendsBoundary {
+            switch Self.mainEdge(of: item.alignment, main: main) {
+            case .before: leadingExtent = max(leadingExtent, main.extent(of: size))
+            case .after: trailingExtent = max(trailingExtent, main.extent(of: size))
+            case .neither: break
+            }
+        }
+
+        cells = Array(repeating: .zero, count: sizes.count)
+        badges = []
+        cursor = 0
+        var spans = [CompositionalSection.Span]()
+        let contentMainStart = leadingExtent + insets.before(main)
+        let spacing = description.interGroupSpacing
+        var contentMainEnd: Double
+        var orthogonal: CompositionalSection.Orthogonal?
+        if description.isOrthogonal {
+            // Groups follow one another across the scroll axis; the section is as deep as the
+            // deepest group.
+            var position = contentCrossStart
+            var deepest = 0.0
+            var placed: [(span: CompositionalSection.Span, size: Size)] = []
+            while cursor < sizes.count {
+                let (firstItem, firstBadge) = (cursor, badges.count)
+                let size = place(description.group, container: container)
+                placed.append((CompositionalSection.Span(firstItem: firstItem, firstBadge: firstBadge, low: 0, high: 0, groupStart: 0, groupEnd: 0), size))
+                deepest = max(deepest, main.extent(of: size))
+            }
+            if description.orthogonalScrollingBehavior == .groupPagingCentered, let first = placed.first {
+                // Centred paging: the first group rests centred (docs/compositional-layout.md).
+                position = max(position, crossStart + (crossEnd - crossStart - cross.extent(of: first.size)) / 2)
+            }
+            var trailingPad = insets.after(cross)
+            if description.orthogonalScrollingBehavior == .groupPagingCentered, let last = placed.last {
+                trailingPad = max(trailingPad, (crossEnd - crossStart - cross.extent(of: last.size)) / 2)
+            }
+            for (index, entry) in placed.enumerated() {
+                let end = index + 1 < placed.count ? placed[index + 1].span.firstItem : sizes.count
+                let badgeEnd = index + 1 < placed.count ? placed[index + 1].span.firstBadge : badges.count
+                let origin = main.point(along: contentMainStart, across: position)
+                translate(items: entry.span.firstItem..<end, badges: entry.span.firstBadge..<badgeEnd, by: origin)
+                var span = entry.span
+                span.groupStart = position
+                span.groupEnd = position + cross.extent(of: entry.size)
+                (span.low, span.high) = reach(items: span.firstItem..<end, badges: span.firstBadge..<badgeEnd, axis: cross, start: span.groupStart, end: span.groupEnd)
+                spans.append(span)
+                position = span.groupEnd + spacing
+            }
+            if !placed.isEmpty { position -= spacing }
+            contentMainEnd = contentMainStart + deepest + insets.after(main)
+            orthogonal = CompositionalSection.Orthogonal(
+                behavior: description.orthogonalScrollingBehavior, contentExtent: position + trailingPad - crossStart,
+                visibleStart: crossStart, visibleExtent: crossEnd - crossStart)
+        } else {
+            var position = contentMainStart
+            while cursor < sizes.count {
+                let (firstItem, firstBadge) = (cursor, badges.count)
+                let size = place(description.group, container: container)
+                translate(items: firstItem..<cursor, badges: firstBadge..<badges.count, by: main.point(along: position, across: contentCrossStart))
+                let end = position + main.extent(of: size)
+                let (low, high) = reach(items: firstItem..<cursor, badges: firstBadge..<badges.count, axis: main, start: position, end: end)
+                spans.append(CompositionalSection.Span(firstItem: firstItem, firstBadge: firstBadge, low: low, high: high, groupStart: position, groupEnd: end))
+                position = end + spacing
+            }
+            if !spans.isEmpty { position -= spacing }
+            contentMainEnd = position + insets.after(main)
+        }
+        let extent = contentMainEnd + trailingExtent
+
+        var section = CompositionalSection()
+        section.extent = extent
+        section.orthogonal = orthogonal
+        for (item, size) in zip(description.boundarySupplementaryItems, boundarySizes) {
+            let mainPosition: Double
+            switch (Self.mainEdge(of: item.alignment, main: main), item.extendsBoundary) {
+            case (.before, true): mainPosition = leadingExtent - main.extent(of: size)
+            case (.after, true): mainPosition = contentMainEnd
+            case (.after, false): mainPosition = contentMainEnd - main.extent(of: size)
+            case (.before, false), (.neither, _): mainPosition = leadingExtent
+            }
+            let fraction = item.alignment.edges.fraction(cross)
+            let crossPosition = boundaryCrossStart + fraction * (boundaryCrossExtent - cross.extent(of: size))
+            let origin = main.point(along: mainPosition, across: crossPosition)
+            let frame = Rect(x: origin.x + item.offset.x, y: origin.y + item.offset.y, width: size.width, height: size.height)
+            section.boundaries.append(CompositionalSection.Boundary(item: item, frame: frame))
+        }
+        for decoration in description.decorationItems {
+            let inset = decoration.contentInsets
+            let low = main.point(along: leadingExtent + inset.before(main), across: crossStart + inset.before(cross))
+            let along = max(0, contentMainEnd - leadingExtent - inset.before(main) - inset.after(main))
+            let across = max(0, crossEnd - crossStart - inset.before(cross) - inset.after(cross))
+            let size = main.size(along: along, across: across)
+            section.decorations.append(CompositionalSection.Decoration(
+                kind: decoration.kind, frame: Rect(x: low.x, y: low.y, width: size.width, height: size.height), zIndex: decoration.zIndex))
+        }
+
+        section.cells = cells
+        section.badges = badges
+        section.spans = spans
+        var high = -Double.infinity
+        section.reachHigh = spans.map { span in
+            high = max(high, span.high)
+            return high
+        }
+        var low = Double.infinity
+        section.reachLow = Array(spans.reversed().map { span in
+            low = min(low, span.low)
+            return low
+        }.reversed())
+        var before = 0.0
+        var after = 0.0
+        func widen(_ frame: Rect) {
+            let coordinate = main.coordinate(of: Point(x: frame.minX, y: frame.minY))
+            before = max(before, -coordinate)
+            after = max(after, coordinate + main.extent(of: frame.size) - extent)
+        }
+        for boundary in section.boundaries { widen(boundary.frame) }
+        // A background's insets can place it past an empty section's end.
+        for decoration in section.decorations { widen(decoration.frame) }
+        for badge in badges { widen(badge.frame) }
+        for span in spans where section.orthogonal == nil {
+            before = max(before, -span.low)
+            after = max(after, span.high - extent)
+        }
+        if section.orthogonal != nil {
+            for cell in cells { widen(cell) }
+        }
+        section.reachBefore = before
+        section.reachAfter = after
+        return section
+    }
+
+    enum Edge { case before, after, neither }
+
+    /// Which end of the scroll axis an alignment names.
+    static func mainEdge(of alignment: BoundaryAlignment, main: PhysicalAxis) -> Edge {
+        switch alignment.edges.fraction(main) {
+        case 0: .before
+        case 1: .after
+        default: .neither
+        }
+    }
+
+    static func physical(_ insets: EdgeInsets) -> DirectionalInsets {
+        DirectionalInsets(top: insets.top, leading: insets.left, bottom: insets.bottom, trailing: insets.right)
+    }
+
+    /// The extent of a span's elements along `axis`, at least the group's own: cells can
+    /// overflow their group (a first subitem larger than it still goes), badges their cells.
+    private func reach(items: Range<Int>, badges range: Range<Int>, axis: PhysicalAxis, start: Double, end: Double) -> (Double, Double) {
+        var low = start
+        var high = end
+        func widen(_ frame: Rect) {
+            let coordinate = axis.coordinate(of: frame.origin)
+            low = min(low, coordinate)
+            high = max(high, coordinate + axis.extent(of: frame.size))
+        }
+        for index in items { widen(cells[index]) }
+        for badge in badges[range] { widen(badge.frame) }
+        return (low, high)
+    }
+
+    private mutating func translate(items: Range<Int>, badges range: Range<Int>, by offset: Point) {
+        guard offset.x != 0 || offset.y != 0 else { return }
+        for index in items { cells[index] = cells[index].offsetBy(dx: offset.x, dy: offset.y) }
+        for index in range { badges[index].frame = badges[index].frame.offsetBy(dx: offset.x, dy: offset.y) }
+    }
+
+    // MARK: Groups
+
+    /// The size of one leaf item in `container` (its group's content area): estimated axes take
+    /// the item's open, measured or own size when it has one.
+    private func itemSize(_ item: ItemDescription, index: Int, container: Size) -> Size {
+        var size = item.size.resolve(in: container)
+        let own = open[index] ?? sizes[index]
+        if own.width >= 0 {
+            if item.size.width.isEstimated { size.width = own.width }
+            if item.size.height.isEstimated { size.height = own.height }
+        }
+        return size
+    }
+
+    /// Lays out one instance of `group` with its origin at (0, 0) in `container`, taking items
+    /// from `cursor` on, and returns its size. At least one item is taken (a first subitem that
+    /// does not fit still goes, as in UIKit, so every instance makes progress).
+    private mutating func place(_ group: GroupDescription, container: Size) -> Size {
+        let along = group.direction.axis
+        let across = along.other
+        let provisional = group.size.resolve(in: container)
+        let alongEstimated = group.size.dimension(along).isEstimated
+        let acrossEstimated = group.size.dimension(across).isEstimated
+        let insets = group.contentInsets
+        let insetBefore = alongEstimated ? 0 : insets.before(along)
+        let insetAfter = alongEstimated ? 0 : insets.after(along)
+        let crossBefore = acrossEstimated ? 0 : insets.before(across)
+        let crossAfter = acrossEstimated ? 0 : insets.after(across)
+        let contentAlong = max(0, along.extent(of: provisional) - insetBefore - insetAfter)
+        let contentAcross = max(0, across.extent(of: provisional) - crossBefore - crossAfter)
+        let content = along.size(along: contentAlong, across: contentAcross)
+        let spacing = group.interItemSpacing ?? .fixed(0)
+
+        let base = slots.count
+        var used = 0.0
+        var index = 0
+        while cursor < sizes.count {
+            if let count = group.count, index == count { break }
+            // An estimated extent grows to fit: each subitem once. A fixed one repeats them
+            // until the next does not fit.
+            if group.count == nil && alongEstimated && index == group.subitems.count { break }
+            let element = group.subitems[index % group.subitems.count]
+            let gap = index > 0 ? spacing.minimum : 0
+            let edges = element.edgeSpacing
+            let edgeMinimum = (edges.before(along)?.minimum ?? 0) + (edges.after(along)?.minimum ?? 0)
+            var slotContainer = content
+            if let count = group.count {
+                // repeatingSubitem: the copies share the extent along the axis equally.
+                let share = max(0, (contentAlong - spacing.minimum * Double(count - 1)) / Double(count) - edgeMinimum)
+                slotContainer = along.size(along: share, across: contentAcross)
+            }
+            let start = (cursor, badges.count)
+            var size: Size
+            switch element {
+            case .item(let item):
+                size = itemSize(item, index: cursor, container: slotContainer)
+                if group.count != nil { size = along.size(along: along.extent(of: slotContainer), across: across.extent(of: size)) }
+                cursor += 1
+            case .group(let child):
+                size = place(child, container: slotContainer)
+                if group.count != nil { size = along.size(along: along.extent(of: slotContainer), across: across.extent(of: size)) }
+            }
+            let need = gap + edgeMinimum + along.extent(of: size)
+            if index > 0 && group.count == nil && !alongEstimated && used + need > contentAlong + Self.tolerance {
+                // Does not fit: give the items back for the next instance.
+                cursor = start.0
+                badges.removeSubrange(start.1...)
+                break
+            }
+            used += need
+            slots.append(Slot(element: element, size: size, firstItem: start.0, firstBadge: start.1, endItem: cursor, endBadge: badges.count))
+            index += 1
+        }
+
+        applyUniformSizes(from: base)
+        used = 0
+        for position in base..<slots.count {
+            let edges = slots[position].element.edgeSpacing
+            used += (position > base ? spacing.minimum : 0) + (edges.before(along)?.minimum ?? 0) + (edges.after(along)?.minimum ?? 0)
+                + along.extent(of: slots[position].size)
+        }
+        var deepest = 0.0
+        for slot in slots[base...] {
+            let edges = slot.element.edgeSpacing
+            deepest = max(deepest, (edges.before(across)?.minimum ?? 0) + across.extent(of: slot.size) + (edges.after(across)?.minimum ?? 0))
+        }
+        let groupAlong = alongEstimated ? used : along.extent(of: provisional)
+        let acrossContent = acrossEstimated ? deepest : contentAcross
+        let groupAcross = acrossEstimated ? deepest : across.extent(of: provisional)
+
+        // Space left along the axis goes to the flexible gaps and edges in equal shares.
+        var flexible = spacing.isFlexible ? max(0, slots.count - base - 1) : 0
+        for slot in slots[base...] {
+            if slot.element.edgeSpacing.before(along)?.isFlexible == true { flexible += 1 }
+            if slot.element.edgeSpacing.after(along)?.isFlexible == true { flexible += 1 }
+        }
+        let leftover = alongEstimated ? 0 : max(0, contentAlong - used)
+        let share = flexible > 0 ? leftover / Double(flexible) : 0
+
+        var position = insetBefore
+        for index in base..<slots.count {
+            let slot = slots[index]
+            let edges = slot.element.edgeSpacing
+            if index > base { position += spacing.minimum + (spacing.isFlexible ? share : 0) }
+            if let before = edges.before(along) { position += before.minimum + (before.isFlexible ? share : 0) }
+            // Across: fixed edges push, flexible ones share what the group leaves.
+            let acrossBefore = edges.before(across)
+            let acrossAfter = edges.after(across)
+            let room = max(0, acrossContent - across.extent(of: slot.size) - (acrossBefore?.minimum ?? 0) - (acrossAfter?.minimum ?? 0))
+            let flexibleAcross = (acrossBefore?.isFlexible == true ? 1 : 0) + (acrossAfter?.isFlexible == true ? 1 : 0)
+            let acrossPosition = crossBefore + (acrossBefore?.minimum ?? 0)
+                + (acrossBefore?.isFlexible == true ? room / Double(flexibleAcross) : 0)
+            let origin = along.point(along: position, across: acrossPosition)
+            switch slot.element {
+            case .item(let item):
+                cells[slot.firstItem] = frame(of: item, origin: origin, size: slot.size)
+                addBadges(of: item, index: slot.firstItem)
+            case .group:
+                translate(items: slot.firstItem..<slot.endItem, badges: slot.firstBadge..<slot.endBadge, by: origin)
+            }
+            position += along.extent(of: slot.size)
+            if let after = edges.after(along) { position += after.minimum + (after.isFlexible ? share : 0) }
+        }
+        slots.removeSubrange(base...)
+        return along.size(along: groupAlong, across: groupAcross)
+    }
+
+    /// `uniformAcrossSiblings`: the group's leaf items with such a dimension take the largest
+    /// extent any of them has on that axis.
+    private mutating func applyUniformSizes(from base: Int) {
+        for axis in [PhysicalAxis.x, .y] {
+            var largest = -1.0
+            for slot in slots[base...] {
+                if case .item(let item) = slot.element, case .uniformAcrossSiblings = item.size.dimension(axis) {
+                    largest = max(largest, axis.extent(of: slot.size))
+                }
+            }
+            guard largest >= 0 else { continue }
+            for position in base..<slots.count {
+                if case .item(let item) = slots[position].element, case .uniformAcrossSiblings = item.size.dimension(axis) {
+                    let size = slots[position].size
+                    slots[position].size = axis == .x ? Size(width: largest, height: size.height) : Size(width: size.width, height: largest)
+                }
+            }
+        }
+    }
+
+    /// The cell's frame: its slot inset by its content insets, except on estimated axes.
+    private func frame(of item: ItemDescription, origin: Point, size: Size) -> Rect {
+        let insets = item.contentInsets
+        let left = item.size.width.isEstimated ? 0 : insets.leading
+        let right = item.size.width.isEstimated ? 0 : insets.trailing
+        let top = item.size.height.isEstimated ? 0 : insets.top
+        let bottom = item.size.height.isEstimated ? 0 : insets.bottom
+        return Rect(
+            x: origin.x + left, y: origin.y + top,
+            width: max(0, size.width - left - right), height: max(0, size.height - top - bottom))
+    }
+
+    private mutating func addBadges(of item: ItemDescription, index: Int) {
+        guard !item.supplementaryItems.isEmpty else { return }
+        let cell = cells[index]
+        for badge in item.supplementaryItems {
+            let size = badge.size.resolve(in: cell.size)
+            badges.append(CompositionalSection.Badge(
+                item: index, kind: badge.kind, frame: Self.anchored(badge, size: size, to: cell), zIndex: badge.zIndex))
+        }
+    }
+
+    /// The badge's frame: the point its item anchor names (the container anchor's edges when it
+    /// has none) sits on the point the container anchor names on the cell, then both offsets.
+    static func anchored(_ badge: AnchoredItem, size: Size, to cell: Rect) -> Rect {
+        let container = badge.containerAnchor
+        let own = badge.itemAnchor ?? CompositionalAnchor(edges: container.edges, offset: .absolute(.zero))
+        func shift(_ anchor: CompositionalAnchor) -> Point {
+            switch anchor.offset {
+            case .absolute(let point): point
+            case .fractional(let point): Point(x: point.x * size.width, y: point.y * size.height)
+            }
+        }
+        let target = Point(
+            x: cell.minX + container.edges.fraction(.x) * cell.width, y: cell.minY + container.edges.fraction(.y) * cell.height)
+        let containerShift = shift(container)
+        let itemShift = badge.itemAnchor.map(shift) ?? .zero
+        return Rect(
+            x: target.x - own.edges.fraction(.x) * size.width + containerShift.x + itemShift.x,
+            y: target.y - own.edges.fraction(.y) * size.height + containerShift.y + itemShift.y,
+            width: size.width, height: size.height)
+    }
+}
