@@ -137,12 +137,7 @@ extension View {
                 throw .invalidViewport(reason: "a section offset must be finite and at most \(LayoutBounds.maximumText) in magnitude")
             }
             let (index, _) = try layout.sectionScroll(ofSection: id)
-            layout.scrollSection(index, to: offset)
-            var outcome = Outcome()
-            outcome.changeStart = layout.strategy.changeStart
-            outcome.sectionScrolled = id
-            outcome.keepsGesture = true
-            return outcome
+            return moveSection(id, index: index, to: offset)
         }
     }
 
@@ -161,13 +156,19 @@ extension View {
                     reason: "proposed offset and velocity must be finite and at most \(LayoutBounds.maximumText) in magnitude")
             }
             let target = layout.strategy.targetSectionOffset(section: index, proposed: from, velocity: velocity, model: model)
-            layout.scrollSection(index, to: target)
-            var outcome = Outcome()
-            outcome.changeStart = layout.strategy.changeStart
-            outcome.sectionScrolled = id
-            outcome.keepsGesture = true
-            return outcome
+            return moveSection(id, index: index, to: target)
         }
+    }
+
+    /// Both section scrolls end here: the section moves, the view diffs from where the strategy
+    /// says the change starts (the section's band), and a gesture in progress carries on.
+    private func moveSection(_ id: String, index: Int, to offset: Double) -> Outcome {
+        layout.scrollSection(index, to: offset)
+        var outcome = Outcome()
+        outcome.changeStart = layout.strategy.changeStart
+        outcome.sectionScrolled = id
+        outcome.keepsGesture = true
+        return outcome
     }
 
     /// Scrolls so the element `key` (a cell by item id, a header or footer by section id) is

@@ -79,10 +79,13 @@ extension CompositionalLayout {
     /// A section-local frame on screen: moved to the section's start, and by the section's
     /// offset when it scrolls orthogonally.
     func place(_ frame: Rect, section index: Int, model: CollectionModel) -> Rect {
-        let start = starts[index]
-        let across = offset(ofSection: index, model: model)
-        return configuration.main == .y
-            ? frame.offsetBy(dx: -across, dy: start) : frame.offsetBy(dx: start, dy: -across)
+        place(frame, start: starts[index], across: offset(ofSection: index, model: model))
+    }
+
+    /// `place` with the section's start and offset already looked up (a query reads them once
+    /// per section, not once per element).
+    func place(_ frame: Rect, start: Double, across: Double) -> Rect {
+        configuration.main == .y ? frame.offsetBy(dx: -across, dy: start) : frame.offsetBy(dx: start, dy: -across)
     }
 
     /// A section-local frame that does not scroll with the section (boundaries, decorations).
@@ -116,9 +119,13 @@ extension CompositionalLayout {
     }
 
     private func badge(_ badge: CompositionalSection.Badge, section index: Int, model: CollectionModel) -> LayoutAttributes {
+        attributes(of: badge, frame: place(badge.frame, section: index, model: model), section: index, model: model)
+    }
+
+    private func attributes(of badge: CompositionalSection.Badge, frame: Rect, section index: Int, model: CollectionModel) -> LayoutAttributes {
         LayoutAttributes(
-            kind: badge.kind, id: model.sections[index].itemIDs[badge.item], section: index, item: badge.item,
-            frame: place(badge.frame, section: index, model: model), zIndex: badge.zIndex)
+            kind: badge.kind, id: model.sections[index].itemIDs[badge.item], section: index, item: badge.item, frame: frame,
+            zIndex: badge.zIndex)
     }
 
     private func appendElements(ofSection index: Int, in rect: Rect, model: CollectionModel, to result: inout [LayoutAttributes]) {
@@ -139,14 +146,14 @@ extension CompositionalLayout {
                 // The spans were found in section coordinates; each frame is tested where it is
                 // drawn, so a query agrees with every other lookup to the last bit.
                 for item in section.spans[span].firstItem..<section.itemEnd(ofSpan: span) {
-                    let frame = place(section.cells[item], section: index, model: model)
+                    let frame = place(section.cells[item], start: start, across: across)
                     if frame.intersects(rect) {
                         result.append(LayoutAttributes(kind: .cell, id: ids[item], section: index, item: item, frame: frame))
                     }
                 }
                 for position in section.spans[span].firstBadge..<section.badgeEnd(ofSpan: span) {
-                    let attributes = badge(section.badges[position], section: index, model: model)
-                    if attributes.frame.intersects(rect) { result.append(attributes) }
+                    let frame = place(section.badges[position].frame, start: start, across: across)
+                    if frame.intersects(rect) { result.append(attributes(of: section.badges[position], frame: frame, section: index, model: model)) }
                 }
             }
         }
