@@ -999,7 +999,7 @@ const METHODS = {
   daemon: ["hello", "describe", "status", "sync", "reload"],
   strategy: ["list"],
   view: ["create", "delete", "list", "get", "query", "item", "hitTest", "neighbor", "subscribe", "unsubscribe",
-    "setData", "update", "measure", "select", "scroll", "scrollEnd", "scrollTo", "resize", "configure",
+    "setData", "update", "measure", "select", "scroll", "scrollEnd", "scrollSection", "scrollSectionEnd", "scrollTo", "resize", "configure",
     "setStrategy", "setWindowMargin", "setAnchor", "setLayoutDirection",
     "beginTransition", "updateTransition", "endTransition", "beginMove", "updateMove", "endMove"],
   "view.stage": ["begin", "append", "commit", "abort"],
@@ -1450,6 +1450,7 @@ export const ERROR_CODES = Object.freeze({
   NoActiveTransition: -32025,
   MoveInProgress: -32026,
   NoActiveMove: -32027,
+  SectionNotOrthogonal: -32028,
 });
 
 /** Names whose error line closes the connection (protocol/README.md §9). */
@@ -1488,6 +1489,7 @@ export class TransitionInProgressError extends LayoutdError {}
 export class NoActiveTransitionError extends LayoutdError {}
 export class MoveInProgressError extends LayoutdError {}
 export class NoActiveMoveError extends LayoutdError {}
+export class SectionNotOrthogonalError extends LayoutdError {}
 
 /** @type {Record<string, typeof LayoutdError>} protocol name → class */
 export const errorClasses = Object.freeze({
@@ -1524,6 +1526,7 @@ export const errorClasses = Object.freeze({
   NoActiveTransition: NoActiveTransitionError,
   MoveInProgress: MoveInProgressError,
   NoActiveMove: NoActiveMoveError,
+  SectionNotOrthogonal: SectionNotOrthogonalError,
 });
 
 /**

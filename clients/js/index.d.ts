@@ -145,6 +145,7 @@ export class TransitionInProgressError extends LayoutdError {}
 export class NoActiveTransitionError extends LayoutdError {}
 export class MoveInProgressError extends LayoutdError {}
 export class NoActiveMoveError extends LayoutdError {}
+export class SectionNotOrthogonalError extends LayoutdError {}
 
 // ---------------------------------------------------------------- transports and client
 
@@ -189,7 +190,7 @@ export class Client {
     subscribe(params: { view: string } | string, options?: CallOptions): Promise<Subscription>;
     unsubscribe: Method<{}>;
     setData: Method<Invalidation>; update: Method<Invalidation>; measure: Method<Invalidation>; select: Method<Invalidation>;
-    scroll: Method<Invalidation>; scrollEnd: Method<Invalidation>; scrollTo: Method<Invalidation>; resize: Method<Invalidation>;
+    scroll: Method<Invalidation>; scrollEnd: Method<Invalidation>; scrollSection: Method<Invalidation>; scrollSectionEnd: Method<Invalidation>; scrollTo: Method<Invalidation>; resize: Method<Invalidation>;
     configure: Method<Invalidation>; setStrategy: Method<Invalidation>; setWindowMargin: Method<Invalidation>;
     setAnchor: Method<Invalidation>; setLayoutDirection: Method<Invalidation>;
     beginTransition: Method; updateTransition: Method; endTransition: Method<Invalidation>;

@@ -285,6 +285,11 @@ FLOW = ("flow", {"itemSize": {"width": 100, "height": 100}, "headerReferenceSize
 COLLAPSIBLE = ("collapsible", {"itemSize": {"width": 90, "height": 90}})
 ULTRAVISUAL = ("ultravisual", {})
 DISPLAY = ("display", {})
+# Section "s" as a carousel: its own offset is what view.scrollSection and view.scrollSectionEnd move.
+COMPOSITIONAL = ("compositional", {"section": {
+    "group": {"direction": "horizontal", "size": {"width": {"absolute": 150}, "height": {"absolute": 100}},
+              "subitems": [{"size": {"width": {"fractionalWidth": 1}, "height": {"fractionalHeight": 1}}}]},
+    "interGroupSpacing": 10, "orthogonalScrollingBehavior": "groupPaging"}})
 
 # Every mutating method named by its view (daemon.describe's `mutates`), each on a strategy where it changes something,
 # animated wherever the method animates; after a first scroll, so anchors and windows matter.
@@ -299,6 +304,8 @@ MUTATIONS = [
     ("view.select", COLLAPSIBLE, {"animated": True, "ids": ["i1", "i2", "i3", "i9"], "mode": "add"}),
     ("view.scroll", ULTRAVISUAL, {"offset": {"x": 0, "y": 333}}),
     ("view.scrollEnd", ULTRAVISUAL, {"proposed": {"x": 0, "y": 410}, "velocity": {"x": 0, "y": 900}}),
+    ("view.scrollSection", COMPOSITIONAL, {"section": "s", "offset": 400}),
+    ("view.scrollSectionEnd", COMPOSITIONAL, {"section": "s", "proposed": 300, "velocity": 900}),
     ("view.resize", FLOW, {"animated": True, "size": {"width": 520, "height": 600}}),
     ("view.configure", COLLAPSIBLE, {"animated": True, "params": {"collapsed": True}}),
     ("view.setStrategy", FLOW, {"animated": True, "strategy": "display", "params": {"mode": "list"}}),

@@ -24,7 +24,7 @@ const METHODS = {
   daemon: ["hello", "describe", "status", "sync", "reload"],
   strategy: ["list"],
   view: ["create", "delete", "list", "get", "query", "item", "hitTest", "neighbor", "subscribe", "unsubscribe",
-    "setData", "update", "measure", "select", "scroll", "scrollEnd", "scrollTo", "resize", "configure",
+    "setData", "update", "measure", "select", "scroll", "scrollEnd", "scrollSection", "scrollSectionEnd", "scrollTo", "resize", "configure",
     "setStrategy", "setWindowMargin", "setAnchor", "setLayoutDirection",
     "beginTransition", "updateTransition", "endTransition", "beginMove", "updateMove", "endMove"],
   "view.stage": ["begin", "append", "commit", "abort"],

@@ -80,6 +80,7 @@ export const ERROR_CODES = Object.freeze({
   NoActiveTransition: -32025,
   MoveInProgress: -32026,
   NoActiveMove: -32027,
+  SectionNotOrthogonal: -32028,
 });
 
 /** Names whose error line closes the connection (protocol/README.md §9). */
@@ -118,6 +119,7 @@ export class TransitionInProgressError extends LayoutdError {}
 export class NoActiveTransitionError extends LayoutdError {}
 export class MoveInProgressError extends LayoutdError {}
 export class NoActiveMoveError extends LayoutdError {}
+export class SectionNotOrthogonalError extends LayoutdError {}
 
 /** @type {Record<string, typeof LayoutdError>} protocol name → class */
 export const errorClasses = Object.freeze({
@@ -154,6 +156,7 @@ export const errorClasses = Object.freeze({
   NoActiveTransition: NoActiveTransitionError,
   MoveInProgress: MoveInProgressError,
   NoActiveMove: NoActiveMoveError,
+  SectionNotOrthogonal: SectionNotOrthogonalError,
 });
 
 /**

@@ -13,7 +13,7 @@ from .errors import (
     ViewNotFound, ViewExists, UnknownStrategy, UnknownParameter, InvalidParameter, InvalidViewport,
     InvalidSize, InvalidID, DuplicateItemID, DuplicateSectionID, ItemNotFound, SectionNotFound,
     InvalidBatch, IndexOutOfRange, StaleEpoch, LimitExceeded, PermissionDenied, UnsupportedVersion,
-    DuplicateStrategy, ReloadFailed, IdleTimeout, OutputOverflow, ElementNotFound, TransitionInProgress, NoActiveTransition, MoveInProgress, NoActiveMove,
+    DuplicateStrategy, ReloadFailed, IdleTimeout, OutputOverflow, ElementNotFound, TransitionInProgress, NoActiveTransition, MoveInProgress, NoActiveMove, SectionNotOrthogonal,
 )
 from .errors import ERRORS, ClientError, ConnectionClosed, LayoutdError, SequenceGap, error_from_reply
 from .mirror import Mirror
@@ -41,5 +41,5 @@ __all__ = [
     "UnknownParameter", "InvalidParameter", "InvalidViewport", "InvalidSize", "InvalidID",
     "DuplicateItemID", "DuplicateSectionID", "ItemNotFound", "SectionNotFound", "InvalidBatch",
     "IndexOutOfRange", "StaleEpoch", "LimitExceeded", "PermissionDenied", "UnsupportedVersion",
-    "DuplicateStrategy", "ReloadFailed", "IdleTimeout", "OutputOverflow", "ElementNotFound", "TransitionInProgress", "NoActiveTransition", "MoveInProgress", "NoActiveMove",
+    "DuplicateStrategy", "ReloadFailed", "IdleTimeout", "OutputOverflow", "ElementNotFound", "TransitionInProgress", "NoActiveTransition", "MoveInProgress", "NoActiveMove", "SectionNotOrthogonal",
 ]

@@ -119,9 +119,9 @@ class SyncMethods:
         request = _params([("view", view), ("rect", rect), ("limit", limit), ("after", after)])
         return QueryPage.from_json(self._invoke('view.query', request))
 
-    def view_resize(self, view: str, size: Union[Size, Mapping[str, Any]], *, animated: Optional[bool] = None, if_epoch: Optional[int] = None, dry_run: Optional[bool] = None, anchor: Optional[Any] = None) -> Invalidation:
+    def view_resize(self, view: str, size: Union[Size, Mapping[str, Any]], *, animated: Optional[bool] = None, if_epoch: Optional[int] = None, dry_run: Optional[bool] = None, anchor: Optional[Any] = None, safe_area_insets: Optional[Mapping[str, float]] = None, layout_margins: Optional[Mapping[str, float]] = None, readable_width: Optional[float] = None) -> Invalidation:
         """``view.resize`` (see protocol/)."""
-        request = _params([("view", view), ("animated", animated), ("ifEpoch", if_epoch), ("dryRun", dry_run), ("anchor", anchor), ("size", size)])
+        request = _params([("view", view), ("animated", animated), ("ifEpoch", if_epoch), ("dryRun", dry_run), ("anchor", anchor), ("size", size), ("safeAreaInsets", safe_area_insets), ("layoutMargins", layout_margins), ("readableWidth", readable_width)])
         return Invalidation.from_json(self._invoke('view.resize', request))
 
     def view_scroll(self, view: str, offset: Any, *, animated: Optional[bool] = None, if_epoch: Optional[int] = None, dry_run: Optional[bool] = None, anchor: Optional[Any] = None, velocity: Optional[Union[Point, Mapping[str, Any]]] = None, horizon: Optional[float] = None) -> Invalidation:
@@ -133,6 +133,16 @@ class SyncMethods:
         """``view.scrollEnd`` (see protocol/)."""
         request = _params([("view", view), ("animated", animated), ("ifEpoch", if_epoch), ("dryRun", dry_run), ("anchor", anchor), ("proposed", proposed), ("velocity", velocity)])
         return Invalidation.from_json(self._invoke('view.scrollEnd', request))
+
+    def view_scroll_section(self, view: str, section: str, offset: float, *, animated: Optional[bool] = None, if_epoch: Optional[int] = None, dry_run: Optional[bool] = None, anchor: Optional[Any] = None) -> Invalidation:
+        """``view.scrollSection`` (see protocol/)."""
+        request = _params([("view", view), ("animated", animated), ("ifEpoch", if_epoch), ("dryRun", dry_run), ("anchor", anchor), ("section", section), ("offset", offset)])
+        return Invalidation.from_json(self._invoke('view.scrollSection', request))
+
+    def view_scroll_section_end(self, view: str, section: str, *, animated: Optional[bool] = None, if_epoch: Optional[int] = None, dry_run: Optional[bool] = None, anchor: Optional[Any] = None, proposed: Optional[float] = None, velocity: Optional[float] = None) -> Invalidation:
+        """``view.scrollSectionEnd`` (see protocol/)."""
+        request = _params([("view", view), ("animated", animated), ("ifEpoch", if_epoch), ("dryRun", dry_run), ("anchor", anchor), ("section", section), ("proposed", proposed), ("velocity", velocity)])
+        return Invalidation.from_json(self._invoke('view.scrollSectionEnd', request))
 
     def view_scroll_to(self, view: str, id: str, *, animated: Optional[bool] = None, if_epoch: Optional[int] = None, dry_run: Optional[bool] = None, anchor: Optional[Any] = None, kind: Optional[str] = None, align: Optional[str] = None, offset: Optional[Any] = None) -> Invalidation:
         """``view.scrollTo`` (see protocol/)."""
@@ -316,9 +326,9 @@ class AsyncMethods:
         request = _params([("view", view), ("rect", rect), ("limit", limit), ("after", after)])
         return QueryPage.from_json((await self._invoke('view.query', request)))
 
-    async def view_resize(self, view: str, size: Union[Size, Mapping[str, Any]], *, animated: Optional[bool] = None, if_epoch: Optional[int] = None, dry_run: Optional[bool] = None, anchor: Optional[Any] = None) -> Invalidation:
+    async def view_resize(self, view: str, size: Union[Size, Mapping[str, Any]], *, animated: Optional[bool] = None, if_epoch: Optional[int] = None, dry_run: Optional[bool] = None, anchor: Optional[Any] = None, safe_area_insets: Optional[Mapping[str, float]] = None, layout_margins: Optional[Mapping[str, float]] = None, readable_width: Optional[float] = None) -> Invalidation:
         """``view.resize`` (see protocol/)."""
-        request = _params([("view", view), ("animated", animated), ("ifEpoch", if_epoch), ("dryRun", dry_run), ("anchor", anchor), ("size", size)])
+        request = _params([("view", view), ("animated", animated), ("ifEpoch", if_epoch), ("dryRun", dry_run), ("anchor", anchor), ("size", size), ("safeAreaInsets", safe_area_insets), ("layoutMargins", layout_margins), ("readableWidth", readable_width)])
         return Invalidation.from_json((await self._invoke('view.resize', request)))
 
     async def view_scroll(self, view: str, offset: Any, *, animated: Optional[bool] = None, if_epoch: Optional[int] = None, dry_run: Optional[bool] = None, anchor: Optional[Any] = None, velocity: Optional[Union[Point, Mapping[str, Any]]] = None, horizon: Optional[float] = None) -> Invalidation:
@@ -330,6 +340,16 @@ class AsyncMethods:
         """``view.scrollEnd`` (see protocol/)."""
         request = _params([("view", view), ("animated", animated), ("ifEpoch", if_epoch), ("dryRun", dry_run), ("anchor", anchor), ("proposed", proposed), ("velocity", velocity)])
         return Invalidation.from_json((await self._invoke('view.scrollEnd', request)))
+
+    async def view_scroll_section(self, view: str, section: str, offset: float, *, animated: Optional[bool] = None, if_epoch: Optional[int] = None, dry_run: Optional[bool] = None, anchor: Optional[Any] = None) -> Invalidation:
+        """``view.scrollSection`` (see protocol/)."""
+        request = _params([("view", view), ("animated", animated), ("ifEpoch", if_epoch), ("dryRun", dry_run), ("anchor", anchor), ("section", section), ("offset", offset)])
+        return Invalidation.from_json((await self._invoke('view.scrollSection', request)))
+
+    async def view_scroll_section_end(self, view: str, section: str, *, animated: Optional[bool] = None, if_epoch: Optional[int] = None, dry_run: Optional[bool] = None, anchor: Optional[Any] = None, proposed: Optional[float] = None, velocity: Optional[float] = None) -> Invalidation:
+        """``view.scrollSectionEnd`` (see protocol/)."""
+        request = _params([("view", view), ("animated", animated), ("ifEpoch", if_epoch), ("dryRun", dry_run), ("anchor", anchor), ("section", section), ("proposed", proposed), ("velocity", velocity)])
+        return Invalidation.from_json((await self._invoke('view.scrollSectionEnd', request)))
 
     async def view_scroll_to(self, view: str, id: str, *, animated: Optional[bool] = None, if_epoch: Optional[int] = None, dry_run: Optional[bool] = None, anchor: Optional[Any] = None, kind: Optional[str] = None, align: Optional[str] = None, offset: Optional[Any] = None) -> Invalidation:
         """``view.scrollTo`` (see protocol/)."""

@@ -174,6 +174,10 @@ class NoActiveMove(LayoutdError):
     NAME, CODE = "NoActiveMove", -32027
 
 
+class SectionNotOrthogonal(LayoutdError):
+    NAME, CODE = "SectionNotOrthogonal", -32028
+
+
 ERRORS: Dict[str, Type[LayoutdError]] = {
     cls.NAME: cls for cls in (
         ParseError, LineTooLong, InvalidRequest, MethodNotFound, InvalidParams, InternalError,
@@ -181,7 +185,7 @@ ERRORS: Dict[str, Type[LayoutdError]] = {
         InvalidViewport, InvalidSize, InvalidID, DuplicateItemID, DuplicateSectionID,
         ItemNotFound, SectionNotFound, InvalidBatch, IndexOutOfRange, StaleEpoch, LimitExceeded,
         PermissionDenied, UnsupportedVersion, DuplicateStrategy, ReloadFailed, IdleTimeout,
-        OutputOverflow, ElementNotFound, TransitionInProgress, NoActiveTransition, MoveInProgress, NoActiveMove)}
+        OutputOverflow, ElementNotFound, TransitionInProgress, NoActiveTransition, MoveInProgress, NoActiveMove, SectionNotOrthogonal)}
 
 #: Errors that, written with ``id`` null, precede the daemon closing the connection
 #: (protocol/README.md §9; ``LimitExceeded`` with ``id`` null comes only at accept).

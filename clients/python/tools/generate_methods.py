@@ -24,6 +24,11 @@ TYPES = {
     "updates": "Sequence[Union[Update, Mapping[str, Any]]]", "subscription": "int", "protocol": "Sequence[int]",
     "commit": "bool", "progress": "float",
 }
+# A name that means a different type in one method: the section scrolls' numbers.
+METHOD_TYPES = {("view.scrollSectionEnd", "proposed"): "float", ("view.scrollSectionEnd", "velocity"): "float",
+                ("view.scrollSection", "offset"): "float"}
+TYPES.update({"section": "str", "safeAreaInsets": "Mapping[str, float]", "layoutMargins": "Mapping[str, float]",
+              "readableWidth": "float"})
 SNAPSHOT = {"view.create", "view.get"}
 HAND_WRITTEN = {"view.subscribe"}
 
@@ -82,10 +87,12 @@ def render(asynchronous):
         pyname = snake(method.replace(".", "_"))
         req = [p for p, _ in props if p in required]
         opt = [p for p, _ in props if p not in required]
-        args = ["self"] + ["%s: %s" % (snake(p), TYPES[p]) for p in req]
+        def typed(p):
+            return METHOD_TYPES.get((method, p), TYPES[p])
+        args = ["self"] + ["%s: %s" % (snake(p), typed(p)) for p in req]
         if opt:
             args.append("*")
-            args += ["%s: Optional[%s] = None" % (snake(p), TYPES[p]) for p in opt]
+            args += ["%s: Optional[%s] = None" % (snake(p), typed(p)) for p in opt]
         lines.append("    %sdef %s(%s) -> %s:" % ("async " if asynchronous else "", pyname, ", ".join(args), rtype))
         doc = (props and " ".join(props[0][1].get("description", "").split()[:0])) or ""
         lines.append('        """``%s`` (see protocol/)."""%s' % (method, doc))
