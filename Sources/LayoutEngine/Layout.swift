@@ -169,9 +169,12 @@ public final class Layout {
 
     /// Moves an orthogonal section (see `sectionScroll(ofSection:)`): section offsets are state
     /// like the viewport's offset, so a layout rebuilt from scratch takes them this way.
-    public func scrollSection(_ index: Int, to offset: Double) {
+    ///
+    /// - Returns: where the band of moved elements ends (`LayoutStrategy.scrollSection`).
+    @discardableResult
+    public func scrollSection(_ index: Int, to offset: Double) -> Double? {
         revision += 1
-        strategy.scrollSection(index, to: offset, model: model)
+        return strategy.scrollSection(index, to: offset, model: model)
     }
 
     /// Takes a strategy that is already prepared for this model.

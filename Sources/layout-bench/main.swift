@@ -420,6 +420,153 @@ for count in options.counts {
     }
 }
 
+// MARK: Compositional: mixed section layouts
+
+// One view of four section layouts in turn, as an app store's front page mixes them: a grid
+// with headers, badges and a background; an inset-grouped list of measured rows; a paging
+// carousel (orthogonal) of two-row groups; the seed's fixed-spacing tags of measured widths.
+// 1,000 sections (100 items each at 100k; 1,000 each at 1M), fewer for the small counts.
+
+/// A compositional dimension, size and spacing as the description's JSON has them.
+func dimension(_ kind: String, _ value: Double) -> ParameterTree { .object([kind: .number(value)]) }
+func layoutSize(_ width: ParameterTree, _ height: ParameterTree) -> ParameterTree { .object(["width": width, "height": height]) }
+func boundary(_ kind: String, height: Double, alignment: String) -> ParameterTree {
+    .object(["kind": .string(kind), "size": layoutSize(dimension("fractionalWidth", 1), dimension("absolute", height)), "alignment": .string(alignment)])
+}
+
+let mixedSectionLayouts: [ParameterTree] = [
+    .object([
+        "group": .object([
+            "direction": .string("horizontal"), "size": layoutSize(dimension("fractionalWidth", 1), dimension("absolute", 120)),
+            "repeatingSubitem": .object([
+                "size": layoutSize(dimension("fractionalWidth", 1.0 / 3), dimension("fractionalHeight", 1)),
+                "supplementaryItems": .array([.object([
+                    "size": layoutSize(dimension("absolute", 20), dimension("absolute", 20)),
+                    "containerAnchor": .object(["edges": .array([.string("top"), .string("trailing")]),
+                                                "fractionalOffset": .object(["x": .number(0.3), "y": .number(-0.3)])]),
+                ])]),
+            ]),
+            "count": .number(3), "interItemSpacing": .number(4),
+        ]),
+        "interGroupSpacing": .number(4), "contentInsets": .object(["top": .number(8), "leading": .number(16), "bottom": .number(8), "trailing": .number(16)]),
+        "boundarySupplementaryItems": .array([boundary("header", height: 44, alignment: "top")]),
+        "decorationItems": .array([.object(["contentInsets": .object(["leading": .number(8), "trailing": .number(8)])])]),
+    ]),
+    .object(["list": .object(["appearance": .string("insetGrouped"), "headerMode": .string("supplementary")])]),
+    .object([
+        "group": .object([
+            "direction": .string("vertical"), "size": layoutSize(dimension("absolute", 280), dimension("absolute", 180)),
+            "repeatingSubitem": .object(["size": layoutSize(dimension("fractionalWidth", 1), dimension("fractionalHeight", 0.5))]),
+            "count": .number(2), "interItemSpacing": .number(8),
+        ]),
+        "interGroupSpacing": .number(10), "contentInsets": .object(["leading": .number(16), "trailing": .number(16)]),
+        "orthogonalScrollingBehavior": .string("groupPaging"),
+        "boundarySupplementaryItems": .array([boundary("header", height: 44, alignment: "topLeading")]),
+    ]),
+    .object([
+        "group": .object([
+            "direction": .string("horizontal"), "size": layoutSize(dimension("fractionalWidth", 1), dimension("estimated", 100)),
+            "subitems": .array([.object([
+                "size": layoutSize(dimension("estimated", 50), dimension("estimated", 50)),
+                "edgeSpacing": .object(["leading": .number(8), "top": .number(4), "trailing": .number(8), "bottom": .number(4)]),
+            ])]),
+        ]),
+    ]),
+]
+
+/// Section `index`'s layout: the grid is the default; the other three are named by section id.
+func mixedParameters(sections: Int) -> [String: ParameterValue] {
+    var byID = [String: ParameterTree]()
+    for index in 0..<sections where index % 4 != 0 { byID["s\(index)"] = mixedSectionLayouts[index % 4] }
+    return ["section": .tree(mixedSectionLayouts[0]), "sections": .tree(.object(byID)), "interSectionSpacing": .number(20)]
+}
+
+/// Lists and tags take their items' measured sizes (the tags' widths 40–160, the rows' heights
+/// 30–120); grid and carousel items are sized by their description.
+func mixedSpecs(_ count: Int, sections: Int) -> [SectionSpec] {
+    let perSection = count / sections
+    return (0..<sections).map { section in
+        SectionSpec(id: "s\(section)", items: (0..<perSection).map { offset in
+            let index = section * perSection + offset
+            let size = benchSize(index)
+            return ItemSpec(id: "item-\(index)", size: section % 2 == 1 ? Size(width: size.width, height: section % 4 == 3 ? 36 : size.height) : nil)
+        })
+    }
+}
+
+for count in options.counts {
+    let sectionCount = min(1_000, max(4, count / 100))
+    let parameters = mixedParameters(sections: sectionCount)
+    let name = "compositional, \(sectionCount) mixed sections"
+    let layout = try! Layout(
+        strategy: registry.makeStrategy(named: "compositional", parameters: parameters),
+        model: try! CollectionModel(sections: mixedSpecs(count, sections: sectionCount)), viewport: phone)
+    measure("\(name): full layout", group: "engine", strategy: "compositional", n: count, unit: "ns/item", scale: 1e9, per: count,
+            repetitions: count >= 1_000_000 ? 3 : nil) {
+        layout.replaceModel(layout.model)
+    }
+    let queries = 1_000
+    let extent = max(0, layout.contentSize.height - phone.size.height)
+    measure("\(name): elements(in: phone window)", group: "engine", strategy: "compositional", n: count, unit: "µs/query", scale: 1e6, per: queries) {
+        for step in 0..<queries {
+            sink &+= layout.elements(in: Rect(x: 0, y: extent * Double(step) / Double(queries), width: 390, height: 844)).count
+        }
+    }
+
+    let view = try! View(strategy: "compositional", parameters: parameters, sections: mixedSpecs(count, sections: sectionCount),
+                         viewport: phone, windowMargin: 200)
+    let viewExtent = view.layout.contentSize.height
+    // The middle of the content, where a carousel's section starts just below the top: its
+    // cells are in the window for every tick of the section scroll.
+    let carouselIndex = sectionCount / 2 / 4 * 4 + 2
+    let carousel = "s\(carouselIndex)"
+    let carouselTop = view.layout.attributes(forItem: "item-\(carouselIndex * (count / sectionCount))")!.frame.origin.y
+    let middle = max(0, carouselTop - 100)
+    let ticks = 2_000
+    measure("\(name): scroll tick", group: "view", strategy: "compositional", n: count, unit: "µs/op", scale: 1e6, per: ticks) {
+        for tick in 0..<ticks {
+            let frame = tick % 200
+            let step = Double(frame < 100 ? frame : 200 - frame)
+            sink &+= try! view.scroll(to: Point(x: 0, y: middle + 16 * step)).entered.count
+        }
+    }
+    try! view.scroll(to: Point(x: 0, y: middle))
+    // A finger across the carousel: 16 pt a frame, 100 frames along and 100 back, from the
+    // carousel's middle (its cells enter and leave at the viewport's sides).
+    let sectionMiddle = Double(count / sectionCount / 2) * 145
+    measure("\(name): section scroll (a carousel's 16 pt step)", group: "view", strategy: "compositional", n: count, unit: "µs/op", scale: 1e6, per: ticks) {
+        for tick in 0..<ticks {
+            let frame = tick % 200
+            let step = Double(frame < 100 ? frame : 200 - frame)
+            sink &+= try! view.scrollSection(carousel, to: sectionMiddle + 16 * step).entered.count
+        }
+    }
+    let flicks = 200
+    measure("\(name): section scroll end (groupPaging snap)", group: "view", strategy: "compositional", n: count, unit: "µs/op", scale: 1e6, per: flicks) {
+        for flick in 0..<flicks {
+            sink &+= try! view.scrollSectionEnd(carousel, proposed: sectionMiddle + Double(flick % 7) * 40, velocity: flick % 2 == 0 ? 600 : -600).entered.count
+        }
+    }
+    let slow = 20
+    var grow = 0.0
+    let visible = view.snapshot().filter { $0.kind == .cell && $0.section % 2 == 1 }.map(\.id)
+    if !visible.isEmpty {
+        measure("\(name): one measured size inside the window", group: "view", strategy: "compositional", n: count, unit: "µs/op", scale: 1e6, per: slow, repetitions: 3) {
+            for index in 0..<slow {
+                grow += 1
+                sink &+= try! view.measure([(visible[index % visible.count], Size(width: 60, height: 36 + grow.truncatingRemainder(dividingBy: 30)))]).changed.count
+            }
+        }
+    }
+    var inserted = 0
+    measure("\(name): insert at front of a section", group: "view", strategy: "compositional", n: count, unit: "µs/op", scale: 1e6, per: slow, repetitions: 3) {
+        for _ in 0..<slow {
+            inserted += 1
+            sink &+= try! view.performBatch([.insertItems([ItemSpec(id: "new-\(inserted)")], section: carousel, at: 0)]).changed.count
+        }
+    }
+}
+
 // MARK: Interactive transitions: a pinch from a flow grid to a display list on a phone
 
 // One `updateTransition` is what every frame of the gesture costs: the stored pairs of both

@@ -149,7 +149,11 @@ public protocol LayoutStrategy: AnyObject {
 
     /// Moves section `index`, one `sectionScroll` answers for, to `offset` across the scroll
     /// axis, and sets `changeStart`. Not clamped: a client may rubber-band.
-    func scrollSection(_ index: Int, to offset: Double, model: CollectionModel)
+    ///
+    /// - Returns: where along the scroll axis every element that moved starts (from
+    ///   `changeStart` up to the bound): the view diffs that band alone, so a carousel's step
+    ///   costs the carousel's elements, not the window's. `nil`: from `changeStart` on.
+    func scrollSection(_ index: Int, to offset: Double, model: CollectionModel) -> Double?
 
     /// Where section `index` comes to rest when the finger lifts at `proposed` with `velocity`
     /// (points per second across the scroll axis): its snapping rule, within its range.
@@ -236,7 +240,7 @@ extension LayoutStrategy {
     /// No section scrolls on its own.
     public func sectionScroll(ofSection index: Int, model: CollectionModel) -> SectionScroll? { nil }
 
-    public func scrollSection(_ index: Int, to offset: Double, model: CollectionModel) {}
+    public func scrollSection(_ index: Int, to offset: Double, model: CollectionModel) -> Double? { nil }
 
     public func targetSectionOffset(section index: Int, proposed: Double, velocity: Double, model: CollectionModel) -> Double {
         proposed

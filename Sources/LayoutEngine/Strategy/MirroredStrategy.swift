@@ -205,8 +205,10 @@ public final class MirroredStrategy: LayoutStrategy {
         inner.sectionScroll(ofSection: index, model: model)
     }
 
-    public func scrollSection(_ index: Int, to offset: Double, model: CollectionModel) {
-        inner.scrollSection(index, to: offset, model: model)
+    public func scrollSection(_ index: Int, to offset: Double, model: CollectionModel) -> Double? {
+        let end = inner.scrollSection(index, to: offset, model: model)
+        // Mirroring flips x: a horizontal strategy's bands are not the mirror's (as changeStart).
+        return inner.scrollAxis == .vertical ? end : nil
     }
 
     public func targetSectionOffset(section index: Int, proposed: Double, velocity: Double, model: CollectionModel) -> Double {

@@ -61,14 +61,16 @@ extension View {
     /// one query of the new window's part from `changeStart` on, together with the band the
     /// window moved onto (where unchanged elements enter): the part's elements are diffed
     /// against the held ones starting there. So a 16 pt scroll tick costs the rows it crosses,
-    /// and a change below the window costs nothing but the scan.
+    /// and a change below the window costs nothing but the scan. When the change is a band
+    /// (`changeEnd`: a section scroll moves its own elements only), elements starting at or
+    /// after `changeEnd` are unchanged too and the query stops there.
     ///
     /// - Returns: `nil` when the shortcut does not apply (the old or the new window is cut to
     ///   the maximum, the window changed across the scroll axis, or its ends moved in opposite
     ///   directions): the caller diffs in full.
     /// - Complexity: O(log n + k + d log d) for the k held elements and the d elements queried.
     func partialDelta(
-        from before: WindowContents, oldWindow: Rect, newWindow: Rect, changeStart: Double
+        from before: WindowContents, oldWindow: Rect, newWindow: Rect, changeStart: Double, changeEnd: Double = .infinity
     ) -> (WindowDelta, WindowContents)? {
         guard !before.isTruncated else { return nil }
         let axis = layout.strategy.scrollAxis
@@ -84,7 +86,7 @@ extension View {
         var query: (min: Double, max: Double)
         if newMin == oldMin, newMax == oldMax {
             // Every held element starts before the window's end: none changed, none moved out.
-            guard changeStart < newMax else { return (WindowDelta(), before) }
+            guard changeStart < newMax, changeEnd > newMin else { return (WindowDelta(), before) }
             query = (.infinity, -.infinity)
         } else if newMin >= oldMin, newMax >= oldMax {
             query = (max(oldMax, newMin) - 1, newMax)
@@ -93,8 +95,12 @@ extension View {
         } else {
             return nil
         }
-        if changeStart < newMax {
-            query = (min(query.min, max(changeStart - 1, newMin)), newMax)
+        if changeStart < newMax, changeEnd > newMin {
+            query = (min(query.min, max(changeStart - 1, newMin)), max(query.max, min(changeEnd, newMax)))
+        }
+        func changes(_ frame: Rect) -> Bool {
+            let start = axis.mainRange(of: frame).min
+            return start >= changeStart && start < changeEnd
         }
 
         var delta = WindowDelta()
@@ -102,7 +108,7 @@ extension View {
         var heldChanging = [LayoutAttributes]()
         kept.reserveCapacity(before.elements.count)
         for attributes in before.elements {
-            if axis.mainRange(of: attributes.frame).min >= changeStart {
+            if changes(attributes.frame) {
                 heldChanging.append(attributes)
             } else if attributes.frame.intersects(newWindow) {
                 kept.append(attributes)
@@ -115,7 +121,7 @@ extension View {
         if query.min < query.max {
             let rect = axis.rect(cross: cross.min, main: query.min, crossExtent: cross.max - cross.min, mainExtent: query.max - query.min)
             for attributes in layout.elements(in: rect) where attributes.frame.intersects(newWindow) {
-                if axis.mainRange(of: attributes.frame).min >= changeStart {
+                if changes(attributes.frame) {
                     changing.append(attributes)
                 } else if !attributes.frame.intersects(oldWindow) {
                     arrived.append(attributes)

@@ -163,9 +163,10 @@ extension View {
     /// Both section scrolls end here: the section moves, the view diffs from where the strategy
     /// says the change starts (the section's band), and a gesture in progress carries on.
     private func moveSection(_ id: String, index: Int, to offset: Double) -> Outcome {
-        layout.scrollSection(index, to: offset)
+        let end = layout.scrollSection(index, to: offset)
         var outcome = Outcome()
         outcome.changeStart = layout.strategy.changeStart
+        outcome.changeEnd = end
         outcome.sectionScrolled = id
         outcome.keepsGesture = true
         return outcome
@@ -339,6 +340,9 @@ extension View {
         /// `LayoutStrategy.changeStart`; `infinity` for a scroll that moved no frame), if known:
         /// the delta then diffs the window from there on and the band it moved onto.
         var changeStart: Double?
+        /// Where the changed elements' starts end, when the change is a band (a section
+        /// scroll); nil: they reach to the end of the content.
+        var changeEnd: Double?
         /// A scroll: a gesture in progress is re-planned for the new window rather than ended
         /// (`interruptGesture(keeping:window:)`).
         var keepsGesture = false
@@ -418,7 +422,8 @@ extension View {
         let delta: WindowDelta
         let contents: WindowContents
         if outcome.window == nil, let changeStart = outcome.changeStart,
-            let partial = partialDelta(from: before, oldWindow: oldWindow, newWindow: newWindow, changeStart: changeStart)
+            let partial = partialDelta(
+                from: before, oldWindow: oldWindow, newWindow: newWindow, changeStart: changeStart, changeEnd: outcome.changeEnd ?? .infinity)
         {
             (delta, contents) = partial
             assert(

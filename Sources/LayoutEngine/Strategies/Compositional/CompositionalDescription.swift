@@ -53,6 +53,7 @@ enum PhysicalAxis: Hashable, Sendable {
     case x, y
 
     var other: PhysicalAxis { self == .x ? .y : .x }
+    static let both: [PhysicalAxis] = [.x, .y]
 
     func extent(of size: Size) -> Double { self == .x ? size.width : size.height }
     func coordinate(of point: Point) -> Double { self == .x ? point.x : point.y }

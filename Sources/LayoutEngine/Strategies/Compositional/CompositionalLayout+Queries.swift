@@ -182,10 +182,12 @@ extension CompositionalLayout {
     }
 
     /// Not clamped (a client may rubber-band); `targetSectionOffset` clamps.
-    public func scrollSection(_ index: Int, to offset: Double, model: CollectionModel) {
+    public func scrollSection(_ index: Int, to offset: Double, model: CollectionModel) -> Double? {
         sectionOffsets[model.sections[index].id] = offset
-        // Only this section's cells and badges moved, all within its band.
+        // Only this section's cells and badges moved, all within its band: they start no
+        // earlier than its reach before it and before its end plus its reach after.
         changeStart = starts[index] - reachBefore
+        return starts[index + 1] + sections[index].reachAfter + 1
     }
 
     /// Where section `index` comes to rest when the finger lifts at `proposed` with `velocity`

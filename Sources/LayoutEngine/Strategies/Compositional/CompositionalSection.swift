@@ -103,6 +103,8 @@ struct CompositionalSectionSolver {
     let sizes: UnsafeBufferPointer<Size>
     /// Open sizes of selected expanding items, by item index.
     let open: [Int: Size]
+    /// The section's group as the solver walks it.
+    private let tree: CompiledGroup
 
     private var cells: [Rect] = []
     private var badges: [CompositionalSection.Badge] = []
@@ -110,9 +112,25 @@ struct CompositionalSectionSolver {
     /// Children of the groups being laid out, as a stack: each group uses the part above the
     /// height it found, so nested groups allocate nothing.
     private var slots: [Slot] = []
+    /// How many of `slots` are in use (the rest are kept for reuse).
+    private var slotCount = 0
 
+    /// The first full instance of a static top-level group (one whose items take no sizes of
+    /// their own: no estimated dimension), in its own coordinates: every later instance with
+    /// items enough lays out the same, so it is copied rather than solved.
+    private var template: Template?
+    private var isStatic = false
+
+    private struct Template {
+        var cells: [Rect]
+        /// Badges with `item` counted from the instance's first item.
+        var badges: [CompositionalSection.Badge]
+        var size: Size
+    }
+
+    /// A child of a group being laid out: which subitem, what it needs, where its items went.
     private struct Slot {
-        var element: ElementDescription
+        var node: Int
         var size: Size
         var firstItem: Int
         var firstBadge: Int
@@ -126,6 +144,7 @@ struct CompositionalSectionSolver {
         self.viewport = viewport
         self.sizes = sizes
         self.open = open
+        tree = CompiledGroup(description.group)
     }
 
     static let tolerance = 1e-9
@@ -182,6 +201,8 @@ struct CompositionalSectionSolver {
         cells = Array(repeating: .zero, count: sizes.count)
         badges = []
         cursor = 0
+        template = nil
+        isStatic = !tree.takesOwnSizes
         var spans = [CompositionalSection.Span]()
         let contentMainStart = leadingExtent + insets.before(main)
         let spacing = description.interGroupSpacing
@@ -195,7 +216,7 @@ struct CompositionalSectionSolver {
             var placed: [(span: CompositionalSection.Span, size: Size)] = []
             while cursor < sizes.count {
                 let (firstItem, firstBadge) = (cursor, badges.count)
-                let size = place(description.group, container: container)
+                let size = placeInstance(container: container)
                 placed.append((CompositionalSection.Span(firstItem: firstItem, firstBadge: firstBadge, low: 0, high: 0, groupStart: 0, groupEnd: 0), size))
                 deepest = max(deepest, main.extent(of: size))
             }
@@ -228,7 +249,7 @@ struct CompositionalSectionSolver {
             var position = contentMainStart
             while cursor < sizes.count {
                 let (firstItem, firstBadge) = (cursor, badges.count)
-                let size = place(description.group, container: container)
+                let size = placeInstance(container: container)
                 translate(items: firstItem..<cursor, badges: firstBadge..<badges.count, by: main.point(along: position, across: contentCrossStart))
                 let end = position + main.extent(of: size)
                 let (low, high) = reach(items: firstItem..<cursor, badges: firstBadge..<badges.count, axis: main, start: position, end: end)
@@ -343,26 +364,59 @@ struct CompositionalSectionSolver {
 
     /// The size of one leaf item in `container` (its group's content area): estimated axes take
     /// the item's open, measured or own size when it has one.
-    private func itemSize(_ item: ItemDescription, index: Int, container: Size) -> Size {
+    private func itemSize(_ item: CompiledGroup.Node, index: Int, container: Size) -> Size {
         var size = item.size.resolve(in: container)
-        let own = open[index] ?? sizes[index]
+        guard item.estimated.x || item.estimated.y else { return size }
+        let own = open.isEmpty ? sizes[index] : open[index] ?? sizes[index]
         if own.width >= 0 {
-            if item.size.width.isEstimated { size.width = own.width }
-            if item.size.height.isEstimated { size.height = own.height }
+            if item.estimated.x { size.width = own.width }
+            if item.estimated.y { size.height = own.height }
         }
         return size
     }
 
-    /// Lays out one instance of `group` with its origin at (0, 0) in `container`, taking items
-    /// from `cursor` on, and returns its size. At least one item is taken (a first subitem that
-    /// does not fit still goes, as in UIKit, so every instance makes progress).
-    private mutating func place(_ group: GroupDescription, container: Size) -> Size {
-        let along = group.direction.axis
+    /// One instance of the section's group at the cursor, with its origin at (0, 0): copied from
+    /// the template when the group is static and items enough remain (then it would be laid out
+    /// exactly so), else laid out.
+    private mutating func placeInstance(container: Size) -> Size {
+        if let template, sizes.count - cursor >= template.cells.count {
+            let first = cursor
+            for (offset, frame) in template.cells.enumerated() { cells[first + offset] = frame }
+            for var badge in template.badges {
+                badge.item += first
+                badges.append(badge)
+            }
+            cursor += template.cells.count
+            return template.size
+        }
+        let (firstItem, firstBadge) = (cursor, badges.count)
+        let size = place(0, container: container)
+        if isStatic && template == nil {
+            template = Template(
+                cells: Array(cells[firstItem..<cursor]),
+                badges: badges[firstBadge...].map { badge in
+                    var relative = badge
+                    relative.item -= firstItem
+                    return relative
+                },
+                size: size)
+        }
+        return size
+    }
+
+    /// Lays out one instance of the group at node `group` with its origin at (0, 0) in
+    /// `container`, taking items from `cursor` on, and returns its size. At least one item is
+    /// taken (a first subitem that does not fit still goes, as in UIKit, so every instance makes
+    /// progress).
+    private mutating func place(_ group: Int, container: Size) -> Size {
+        let node = tree.nodes[group]
+        let details = tree.groups[node.detail]
+        let along = details.axis
         let across = along.other
-        let provisional = group.size.resolve(in: container)
-        let alongEstimated = group.size.dimension(along).isEstimated
-        let acrossEstimated = group.size.dimension(across).isEstimated
-        let insets = group.contentInsets
+        let provisional = node.size.resolve(in: container)
+        let alongEstimated = along == .x ? node.estimated.x : node.estimated.y
+        let acrossEstimated = along == .x ? node.estimated.y : node.estimated.x
+        let insets = details.contentInsets
         let insetBefore = alongEstimated ? 0 : insets.before(along)
         let insetAfter = alongEstimated ? 0 : insets.after(along)
         let crossBefore = acrossEstimated ? 0 : insets.before(across)
@@ -370,115 +424,112 @@ struct CompositionalSectionSolver {
         let contentAlong = max(0, along.extent(of: provisional) - insetBefore - insetAfter)
         let contentAcross = max(0, across.extent(of: provisional) - crossBefore - crossAfter)
         let content = along.size(along: contentAlong, across: contentAcross)
-        let spacing = group.interItemSpacing ?? .fixed(0)
+        let spacing = details.spacing
+        let subitems = details.children
+        let count = details.count
 
-        let base = slots.count
+        let base = slotCount
         var used = 0.0
         var index = 0
         while cursor < sizes.count {
-            if let count = group.count, index == count { break }
+            if count > 0 && index == count { break }
             // An estimated extent grows to fit: each subitem once. A fixed one repeats them
             // until the next does not fit.
-            if group.count == nil && alongEstimated && index == group.subitems.count { break }
-            let element = group.subitems[index % group.subitems.count]
+            if count == 0 && alongEstimated && index == subitems.count { break }
+            let child = tree.children[subitems.lowerBound + index % subitems.count]
             let gap = index > 0 ? spacing.minimum : 0
-            let edges = element.edgeSpacing
-            let edgeMinimum = (edges.before(along)?.minimum ?? 0) + (edges.after(along)?.minimum ?? 0)
+            let childNode = tree.nodes[child]
+            let edges = childNode.edges
+            let edgeMinimum = edges.before(along) + edges.after(along)
             var slotContainer = content
-            if let count = group.count {
+            if count > 0 {
                 // repeatingSubitem: the copies share the extent along the axis equally.
                 let share = max(0, (contentAlong - spacing.minimum * Double(count - 1)) / Double(count) - edgeMinimum)
                 slotContainer = along.size(along: share, across: contentAcross)
             }
             let start = (cursor, badges.count)
             var size: Size
-            switch element {
-            case .item(let item):
-                size = itemSize(item, index: cursor, container: slotContainer)
-                if group.count != nil { size = along.size(along: along.extent(of: slotContainer), across: across.extent(of: size)) }
+            if childNode.isItem {
+                size = itemSize(childNode, index: cursor, container: slotContainer)
                 cursor += 1
-            case .group(let child):
+            } else {
                 size = place(child, container: slotContainer)
-                if group.count != nil { size = along.size(along: along.extent(of: slotContainer), across: across.extent(of: size)) }
             }
+            if count > 0 { size = along.size(along: along.extent(of: slotContainer), across: across.extent(of: size)) }
             let need = gap + edgeMinimum + along.extent(of: size)
-            if index > 0 && group.count == nil && !alongEstimated && used + need > contentAlong + Self.tolerance {
+            if index > 0 && count == 0 && !alongEstimated && used + need > contentAlong + Self.tolerance {
                 // Does not fit: give the items back for the next instance.
                 cursor = start.0
-                badges.removeSubrange(start.1...)
+                if badges.count > start.1 { badges.removeLast(badges.count - start.1) }
                 break
             }
             used += need
-            slots.append(Slot(element: element, size: size, firstItem: start.0, firstBadge: start.1, endItem: cursor, endBadge: badges.count))
+            let slot = Slot(node: child, size: size, firstItem: start.0, firstBadge: start.1, endItem: cursor, endBadge: badges.count)
+            if slotCount == slots.count { slots.append(slot) } else { slots[slotCount] = slot }
+            slotCount += 1
             index += 1
         }
 
-        applyUniformSizes(from: base)
+        if details.hasUniformChildren { applyUniformSizes(from: base) }
         used = 0
-        for position in base..<slots.count {
-            let edges = slots[position].element.edgeSpacing
-            used += (position > base ? spacing.minimum : 0) + (edges.before(along)?.minimum ?? 0) + (edges.after(along)?.minimum ?? 0)
-                + along.extent(of: slots[position].size)
-        }
         var deepest = 0.0
-        for slot in slots[base...] {
-            let edges = slot.element.edgeSpacing
-            deepest = max(deepest, (edges.before(across)?.minimum ?? 0) + across.extent(of: slot.size) + (edges.after(across)?.minimum ?? 0))
+        var flexible = spacing.isFlexible ? max(0, slotCount - base - 1) : 0
+        for position in base..<slotCount {
+            let slot = slots[position]
+            let edges = tree.nodes[slot.node].edges
+            used += (position > base ? spacing.minimum : 0) + edges.before(along) + edges.after(along) + along.extent(of: slot.size)
+            deepest = max(deepest, edges.before(across) + across.extent(of: slot.size) + edges.after(across))
+            if edges.flexibleBefore(along) { flexible += 1 }
+            if edges.flexibleAfter(along) { flexible += 1 }
         }
         let groupAlong = alongEstimated ? used : along.extent(of: provisional)
         let acrossContent = acrossEstimated ? deepest : contentAcross
         let groupAcross = acrossEstimated ? deepest : across.extent(of: provisional)
 
         // Space left along the axis goes to the flexible gaps and edges in equal shares.
-        var flexible = spacing.isFlexible ? max(0, slots.count - base - 1) : 0
-        for slot in slots[base...] {
-            if slot.element.edgeSpacing.before(along)?.isFlexible == true { flexible += 1 }
-            if slot.element.edgeSpacing.after(along)?.isFlexible == true { flexible += 1 }
-        }
         let leftover = alongEstimated ? 0 : max(0, contentAlong - used)
         let share = flexible > 0 ? leftover / Double(flexible) : 0
 
         var position = insetBefore
-        for index in base..<slots.count {
+        for index in base..<slotCount {
             let slot = slots[index]
-            let edges = slot.element.edgeSpacing
+            let child = tree.nodes[slot.node]
+            let edges = child.edges
             if index > base { position += spacing.minimum + (spacing.isFlexible ? share : 0) }
-            if let before = edges.before(along) { position += before.minimum + (before.isFlexible ? share : 0) }
+            position += edges.before(along) + (edges.flexibleBefore(along) ? share : 0)
             // Across: fixed edges push, flexible ones share what the group leaves.
-            let acrossBefore = edges.before(across)
-            let acrossAfter = edges.after(across)
-            let room = max(0, acrossContent - across.extent(of: slot.size) - (acrossBefore?.minimum ?? 0) - (acrossAfter?.minimum ?? 0))
-            let flexibleAcross = (acrossBefore?.isFlexible == true ? 1 : 0) + (acrossAfter?.isFlexible == true ? 1 : 0)
-            let acrossPosition = crossBefore + (acrossBefore?.minimum ?? 0)
-                + (acrossBefore?.isFlexible == true ? room / Double(flexibleAcross) : 0)
+            let room = max(0, acrossContent - across.extent(of: slot.size) - edges.before(across) - edges.after(across))
+            let flexibleAcross = (edges.flexibleBefore(across) ? 1 : 0) + (edges.flexibleAfter(across) ? 1 : 0)
+            let acrossPosition = crossBefore + edges.before(across) + (edges.flexibleBefore(across) ? room / Double(flexibleAcross) : 0)
             let origin = along.point(along: position, across: acrossPosition)
-            switch slot.element {
-            case .item(let item):
-                cells[slot.firstItem] = frame(of: item, origin: origin, size: slot.size)
-                addBadges(of: item, index: slot.firstItem)
-            case .group:
+            if child.isItem {
+                let item = tree.items[child.detail]
+                cells[slot.firstItem] = frame(of: child, insets: item.contentInsets, origin: origin, size: slot.size)
+                if !item.badges.isEmpty { addBadges(item.badges, index: slot.firstItem) }
+            } else {
                 translate(items: slot.firstItem..<slot.endItem, badges: slot.firstBadge..<slot.endBadge, by: origin)
             }
-            position += along.extent(of: slot.size)
-            if let after = edges.after(along) { position += after.minimum + (after.isFlexible ? share : 0) }
+            position += along.extent(of: slot.size) + edges.after(along) + (edges.flexibleAfter(along) ? share : 0)
         }
-        slots.removeSubrange(base...)
+        slotCount = base
         return along.size(along: groupAlong, across: groupAcross)
     }
 
     /// `uniformAcrossSiblings`: the group's leaf items with such a dimension take the largest
     /// extent any of them has on that axis.
     private mutating func applyUniformSizes(from base: Int) {
-        for axis in [PhysicalAxis.x, .y] {
+        for axis in PhysicalAxis.both {
+            func isUniform(_ slot: Slot) -> Bool {
+                let uniform = tree.nodes[slot.node].uniform
+                return axis == .x ? uniform.x : uniform.y
+            }
             var largest = -1.0
-            for slot in slots[base...] {
-                if case .item(let item) = slot.element, case .uniformAcrossSiblings = item.size.dimension(axis) {
-                    largest = max(largest, axis.extent(of: slot.size))
-                }
+            for slot in slots[base..<slotCount] where isUniform(slot) {
+                largest = max(largest, axis.extent(of: slot.size))
             }
             guard largest >= 0 else { continue }
-            for position in base..<slots.count {
-                if case .item(let item) = slots[position].element, case .uniformAcrossSiblings = item.size.dimension(axis) {
+            for position in base..<slotCount {
+                if isUniform(slots[position]) {
                     let size = slots[position].size
                     slots[position].size = axis == .x ? Size(width: largest, height: size.height) : Size(width: size.width, height: largest)
                 }
@@ -487,21 +538,19 @@ struct CompositionalSectionSolver {
     }
 
     /// The cell's frame: its slot inset by its content insets, except on estimated axes.
-    private func frame(of item: ItemDescription, origin: Point, size: Size) -> Rect {
-        let insets = item.contentInsets
-        let left = item.size.width.isEstimated ? 0 : insets.leading
-        let right = item.size.width.isEstimated ? 0 : insets.trailing
-        let top = item.size.height.isEstimated ? 0 : insets.top
-        let bottom = item.size.height.isEstimated ? 0 : insets.bottom
+    private func frame(of item: CompiledGroup.Node, insets: DirectionalInsets, origin: Point, size: Size) -> Rect {
+        let left = item.estimated.x ? 0 : insets.leading
+        let right = item.estimated.x ? 0 : insets.trailing
+        let top = item.estimated.y ? 0 : insets.top
+        let bottom = item.estimated.y ? 0 : insets.bottom
         return Rect(
             x: origin.x + left, y: origin.y + top,
             width: max(0, size.width - left - right), height: max(0, size.height - top - bottom))
     }
 
-    private mutating func addBadges(of item: ItemDescription, index: Int) {
-        guard !item.supplementaryItems.isEmpty else { return }
+    private mutating func addBadges(_ range: Range<Int>, index: Int) {
         let cell = cells[index]
-        for badge in item.supplementaryItems {
+        for badge in tree.badges[range] {
             let size = badge.size.resolve(in: cell.size)
             badges.append(CompositionalSection.Badge(
                 item: index, kind: badge.kind, frame: Self.anchored(badge, size: size, to: cell), zIndex: badge.zIndex))
