@@ -31,6 +31,12 @@ final class CompiledGroup: @unchecked Sendable {
         var contentInsets: DirectionalInsets
         /// Some child item is `uniformAcrossSiblings` on an axis.
         var hasUniformChildren: Bool
+        /// Every child is an item, nothing is flexible or uniform and there is no count: each
+        /// item's place then depends only on the items before it, so one pass lays them out.
+        var isFlat: Bool
+        /// No child's extent along the axis comes from its content: how many fit is the same in
+        /// every instance (the solver counts once).
+        var fitIsStatic: Bool
     }
 
     struct Item: Sendable {
@@ -66,6 +72,8 @@ final class CompiledGroup: @unchecked Sendable {
     let items: UnsafeMutableBufferPointer<Item>
     let children: UnsafeMutableBufferPointer<Int>
     let badges: [AnchoredItem]
+    /// `badges`' kinds and z, as laid-out sections keep them (shared, not copied per section).
+    let badgeStyles: [CompositionalSection.BadgeStyle]
     /// Whether some item takes a size of its own (an estimated dimension): if none does, every
     /// instance with items enough lays out the same.
     let takesOwnSizes: Bool
@@ -79,6 +87,7 @@ final class CompiledGroup: @unchecked Sendable {
         items = Self.buffer(builder.items)
         children = Self.buffer(builder.children)
         badges = builder.badges
+        badgeStyles = builder.badges.map { CompositionalSection.BadgeStyle(kind: $0.kind, zIndex: $0.zIndex) }
         takesOwnSizes = builder.takesOwnSizes
     }
 
@@ -125,12 +134,21 @@ private struct Builder {
             node.detail = groups.count
             groups.append(CompiledGroup.Group(
                 axis: group.direction.axis, children: 0..<0, count: group.count ?? 0, spacing: group.interItemSpacing ?? .fixed(0),
-                contentInsets: group.contentInsets, hasUniformChildren: false))
+                contentInsets: group.contentInsets, hasUniformChildren: false, isFlat: false, fitIsStatic: false))
             nodes.append(node)
             // Children are added after their parent, so their indices are known only then.
             let ids = group.subitems.map { add($0) }
             groups[node.detail].children = children.count..<(children.count + ids.count)
             groups[node.detail].hasUniformChildren = ids.contains { nodes[$0].uniform.x || nodes[$0].uniform.y }
+            let axis = group.direction.axis
+            groups[node.detail].fitIsStatic = ids.allSatisfy { id in axis == .x ? !nodes[id].estimated.x : !nodes[id].estimated.y }
+            groups[node.detail].isFlat = group.count == nil && !(group.interItemSpacing?.isFlexible ?? false)
+                && ids.allSatisfy { id in
+                    let child = nodes[id]
+                    let edges = child.edges
+                    return child.isItem && !child.uniform.x && !child.uniform.y && !edges.flexibleLeading && !edges.flexibleTop
+                        && !edges.flexibleTrailing && !edges.flexibleBottom
+                }
             children.append(contentsOf: ids)
         }
         return index

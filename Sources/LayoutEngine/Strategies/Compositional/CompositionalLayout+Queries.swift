@@ -39,7 +39,9 @@ extension CompositionalLayout {
                 if badges[mid].item < path.item { low = mid + 1 } else { high = mid }
             }
             while low < badges.count, badges[low].item == path.item {
-                if badges[low].kind == kind { return badge(badges[low], section: path.section, model: model) }
+                if sections[path.section].badgeStyles[badges[low].style].kind == kind {
+                    return badge(badges[low], section: path.section, model: model)
+                }
                 low += 1
             }
             return nil
@@ -123,9 +125,10 @@ extension CompositionalLayout {
     }
 
     private func attributes(of badge: CompositionalSection.Badge, frame: Rect, section index: Int, model: CollectionModel) -> LayoutAttributes {
-        LayoutAttributes(
-            kind: badge.kind, id: model.sections[index].itemIDs[badge.item], section: index, item: badge.item, frame: frame,
-            zIndex: badge.zIndex)
+        let style = sections[index].badgeStyles[badge.style]
+        return LayoutAttributes(
+            kind: style.kind, id: model.sections[index].itemIDs[badge.item], section: index, item: badge.item, frame: frame,
+            zIndex: style.zIndex)
     }
 
     private func appendElements(ofSection index: Int, in rect: Rect, model: CollectionModel, to result: inout [LayoutAttributes]) {

@@ -135,8 +135,8 @@ public final class CompositionalLayout: NativeStrategy {
         }
         return sizes.withUnsafeBufferPointer { buffer in
             var solver = CompositionalSectionSolver(
-                description: description, main: configuration.main, viewport: viewport, sizes: buffer,
-                open: model.openSizes(of: section))
+                description: description, tree: configuration.tree(ofSection: section.id), main: configuration.main,
+                viewport: viewport, sizes: buffer, open: model.openSizes(of: section))
             return solver.solve()
         }
     }
@@ -195,6 +195,10 @@ struct CompositionalConfiguration: Sendable {
     let interSectionSpacing: Double
     let defaultSection: SectionDescription
     let sectionsByID: [String: SectionDescription]
+    /// Each description's group compiled for the solver once (sections with equal groups share
+    /// one), rather than at every section's layout.
+    let defaultTree: CompiledGroup
+    let treesByID: [String: CompiledGroup]
     let defaultItemSize: Size
     let estimates: Bool
     /// The kinds of elements anchored to items (badges): their key id is an item id.
@@ -204,6 +208,7 @@ struct CompositionalConfiguration: Sendable {
     var main: PhysicalAxis { axis == .vertical ? .y : .x }
 
     func description(ofSection id: String) -> SectionDescription { sectionsByID[id] ?? defaultSection }
+    func tree(ofSection id: String) -> CompiledGroup { treesByID[id] ?? defaultTree }
 
     init(_ parameters: ResolvedParameters) throws(LayoutError) {
         axis = parameters.choice("scrollDirection", as: Axis.self)
@@ -219,6 +224,15 @@ struct CompositionalConfiguration: Sendable {
         var sections = [String: SectionDescription]()
         for id in byID.keys.sorted() { sections[id] = try reader.section(byID[id]!, "sections.\(id)") }
         sectionsByID = sections
+        var compiled = [GroupDescription: CompiledGroup]()
+        func tree(_ group: GroupDescription) -> CompiledGroup {
+            if let tree = compiled[group] { return tree }
+            let tree = CompiledGroup(group)
+            compiled[group] = tree
+            return tree
+        }
+        defaultTree = tree(defaultSection.group)
+        treesByID = sections.mapValues { tree($0.group) }
         itemKinds = Set(reader.kinds.filter(\.value).map(\.key))
         supplementaryKinds = reader.kinds.keys.sorted().map { SupplementaryKind(kind: $0, isAnchoredToItem: reader.kinds[$0]!) }
         let all = [defaultSection] + sections.values

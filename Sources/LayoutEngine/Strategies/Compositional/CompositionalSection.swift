@@ -30,12 +30,21 @@ struct CompositionalSection: Sendable {
     /// the extent it is seen through, and the leading edge of each group at offset 0.
     var orthogonal: Orthogonal?
 
+    /// A badge: plain values (its kind and z come from `badgeStyles[style]`), so laying out and
+    /// copying thousands of them counts no references.
     struct Badge: Sendable {
         var item: Int
-        var kind: ElementKind
+        var style: Int
         var frame: Rect
+    }
+
+    struct BadgeStyle: Sendable {
+        var kind: ElementKind
         var zIndex: Int
     }
+
+    /// The section description's badges in order, as `Badge.style` numbers them.
+    var badgeStyles: [BadgeStyle] = []
 
     /// One instance of the top-level group: its first item and badge, and its extent along the
     /// axis groups repeat on (its elements' union, badges included).
@@ -103,10 +112,17 @@ struct CompositionalSectionSolver {
     let sizes: UnsafeBufferPointer<Size>
     /// Open sizes of selected expanding items, by item index.
     let open: [Int: Size]
-    /// The section's group as the solver walks it.
+    /// The section's group as the solver walks it; its buffers, read through these copies of
+    /// their pointers (the tree, held here, keeps them alive).
     private let tree: CompiledGroup
+    private let nodes: UnsafeMutableBufferPointer<CompiledGroup.Node>
+    private let groups: UnsafeMutableBufferPointer<CompiledGroup.Group>
+    private let items: UnsafeMutableBufferPointer<CompiledGroup.Item>
+    private let children: UnsafeMutableBufferPointer<Int>
 
-    private var cells: [Rect] = []
+    /// Cell frames while the section is laid out: a buffer of the solver's own (allocated by
+    /// `solve`, copied into the section at the end), so the many writes check nothing.
+    private var cells = UnsafeMutableBufferPointer<Rect>(start: nil, count: 0)
     private var badges: [CompositionalSection.Badge] = []
     private var cursor = 0
     /// Children of the groups being laid out, as a stack: each group uses the part above the
@@ -138,13 +154,26 @@ struct CompositionalSectionSolver {
         var endBadge: Int
     }
 
-    init(description: SectionDescription, main: PhysicalAxis, viewport: Viewport, sizes: UnsafeBufferPointer<Size>, open: [Int: Size]) {
+    /// For each group (`CompiledGroup.groups`) whose fit is static: how many items an instance
+    /// takes when items do not run out, once an instance has found it (-1 before).
+    private var fitCounts: [Int] = []
+    /// Whether flat groups take the one-pass path (`placeFlat`); off only to test it against
+    /// the general one.
+    private let usesFlatPath: Bool
+
+    /// - Parameter tree: `description.group` compiled (`CompiledGroup`), when the caller keeps one.
+    init(
+        description: SectionDescription, tree: CompiledGroup? = nil, main: PhysicalAxis, viewport: Viewport,
+        sizes: UnsafeBufferPointer<Size>, open: [Int: Size], usesFlatPath: Bool = true
+    ) {
+        self.usesFlatPath = usesFlatPath
         self.description = description
         self.main = main
         self.viewport = viewport
         self.sizes = sizes
         self.open = open
-        tree = CompiledGroup(description.group)
+        self.tree = tree ?? CompiledGroup(description.group)
+        (nodes, groups, items, children) = (self.tree.nodes, self.tree.groups, self.tree.items, self.tree.children)
     }
 
     static let tolerance = 1e-9
@@ -198,10 +227,13 @@ struct CompositionalSectionSolver {
             }
         }
 
-        cells = Array(repeating: .zero, count: sizes.count)
+        cells = .allocate(capacity: sizes.count)
+        cells.initialize(repeating: .zero)
+        defer { cells.deallocate() }
         badges = []
         cursor = 0
         template = nil
+        fitCounts = Array(repeating: -1, count: groups.count)
         isStatic = !tree.takesOwnSizes
         var spans = [CompositionalSection.Span]()
         let contentMainStart = leadingExtent + insets.before(main)
@@ -216,7 +248,8 @@ struct CompositionalSectionSolver {
             var placed: [(span: CompositionalSection.Span, size: Size)] = []
             while cursor < sizes.count {
                 let (firstItem, firstBadge) = (cursor, badges.count)
-                let size = placeInstance(container: container)
+                let size = placeInstance(container: container, origin: .zero)
+                if placed.isEmpty, let instances = reserveForTemplate() { placed.reserveCapacity(instances) }
                 placed.append((CompositionalSection.Span(firstItem: firstItem, firstBadge: firstBadge, low: 0, high: 0, groupStart: 0, groupEnd: 0), size))
                 deepest = max(deepest, main.extent(of: size))
             }
@@ -249,8 +282,8 @@ struct CompositionalSectionSolver {
             var position = contentMainStart
             while cursor < sizes.count {
                 let (firstItem, firstBadge) = (cursor, badges.count)
-                let size = placeInstance(container: container)
-                translate(items: firstItem..<cursor, badges: firstBadge..<badges.count, by: main.point(along: position, across: contentCrossStart))
+                let size = placeInstance(container: container, origin: main.point(along: position, across: contentCrossStart))
+                if spans.isEmpty, let instances = reserveForTemplate() { spans.reserveCapacity(instances) }
                 let end = position + main.extent(of: size)
                 let (low, high) = reach(items: firstItem..<cursor, badges: firstBadge..<badges.count, axis: main, start: position, end: end)
                 spans.append(CompositionalSection.Span(firstItem: firstItem, firstBadge: firstBadge, low: low, high: high, groupStart: position, groupEnd: end))
@@ -288,19 +321,23 @@ struct CompositionalSectionSolver {
                 kind: decoration.kind, frame: Rect(x: low.x, y: low.y, width: size.width, height: size.height), zIndex: decoration.zIndex))
         }
 
-        section.cells = cells
+        section.cells = Array(cells)
+        section.badgeStyles = tree.badgeStyles
         section.badges = badges
         section.spans = spans
+        var reachHigh = [Double](repeating: 0, count: spans.count)
+        var reachLow = reachHigh
         var high = -Double.infinity
-        section.reachHigh = spans.map { span in
-            high = max(high, span.high)
-            return high
-        }
         var low = Double.infinity
-        section.reachLow = Array(spans.reversed().map { span in
-            low = min(low, span.low)
-            return low
-        }.reversed())
+        for index in spans.indices {
+            high = max(high, spans[index].high)
+            reachHigh[index] = high
+            let back = spans.count - 1 - index
+            low = min(low, spans[back].low)
+            reachLow[back] = low
+        }
+        section.reachHigh = reachHigh
+        section.reachLow = reachLow
         var before = 0.0
         var after = 0.0
         func widen(_ frame: Rect) {
@@ -375,28 +412,40 @@ struct CompositionalSectionSolver {
         return size
     }
 
-    /// One instance of the section's group at the cursor, with its origin at (0, 0): copied from
-    /// the template when the group is static and items enough remain (then it would be laid out
-    /// exactly so), else laid out.
-    private mutating func placeInstance(container: Size) -> Size {
+    /// After the first instance of a static group: how many instances the section has (each
+    /// takes as many items as the template), with room reserved for their badges, so the arrays
+    /// grow once. Nil for a group that is not static (instances vary).
+    private mutating func reserveForTemplate() -> Int? {
+        guard let template, !template.cells.isEmpty else { return nil }
+        let instances = (sizes.count + template.cells.count - 1) / template.cells.count
+        badges.reserveCapacity(instances * template.badges.count)
+        return instances
+    }
+
+    /// One instance of the section's group at the cursor, with its origin at `origin`: copied
+    /// from the template when the group is static and items enough remain (then it would be
+    /// laid out exactly so), else laid out.
+    private mutating func placeInstance(container: Size, origin: Point) -> Size {
         if let template, sizes.count - cursor >= template.cells.count {
             let first = cursor
-            for (offset, frame) in template.cells.enumerated() { cells[first + offset] = frame }
+            for (offset, frame) in template.cells.enumerated() { cells[first + offset] = frame.offsetBy(dx: origin.x, dy: origin.y) }
             for var badge in template.badges {
                 badge.item += first
+                badge.frame = badge.frame.offsetBy(dx: origin.x, dy: origin.y)
                 badges.append(badge)
             }
             cursor += template.cells.count
             return template.size
         }
         let (firstItem, firstBadge) = (cursor, badges.count)
-        let size = place(0, container: container)
+        let size = place(0, container: container, origin: origin)
         if isStatic && template == nil {
             template = Template(
-                cells: Array(cells[firstItem..<cursor]),
+                cells: cells[firstItem..<cursor].map { $0.offsetBy(dx: -origin.x, dy: -origin.y) },
                 badges: badges[firstBadge...].map { badge in
                     var relative = badge
                     relative.item -= firstItem
+                    relative.frame = relative.frame.offsetBy(dx: -origin.x, dy: -origin.y)
                     return relative
                 },
                 size: size)
@@ -404,13 +453,14 @@ struct CompositionalSectionSolver {
         return size
     }
 
-    /// Lays out one instance of the group at node `group` with its origin at (0, 0) in
+    /// Lays out one instance of the group at node `group` with its origin at `origin` in
     /// `container`, taking items from `cursor` on, and returns its size. At least one item is
     /// taken (a first subitem that does not fit still goes, as in UIKit, so every instance makes
     /// progress).
-    private mutating func place(_ group: Int, container: Size) -> Size {
-        let node = tree.nodes[group]
-        let details = tree.groups[node.detail]
+    private mutating func place(_ group: Int, container: Size, origin instanceOrigin: Point = .zero) -> Size {
+        let node = nodes[group]
+        let details = groups[node.detail]
+        if details.isFlat && usesFlatPath { return placeFlat(node, details, container: container, origin: instanceOrigin) }
         let along = details.axis
         let across = along.other
         let provisional = node.size.resolve(in: container)
@@ -436,9 +486,9 @@ struct CompositionalSectionSolver {
             // An estimated extent grows to fit: each subitem once. A fixed one repeats them
             // until the next does not fit.
             if count == 0 && alongEstimated && index == subitems.count { break }
-            let child = tree.children[subitems.lowerBound + index % subitems.count]
+            let child = children[subitems.lowerBound + index % subitems.count]
             let gap = index > 0 ? spacing.minimum : 0
-            let childNode = tree.nodes[child]
+            let childNode = nodes[child]
             let edges = childNode.edges
             let edgeMinimum = edges.before(along) + edges.after(along)
             var slotContainer = content
@@ -476,7 +526,7 @@ struct CompositionalSectionSolver {
         var flexible = spacing.isFlexible ? max(0, slotCount - base - 1) : 0
         for position in base..<slotCount {
             let slot = slots[position]
-            let edges = tree.nodes[slot.node].edges
+            let edges = nodes[slot.node].edges
             used += (position > base ? spacing.minimum : 0) + edges.before(along) + edges.after(along) + along.extent(of: slot.size)
             deepest = max(deepest, edges.before(across) + across.extent(of: slot.size) + edges.after(across))
             if edges.flexibleBefore(along) { flexible += 1 }
@@ -493,7 +543,7 @@ struct CompositionalSectionSolver {
         var position = insetBefore
         for index in base..<slotCount {
             let slot = slots[index]
-            let child = tree.nodes[slot.node]
+            let child = nodes[slot.node]
             let edges = child.edges
             if index > base { position += spacing.minimum + (spacing.isFlexible ? share : 0) }
             position += edges.before(along) + (edges.flexibleBefore(along) ? share : 0)
@@ -501,17 +551,80 @@ struct CompositionalSectionSolver {
             let room = max(0, acrossContent - across.extent(of: slot.size) - edges.before(across) - edges.after(across))
             let flexibleAcross = (edges.flexibleBefore(across) ? 1 : 0) + (edges.flexibleAfter(across) ? 1 : 0)
             let acrossPosition = crossBefore + edges.before(across) + (edges.flexibleBefore(across) ? room / Double(flexibleAcross) : 0)
-            let origin = along.point(along: position, across: acrossPosition)
+            var origin = along.point(along: position, across: acrossPosition)
+            origin.x += instanceOrigin.x
+            origin.y += instanceOrigin.y
             if child.isItem {
-                let item = tree.items[child.detail]
+                let item = items[child.detail]
                 cells[slot.firstItem] = frame(of: child, insets: item.contentInsets, origin: origin, size: slot.size)
                 if !item.badges.isEmpty { addBadges(item.badges, index: slot.firstItem) }
             } else {
                 translate(items: slot.firstItem..<slot.endItem, badges: slot.firstBadge..<slot.endBadge, by: origin)
             }
-            position += along.extent(of: slot.size) + edges.after(along) + (edges.flexibleAfter(along) ? share : 0)
+            position += along.extent(of: slot.size)
+            position += edges.after(along) + (edges.flexibleAfter(along) ? share : 0)
         }
         slotCount = base
+        return along.size(along: groupAlong, across: groupAcross)
+    }
+
+    /// `place` for a flat group (`CompiledGroup.Group.isFlat`): with fixed gaps only, an item's
+    /// position along the axis is the extent of those before it, and across it the fixed edge
+    /// before it, so each item is placed as it is taken and nothing is stored or given back.
+    /// The same arithmetic as `place`, in the same order (the test compares the two).
+    private mutating func placeFlat(_ node: CompiledGroup.Node, _ details: CompiledGroup.Group, container: Size, origin: Point) -> Size {
+        let along = details.axis
+        let across = along.other
+        let provisional = node.size.resolve(in: container)
+        let alongEstimated = along == .x ? node.estimated.x : node.estimated.y
+        let acrossEstimated = along == .x ? node.estimated.y : node.estimated.x
+        let insets = details.contentInsets
+        let insetBefore = alongEstimated ? 0 : insets.before(along)
+        let insetAfter = alongEstimated ? 0 : insets.after(along)
+        let crossBefore = acrossEstimated ? 0 : insets.before(across)
+        let crossAfter = acrossEstimated ? 0 : insets.after(across)
+        let contentAlong = max(0, along.extent(of: provisional) - insetBefore - insetAfter)
+        let contentAcross = max(0, across.extent(of: provisional) - crossBefore - crossAfter)
+        let content = along.size(along: contentAlong, across: contentAcross)
+        let gap = details.spacing.minimum
+        let subitems = details.children
+        let known = details.fitIsStatic ? fitCounts[node.detail] : -1
+
+        var fitted = 0.0
+        var used = 0.0
+        var deepest = 0.0
+        var position = insetBefore
+        var index = 0
+        while cursor < sizes.count {
+            if alongEstimated && index == subitems.count { break }
+            if index == known { break }
+            let child = nodes[children[subitems.lowerBound + (subitems.count == 1 ? 0 : index % subitems.count)]]
+            let edges = child.edges
+            let size = itemSize(child, index: cursor, container: content)
+            // Summed as `place` sums them (its fit test, then its extent), to the last bit.
+            let need = (index > 0 ? gap : 0) + (edges.before(along) + edges.after(along)) + along.extent(of: size)
+            if known < 0 && index > 0 && !alongEstimated && fitted + need > contentAlong + Self.tolerance {
+                if details.fitIsStatic { fitCounts[node.detail] = index }
+                break
+            }
+            fitted += need
+            used += (index > 0 ? gap : 0) + edges.before(along) + edges.after(along) + along.extent(of: size)
+            if index > 0 { position += gap }
+            position += edges.before(along)
+            var cellOrigin = along.point(along: position, across: crossBefore + edges.before(across))
+            cellOrigin.x += origin.x
+            cellOrigin.y += origin.y
+            let item = items[child.detail]
+            cells[cursor] = frame(of: child, insets: item.contentInsets, origin: cellOrigin, size: size)
+            if !item.badges.isEmpty { addBadges(item.badges, index: cursor) }
+            position += along.extent(of: size)
+            position += edges.after(along)
+            deepest = max(deepest, edges.before(across) + across.extent(of: size) + edges.after(across))
+            cursor += 1
+            index += 1
+        }
+        let groupAlong = alongEstimated ? used : along.extent(of: provisional)
+        let groupAcross = acrossEstimated ? deepest : across.extent(of: provisional)
         return along.size(along: groupAlong, across: groupAcross)
     }
 
@@ -520,7 +633,7 @@ struct CompositionalSectionSolver {
     private mutating func applyUniformSizes(from base: Int) {
         for axis in PhysicalAxis.both {
             func isUniform(_ slot: Slot) -> Bool {
-                let uniform = tree.nodes[slot.node].uniform
+                let uniform = nodes[slot.node].uniform
                 return axis == .x ? uniform.x : uniform.y
             }
             var largest = -1.0
@@ -550,10 +663,10 @@ struct CompositionalSectionSolver {
 
     private mutating func addBadges(_ range: Range<Int>, index: Int) {
         let cell = cells[index]
-        for badge in tree.badges[range] {
+        for style in range {
+            let badge = tree.badges[style]
             let size = badge.size.resolve(in: cell.size)
-            badges.append(CompositionalSection.Badge(
-                item: index, kind: badge.kind, frame: Self.anchored(badge, size: size, to: cell), zIndex: badge.zIndex))
+            badges.append(CompositionalSection.Badge(item: index, style: style, frame: Self.anchored(badge, size: size, to: cell)))
         }
     }
 
