@@ -247,8 +247,8 @@ const layoutd_attributes *layoutd_mirror_find(const layoutd_mirror *m, layoutd_k
 static int key_cmp(const void *x, const void *y)
 {
     const layoutd_attributes *a = x, *b = y;
-    if (a->kind != b->kind) return a->kind < b->kind ? -1 : 1;
-    return strcmp(a->id, b->id);
+    int kinds = layoutd_kind_compare(a->kind, b->kind);
+    return kinds ? kinds : strcmp(a->id, b->id);
 }
 
 const layoutd_attributes *layoutd_mirror_at(layoutd_mirror *m, size_t index)

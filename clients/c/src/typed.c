@@ -2,11 +2,33 @@
 #include "internal.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 void ld_untrack_view(layoutd_client *c, const char *view);
+
+/* Named kinds, interned for the process: names[i] is kind LAYOUTD_KIND_UNKNOWN + 1 + i. Entries
+   are only added (under the lock) and never change, so a name read once stays valid. */
+#define LD_MAX_NAMED_KINDS 1024
+#define LD_MAX_KIND_NAME 64
+static pthread_mutex_t named_kinds_lock = PTHREAD_MUTEX_INITIALIZER;
+static char *named_kinds[LD_MAX_NAMED_KINDS];
+static size_t named_kind_count;
+
+/* What views.md allows a kind to be named: 1 to 64 ASCII letters, digits, '-', '_', '.'. */
+static bool valid_kind_name(const char *s)
+{
+    size_t n = 0;
+    for (; s[n]; n++) {
+        unsigned char ch = (unsigned char)s[n];
+        if (n >= LD_MAX_KIND_NAME) return false;
+        if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '-' || ch == '_' || ch == '.'))
+            return false;
+    }
+    return n > 0;
+}
 
 const char *layoutd_kind_name(layoutd_kind kind)
 {
@@ -14,18 +36,50 @@ const char *layoutd_kind_name(layoutd_kind kind)
     case LAYOUTD_CELL: return "cell";
     case LAYOUTD_HEADER: return "header";
     case LAYOUTD_FOOTER: return "footer";
-    default: return "unknown";
+    default: break;
     }
+    const char *name = "unknown";
+    if ((int)kind > LAYOUTD_KIND_UNKNOWN) {
+        size_t index = (size_t)kind - LAYOUTD_KIND_UNKNOWN - 1;
+        pthread_mutex_lock(&named_kinds_lock);
+        if (index < named_kind_count) name = named_kinds[index];
+        pthread_mutex_unlock(&named_kinds_lock);
+    }
+    return name;
 }
 
-static layoutd_kind kind_of(const char *s)
+layoutd_kind layoutd_kind_named(const char *s)
 {
     if (!s) return LAYOUTD_KIND_UNKNOWN;
     if (!strcmp(s, "cell")) return LAYOUTD_CELL;
     if (!strcmp(s, "header")) return LAYOUTD_HEADER;
     if (!strcmp(s, "footer")) return LAYOUTD_FOOTER;
-    return LAYOUTD_KIND_UNKNOWN;
+    if (!valid_kind_name(s)) return LAYOUTD_KIND_UNKNOWN;
+    layoutd_kind kind = LAYOUTD_KIND_UNKNOWN;
+    pthread_mutex_lock(&named_kinds_lock);
+    size_t i = 0;
+    while (i < named_kind_count && strcmp(named_kinds[i], s)) i++;
+    if (i == named_kind_count && i < LD_MAX_NAMED_KINDS) {
+        char *copy = strdup(s);
+        if (copy) named_kinds[named_kind_count++] = copy;
+    }
+    if (i < named_kind_count) kind = (layoutd_kind)(LAYOUTD_KIND_UNKNOWN + 1 + (int)i);
+    pthread_mutex_unlock(&named_kinds_lock);
+    return kind;
 }
+
+int layoutd_kind_compare(layoutd_kind a, layoutd_kind b)
+{
+    if (a == b) return 0;
+    bool named_a = (int)a > LAYOUTD_KIND_UNKNOWN, named_b = (int)b > LAYOUTD_KIND_UNKNOWN;
+    if (named_a && named_b) return strcmp(layoutd_kind_name(a), layoutd_kind_name(b));
+    /* The three constants come first in their order; unknown after every named kind. */
+    int rank_a = a == LAYOUTD_KIND_UNKNOWN ? 4 : named_a ? 3 : (int)a;
+    int rank_b = b == LAYOUTD_KIND_UNKNOWN ? 4 : named_b ? 3 : (int)b;
+    return rank_a < rank_b ? -1 : 1;
+}
+
+static layoutd_kind kind_of(const char *s) { return layoutd_kind_named(s); }
 
 /* ---- copying trees ---- */
 

@@ -359,8 +359,59 @@ static void real_resync(void)
     td_cleanup(&d);
 }
 
+/* Named kinds: interned values, names back, the protocol's order; then a compositional view
+   whose items carry badges and whose sections have backgrounds and legends, mirrored. */
+static void named_kinds(void)
+{
+    layoutd_kind badge = layoutd_kind_named("badge"), background = layoutd_kind_named("background");
+    CHECK((int)badge > LAYOUTD_KIND_UNKNOWN && (int)background > LAYOUTD_KIND_UNKNOWN && badge != background, "distinct named kinds");
+    CHECK(layoutd_kind_named("badge") == badge && !strcmp(layoutd_kind_name(badge), "badge") &&
+          !strcmp(layoutd_kind_name(background), "background"), "stable values, names back");
+    CHECK(layoutd_kind_named("header") == LAYOUTD_HEADER && layoutd_kind_named("cell") == LAYOUTD_CELL &&
+          layoutd_kind_named("not a kind") == LAYOUTD_KIND_UNKNOWN && layoutd_kind_named("") == LAYOUTD_KIND_UNKNOWN &&
+          !strcmp(layoutd_kind_name((layoutd_kind)9999), "unknown"), "constants and refusals");
+    CHECK(layoutd_kind_compare(LAYOUTD_CELL, LAYOUTD_FOOTER) < 0 && layoutd_kind_compare(LAYOUTD_FOOTER, background) < 0 &&
+          layoutd_kind_compare(background, badge) < 0 && layoutd_kind_compare(badge, background) > 0 &&
+          layoutd_kind_compare(badge, LAYOUTD_KIND_UNKNOWN) < 0 && layoutd_kind_compare(badge, badge) == 0, "protocol order");
+
+    td_daemon d = {0};
+    if (td_start(&d, NULL)) { CHECK(0, "daemon"); return; }
+    layoutd_error err;
+    layoutd_client *c = layoutd_client_connect(d.path, &err);
+    layoutd_item items[3] = {{.id = "a"}, {.id = "b"}, {.id = "c"}};
+    layoutd_section secs[2] = {{.id = "s", .item_count = 2, .items = items}, {.id = "t", .item_count = 1, .items = items + 2}};
+    const char *params =
+        "{\"section\":{\"group\":{\"direction\":\"horizontal\",\"size\":{\"width\":{\"fractionalWidth\":1},\"height\":{\"absolute\":50}},"
+        "\"subitems\":[{\"size\":{\"width\":{\"absolute\":50},\"height\":{\"absolute\":50}},\"supplementaryItems\":[{\"size\":"
+        "{\"width\":{\"absolute\":10},\"height\":{\"absolute\":10}},\"containerAnchor\":{\"edges\":[\"top\",\"trailing\"]}}]}]},"
+        "\"decorationItems\":[{}],\"boundarySupplementaryItems\":[{\"kind\":\"legend\",\"size\":{\"width\":{\"fractionalWidth\":1},"
+        "\"height\":{\"absolute\":20}},\"alignment\":\"bottom\"}]}}";
+    layoutd_view_spec spec = {.view = "store", .strategy = "compositional", .params_json = params,
+                              .viewport = {.width = 320, .height = 400}, .section_count = 2, .sections = secs};
+    layoutd_snapshot s;
+    CHECK(layoutd_view_create(c, &spec, &s, &err) == 0, "create compositional: %s", err.message);
+    /* 3 cells, 3 badges (keyed by item id), 2 backgrounds and 2 legends (by section id). */
+    CHECK(s.element_count == 10, "elements: %zu", s.element_count);
+    layoutd_mirror *m = layoutd_mirror_new();
+    layoutd_mirror_reset(m, &s);
+    layoutd_kind legend = layoutd_kind_named("legend");
+    const layoutd_attributes *cell = layoutd_mirror_find(m, LAYOUTD_CELL, "a"), *mark = layoutd_mirror_find(m, badge, "a");
+    const layoutd_attributes *back = layoutd_mirror_find(m, background, "s"), *foot = layoutd_mirror_find(m, legend, "s");
+    CHECK(layoutd_mirror_count(m) == 10 && cell && mark && back && foot && mark->frame.x == 40 && mark->frame.width == 10 &&
+          back->z_index == -1 && foot->frame.y == 50 && foot->frame.height == 20, "badge, background and legend apart in the mirror");
+    /* The mirror's order is the protocol's: cells, then named kinds by name (background, badge, legend). */
+    const layoutd_attributes *first = layoutd_mirror_at(m, 0), *fourth = layoutd_mirror_at(m, 3), *last = layoutd_mirror_at(m, 9);
+    CHECK(first && first->kind == LAYOUTD_CELL && fourth && fourth->kind == background && last && last->kind == legend, "order");
+    CHECK(layoutd_mirror_equals(m, s.element_count, s.elements), "mirror equals the snapshot's sorted elements");
+    layoutd_mirror_free(m);
+    layoutd_snapshot_free(&s);
+    layoutd_client_close(c);
+    td_cleanup(&d);
+}
+
 int main(void)
 {
+    named_kinds();
     real_daemon();
     real_resync();
     fake();

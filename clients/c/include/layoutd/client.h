@@ -85,8 +85,20 @@ typedef struct { double x, y, width, height; } layoutd_rect;
 typedef struct { double top, left, bottom, right; } layoutd_insets;
 typedef struct { double a, b, c, d, tx, ty; } layoutd_transform;
 
+/* An element's kind. Cells, headers and footers have constants; every other kind a strategy
+   names (compositional's badges, backgrounds, any boundary kind: views.md) gets a value above
+   LAYOUTD_KIND_UNKNOWN the first time this process sees its name, the same value for the same
+   name from then on, so keys of different named kinds stay apart. LAYOUTD_KIND_UNKNOWN is left
+   for a name past the first 1,024 distinct ones or not a valid kind name. */
 typedef enum { LAYOUTD_CELL = 0, LAYOUTD_HEADER = 1, LAYOUTD_FOOTER = 2, LAYOUTD_KIND_UNKNOWN = 3 } layoutd_kind;
+/* "cell", "header", "footer", a named kind's name, or "unknown". The string lives as long as
+   the process. */
 const char *layoutd_kind_name(layoutd_kind kind);
+/* The kind of that name (the constants for the three, a named kind's value otherwise). */
+layoutd_kind layoutd_kind_named(const char *name);
+/* The protocol's order of kinds: cells, headers, footers, then named kinds by name (then
+   unknown); negative, zero or positive like strcmp. */
+int layoutd_kind_compare(layoutd_kind a, layoutd_kind b);
 
 typedef struct { layoutd_kind kind; const char *id; } layoutd_key;
 typedef struct { const char *name; double value; } layoutd_effect;
@@ -523,7 +535,7 @@ const layoutd_attributes *layoutd_mirror_find(const layoutd_mirror *m, layoutd_k
 /* The last transition played into the mirror (NULL if the last invalidation had none). Valid
    until the next change of the mirror. */
 const layoutd_transition *layoutd_mirror_transition(const layoutd_mirror *m);
-/* Iteration in key order (cells, headers, footers; by id): for (i = 0; layoutd_mirror_at(m, i); i++).
+/* Iteration in key order (layoutd_kind_compare, then id): for (i = 0; layoutd_mirror_at(m, i); i++).
    Pointers from a mirror stay valid until it next changes. */
 const layoutd_attributes *layoutd_mirror_at(layoutd_mirror *m, size_t index);
 /* Whether the mirror equals `elements` (sorted by key) element for element. */
