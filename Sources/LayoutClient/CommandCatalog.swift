@@ -171,7 +171,11 @@ public enum CommandCatalog {
         Command(
             "update", "VIEW JSON", "an atomic batch of updates, as the protocol writes them", method: "view.update", options: mutation,
             examples: [#"layoutctl update photos '[{"op":"deleteItems","ids":["p1"]},{"op":"moveItem","id":"p2","section":"s","at":0}]'"#]),
-        Command("measure", "VIEW ID=WxH...", "measured sizes (self-sizing items)", method: "view.measure", options: mutation, examples: ["layoutctl measure feed a=300x80 b=300x120"]),
+        Command(
+            "measure", "VIEW ID=WxH...", "measured sizes (self-sizing items, or with --kind supplementary elements)", method: "view.measure",
+            options: [CommandOption("--kind", argument: "KIND", "the IDs name elements of this kind: a section's header (section ids), a badge (item ids)")]
+                + mutation,
+            examples: ["layoutctl measure feed a=300x80 b=300x120", "layoutctl measure store --kind header featured=375x60"]),
         Command(
             "select", "VIEW [ID...]", "change the selection", method: "view.select",
             options: [

@@ -112,6 +112,27 @@ public final class Layout {
         return changed
     }
 
+    /// Refuses supplementary measurements (`measureSupplementary`) naming no element of the
+    /// layout (`elementNotFound`; a cell is an item, measured by `applyMeasurements`) or a
+    /// size that is not finite, negative or past the layout bound (`invalidSize`).
+    public func checkSupplementaryMeasurements(_ measurements: [(key: ElementKey, size: Size)]) throws(LayoutError) {
+        for (key, size) in measurements {
+            guard key.kind != .cell, attributes(forSupplementary: key.kind, id: key.id) != nil else {
+                throw .elementNotFound(kind: key.kind.rawValue, id: key.id)
+            }
+            guard size.isValidLayoutExtent else { throw .invalidSize(id: key.id, field: "measuredSize") }
+        }
+    }
+
+    /// Measured sizes of supplementary elements (checked by `checkSupplementaryMeasurements`):
+    /// the strategy keeps the ones it sizes by an estimate and lays out what they change.
+    ///
+    /// - Returns: whether the layout changed.
+    public func measureSupplementary(_ measurements: [(key: ElementKey, size: Size)], tolerance: Double = 0.5) -> Bool {
+        revision += 1
+        return strategy.measureSupplementary(measurements, tolerance: tolerance, model: model)
+    }
+
     /// Applies an atomic batch of inserts, deletes, moves and reloads to the model in place;
     /// see `CollectionModel.apply(_:maximumItems:)`.
     @discardableResult

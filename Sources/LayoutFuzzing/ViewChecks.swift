@@ -167,6 +167,9 @@ public enum ViewChecks {
         case .scrollSection(let id, let offset):
             let now = try? view.layout.sectionScroll(ofSection: id).scroll
             expect(now?.offset == offset && invalidation.section?.scroll == now, "section \(id) at \(String(describing: now))")
+        case .measureSupplementary(let sizes, _):
+            // The elements are still there (a measurement never removes one).
+            for (key, _) in sizes { expect(view.layout.attributes(for: key) != nil, "\(key) is gone") }
         case .scrollSectionEnd(let id, _, _):
             let now = try? view.layout.sectionScroll(ofSection: id).scroll
             expect(
@@ -284,6 +287,8 @@ public enum ViewChecks {
         for (index, section) in view.model.sections.enumerated() {
             if let scroll = try? view.layout.sectionScroll(ofSection: section.id) { fresh.scrollSection(index, to: scroll.scroll.offset) }
         }
+        // So are supplementary measurements (the model holds the items' own).
+        _ = fresh.measureSupplementary(view.layout.strategy.measuredSupplementaries, tolerance: 0)
         let maximum = view.limits.maximumWindowElements
         // The window from scratch, the moving unit drawn under the finger (where that meets the
         // window) instead of in its slots, then cut as the view cuts it.

@@ -6,6 +6,9 @@ public enum ViewMutation: CustomStringConvertible {
     case replace([SectionSpec], animated: Bool)
     case batch([BatchUpdate], animated: Bool)
     case measure([(id: String, size: Size)], animated: Bool)
+    /// Measured sizes of supplementary elements (compositional's estimated boundary items and
+    /// badges self-size; every other element keeps its size).
+    case measureSupplementary([(key: ElementKey, size: Size)], animated: Bool)
     case select([String], SelectionMode, animated: Bool)
     case scroll(Point, ifEpoch: Int?)
     case scrollEnd(Point, velocity: Point)
@@ -36,6 +39,7 @@ public enum ViewMutation: CustomStringConvertible {
         case .replace(let sections, let animated): try view.replaceData(sections, animated: animated)
         case .batch(let updates, let animated): try view.performBatch(updates, animated: animated)
         case .measure(let sizes, let animated): try view.measure(sizes, animated: animated)
+        case .measureSupplementary(let sizes, let animated): try view.measure([], supplementary: sizes, animated: animated)
         case .select(let ids, let mode, let animated): try view.select(ids, mode: mode, animated: animated)
         case .scroll(let offset, let ifEpoch): try view.scroll(to: offset, ifEpoch: ifEpoch)
         case .scrollEnd(let proposed, let velocity): try view.scrollEnd(proposed: proposed, velocity: velocity)
@@ -61,6 +65,8 @@ public enum ViewMutation: CustomStringConvertible {
         case .replace(let sections, let animated): "replace(\(sections.map { "\($0.id)[\($0.items.count)]" }), animated: \(animated))"
         case .batch(let updates, let animated): "batch(\(updates), animated: \(animated))"
         case .measure(let sizes, let animated): "measure(\(sizes.map { "\($0.id)=\($0.size)" }), animated: \(animated))"
+        case .measureSupplementary(let sizes, let animated):
+            "measureSupplementary(\(sizes.map { "\($0.key)=\($0.size)" }), animated: \(animated))"
         case .select(let ids, let mode, let animated): "select(\(ids), \(mode), animated: \(animated))"
         case .scroll(let offset, let ifEpoch): "scroll(\(offset), ifEpoch: \(ifEpoch.map(String.init) ?? "-"))"
         case .scrollEnd(let proposed, let velocity): "scrollEnd(\(proposed), velocity: \(velocity))"
@@ -149,7 +155,20 @@ public struct ViewFuzzer<Source: RandomNumberGenerator> {
         case 38..<56: return .batch(batch(view), animated: chance(40))
         case 56..<66:
             let chosen = ids.isEmpty ? [] : (0..<int(1...3)).map { _ in pick(ids) }
-            return .measure(chosen.map { ($0, Size(width: half(20...300), height: half(20...300))) }, animated: chance(20))
+            let sizes = chosen.map { (id: $0, size: Size(width: half(20...300), height: half(20...300))) }
+            let animated = chance(20)
+            // A compositional view's supplementary elements self-size too: a quarter of its
+            // measurements go to them, chosen from the numbers already drawn, so every
+            // strategy's random sequence stays what it was before they could.
+            if view.strategyName == "compositional", let first = sizes.first, Int(first.size.width * 2) % 4 == 0 {
+                let keys = view.snapshot().filter { $0.kind != .cell }.map(\.key)
+                if !keys.isEmpty {
+                    return .measureSupplementary(
+                        sizes.map { (keys[Int($0.size.height * 2) % keys.count], $0.size) },
+                        animated: animated)
+                }
+            }
+            return .measure(sizes, animated: animated)
         case 66..<70: return .scrollEnd(scrollOffset(view), velocity: Point(x: 0, y: half(-4000...4000)))
         case 70..<75: return .resize(Size(width: half(300...900), height: half(300...1400)), animated: chance(30))
         case 75..<85: return .configure(configuration(for: view), animated: chance(50))
@@ -202,7 +221,12 @@ public struct ViewFuzzer<Source: RandomNumberGenerator> {
         let model = view.restingModel
         let ids = model.sections.flatMap(\.itemIDs)
         let sectionIDs = model.sections.map(\.id)
-        switch int(0...13) {
+        switch int(0...14) {
+        case 14:
+            // A kind no layout has, or an existing element with a size that is not one.
+            let existing = view.snapshot().first { $0.kind != .cell }?.key
+            if let existing, chance(50) { return .measureSupplementary([(existing, Size(width: -1, height: 10))], animated: false) }
+            return .measureSupplementary([(ElementKey(kind: ElementKind(rawValue: "nope"), id: sectionIDs.first ?? "nope"), Size(width: 1, height: 1))], animated: false)
         case 12:
             // A section that does not scroll on its own, or none at all.
             let still = sectionIDs.first { (try? view.layout.sectionScroll(ofSection: $0)) == nil } ?? "nope"

@@ -76,7 +76,7 @@ public enum MethodCatalog {
         Method(name: "view.get", summary: "a view's state and the elements in its window", parameters: [p("view", "string", "the view's name")], result: "snapshot"),
         Method.mutation("view.setData", "replace all data, diffed by id", [p("sections", "[section]", "the new data")]),
         Method.mutation("view.update", "an atomic batch of inserts, deletes, moves and reloads", [p("updates", "[update]", "the batch")]),
-        Method.mutation("view.measure", "measured sizes (self-sizing)", [p("sizes", "[{id, size}]", "measurements")]),
+        Method.mutation("view.measure", "measured sizes (self-sizing)", [p("sizes", "[{kind?, id, size}]", "measurements; kind for a supplementary element")]),
         Method.mutation("view.select", "change the selection", [p("ids", "[string]", "item ids"), p("mode", "set|add|remove|toggle", "how (default set)", required: false)]),
         Method.mutation(
             "view.scroll", "a new content offset",

@@ -106,13 +106,16 @@ public struct SelectParams: Hashable, Sendable {
     }
 }
 
-/// `view.measure`: `{view, sizes: [{id, size: {width, height}}], ...}`.
+/// `view.measure`: `{view, sizes: [{kind?, id, size: {width, height}}], ...}`.
 public struct MeasureParams: Hashable, Sendable {
     public struct Entry: Hashable, Sendable {
+        /// What `id` names: `cell` (an item, the default) or a supplementary element's kind.
+        public var kind: String
         public var id: String
         public var size: Size
 
-        public init(id: String, size: Size) {
+        public init(kind: String = "cell", id: String, size: Size) {
+            self.kind = kind
             self.id = id
             self.size = size
         }
@@ -130,7 +133,8 @@ public struct MeasureParams: Hashable, Sendable {
         options = try MutationOptions(&reader)
         var sizes = [Entry]()
         for var entry in try reader.objects("sizes") {
-            sizes.append(Entry(id: try entry.string("id"), size: try entry.size("size")))
+            let kind = try entry.optionalString("kind") ?? "cell"
+            sizes.append(Entry(kind: kind, id: try entry.string("id"), size: try entry.size("size")))
             try entry.finish()
         }
         self.sizes = sizes

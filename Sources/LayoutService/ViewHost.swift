@@ -450,9 +450,14 @@ final class ViewHost: @unchecked Sendable {
             }
         case .measure(let params):
             options = params.options
-            let sizes = params.sizes.map { (id: $0.id, size: $0.size) }
+            // Cells are items; every other kind names a supplementary element (self-sizing).
+            let sizes = params.sizes.filter { $0.kind == "cell" }.map { (id: $0.id, size: $0.size) }
+            let supplementary = params.sizes.filter { $0.kind != "cell" }.map {
+                (key: ElementKey(kind: ElementKind(rawValue: $0.kind), id: $0.id), size: $0.size)
+            }
             mutation = Mutation { view throws(LayoutError) in
-                try view.measure(sizes, animated: options.animated, ifEpoch: options.ifEpoch, anchor: options.policy)
+                try view.measure(
+                    sizes, supplementary: supplementary, animated: options.animated, ifEpoch: options.ifEpoch, anchor: options.policy)
             }
         case .update(let params):
             options = params.options

@@ -518,12 +518,15 @@ case "update":
 case "measure":
     let words = atLeast(2, "VIEW ID=WxH...")
     var params = mutationParams(words[0])
+    let kind = invocation.value("--kind")
     // The last '=' splits: an id may hold one, a WxH size never does.
     params["sizes"] = .array(words.dropFirst().map { word in
         guard let equals = word.lastIndex(of: "="), equals != word.startIndex, let size = ValueText.size(String(word[word.index(after: equals)...])) else {
             usageError("expected ID=WxH, not '\(word)'", command: command)
         }
-        return .object(["id": .string(String(word[..<equals])), "size": .size(size)])
+        var entry: JSONObject = ["id": .string(String(word[..<equals])), "size": .size(size)]
+        if let kind { entry["kind"] = .string(kind) }
+        return .object(entry)
     })
     mutate("view.measure", params)
 case "select":

@@ -139,8 +139,8 @@ enum FixtureRunner {
                     target = layout.targetContentOffset(proposed: screen(proposed), velocity: velocity)
                 case .batch(let updates):
                     invalidation = try view.performBatch(updates, animated: animated, anchor: anchor)
-                case .measure(let sizes):
-                    invalidation = try view.measure(sizes, animated: animated, anchor: anchor)
+                case .measure(let sizes, let supplementary):
+                    invalidation = try view.measure(sizes, supplementary: supplementary, animated: animated, anchor: anchor)
                 case .replace(let sections):
                     invalidation = try view.replaceData(sections, animated: animated, anchor: anchor)
                 case .scrollSection(let id, let offset):

@@ -158,6 +158,22 @@ public protocol LayoutStrategy: AnyObject {
     /// Where section `index` comes to rest when the finger lifts at `proposed` with `velocity`
     /// (points per second across the scroll axis): its snapping rule, within its range.
     func targetSectionOffset(section index: Int, proposed: Double, velocity: Double, model: CollectionModel) -> Double
+
+    /// Self-sizing for elements other than cells: measured sizes of existing supplementary
+    /// elements (`Layout` checked the keys). A strategy that sizes such an element by an
+    /// estimate (compositional's estimated boundary items and badges) keeps the measurement,
+    /// lays out what it changes and sets `changeStart`; one whose sizes the layout fixes keeps
+    /// them (the default).
+    ///
+    /// A measurement that differs from the element's size by less than `tolerance` on every
+    /// estimated axis is ignored (0.5, as for cells; 0 takes every one).
+    ///
+    /// - Returns: whether any frame may have changed.
+    func measureSupplementary(_ measurements: [(key: ElementKey, size: Size)], tolerance: Double, model: CollectionModel) -> Bool
+
+    /// The supplementary measurements the strategy keeps (`measureSupplementary`), in key
+    /// order: state like section offsets, so a layout rebuilt from scratch can take them back.
+    var measuredSupplementaries: [(key: ElementKey, size: Size)] { get }
 }
 
 /// A kind of element besides cells, and what its key id names.
@@ -245,6 +261,13 @@ extension LayoutStrategy {
     public func targetSectionOffset(section index: Int, proposed: Double, velocity: Double, model: CollectionModel) -> Double {
         proposed
     }
+
+    /// Sizes come from the layout: a measurement changes nothing.
+    public func measureSupplementary(_ measurements: [(key: ElementKey, size: Size)], tolerance: Double, model: CollectionModel) -> Bool {
+        false
+    }
+
+    public var measuredSupplementaries: [(key: ElementKey, size: Size)] { [] }
 
     public func copy(model: CollectionModel) throws(LayoutError) -> any LayoutStrategy {
         let fresh = try reconfigured(with: parameters)

@@ -215,6 +215,13 @@ public final class MirroredStrategy: LayoutStrategy {
         inner.targetSectionOffset(section: index, proposed: proposed, velocity: velocity, model: model)
     }
 
+    /// Sizes do not mirror.
+    public func measureSupplementary(_ measurements: [(key: ElementKey, size: Size)], tolerance: Double, model: CollectionModel) -> Bool {
+        inner.measureSupplementary(measurements, tolerance: tolerance, model: model)
+    }
+
+    public var measuredSupplementaries: [(key: ElementKey, size: Size)] { inner.measuredSupplementaries }
+
     public func planTransition(from previous: any LayoutStrategy, moves: [TransitionSegment], model: CollectionModel) -> Transition {
         let base = (previous as? MirroredStrategy)?.inner ?? previous
         let inward = moves.map(mirror)

@@ -55,15 +55,21 @@ extension View {
 
     /// Self-sizing: measured sizes for ids; changes under 0.5 pt are no-ops.
     @discardableResult
+    ///
+    /// `supplementary`: measured sizes of other elements by key (compositional's estimated
+    /// boundary items and badges self-size the same way); checked before anything applies.
     public func measure(
-        _ measurements: [(id: String, size: Size)], animated: Bool = false, ifEpoch: Int? = nil, anchor: AnchorPolicy? = nil
+        _ measurements: [(id: String, size: Size)], supplementary: [(key: ElementKey, size: Size)] = [], animated: Bool = false,
+        ifEpoch: Int? = nil, anchor: AnchorPolicy? = nil
     ) throws(LayoutError) -> Invalidation {
         try mutate(ifEpoch: ifEpoch, anchor: anchor) { () throws(LayoutError) -> Outcome in
-            try checkBatch(measurements.count)
+            try checkBatch(measurements.count + supplementary.count)
+            try layout.checkSupplementaryMeasurements(supplementary)
             var outcome = Outcome()
             (outcome.transition, outcome.anchored, outcome.window, outcome.changeStart) = try anchored(animated: animated, anchor: anchor) { () throws(LayoutError) -> Bool in
                 outcome.context.invalidatedItems = try layout.applyMeasurements(measurements).map { layout.model.itemID(at: $0) }
-                return !outcome.context.invalidatedItems.isEmpty
+                let resized = !supplementary.isEmpty && layout.measureSupplementary(supplementary)
+                return !outcome.context.invalidatedItems.isEmpty || resized
             }
             return outcome
         }

@@ -105,7 +105,8 @@ struct Step: Sendable {
         case targetContentOffset(proposed: Point, velocity: Point)
         case resize(Size)
         case batch([BatchUpdate])
-        case measure([(id: String, size: Size)])
+        /// Items' sizes, and (entries with a `kind`) supplementary elements' sizes.
+        case measure([(id: String, size: Size)], supplementary: [(key: ElementKey, size: Size)])
         case replace([SectionSpec])
         case scrollTo(ElementKey, ScrollAlignment, offset: Double)
         case setAnchor(AnchorPolicy)
@@ -165,7 +166,8 @@ extension Fixture {
             case .targetContentOffset(let proposed, let velocity): .targetContentOffset(proposed: proposed.transposed, velocity: velocity.transposed)
             case .resize(let size): .resize(size.transposed)
             case .batch(let updates): .batch(updates.map(Self.transposed))
-            case .measure(let sizes): .measure(sizes.map { ($0.id, $0.size.transposed) })
+            case .measure(let sizes, let supplementary):
+                .measure(sizes.map { ($0.id, $0.size.transposed) }, supplementary: supplementary.map { ($0.key, $0.size.transposed) })
             case .replace(let sections): .replace(sections.map(Self.transposed))
             }
             return transposed
@@ -388,10 +390,14 @@ extension Fixture {
             } else if let updates = step["batch"] as? [[String: Any]] {
                 action = .batch(try updates.map(reader.batchUpdate))
             } else if let sizes = step["measure"] as? [[String: Any]] {
-                action = .measure(try sizes.map { entry in
+                var items = [(id: String, size: Size)]()
+                var supplementary = [(key: ElementKey, size: Size)]()
+                for entry in sizes {
                     guard let id = entry["id"] as? String, let size = entry["size"] else { throw reader.fail("measure entry") }
-                    return (id, try reader.size(size))
-                })
+                    let key = try reader.elementKey(kind: entry["kind"], id: id)
+                    if key.kind == .cell { items.append((id, try reader.size(size))) } else { supplementary.append((key, try reader.size(size))) }
+                }
+                action = .measure(items, supplementary: supplementary)
             } else if let sections = step["replace"] {
                 action = .replace(try reader.sections(sections))
             } else if let id = step["scrollTo"] as? String {

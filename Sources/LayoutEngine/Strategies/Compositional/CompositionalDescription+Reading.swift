@@ -152,12 +152,17 @@ struct DescriptionReader {
     }
 
     mutating func kind(_ tree: ParameterTree?, _ path: String, default defaultKind: String? = nil, ofItem: Bool) throws(LayoutError) -> ElementKind {
-        guard let tree else {
+        let name: String
+        if let tree {
+            guard case .string(let given) = tree, ElementKind.isValidName(given) else {
+                throw fail(path, "must be a kind name of 1 to 64 letters, digits, '-', '_' or '.', not cell")
+            }
+            name = given
+        } else {
             guard let defaultKind else { throw fail(path, "is required") }
-            return ElementKind(rawValue: defaultKind)
-        }
-        guard case .string(let name) = tree, ElementKind.isValidName(name) else {
-            throw fail(path, "must be a kind name of 1 to 64 letters, digits, '-', '_' or '.', not cell")
+            // A kind left to its default (badge, background) is a kind of the layout all the
+            // same: registered, so lookups by key and the kind list know it.
+            name = defaultKind
         }
         let kind = ElementKind(rawValue: name)
         if let known = kinds[kind], known != ofItem {

@@ -20,6 +20,13 @@ public final class CompositionalLayout: NativeStrategy {
     /// Each orthogonal section's offset across the scroll axis, by section id: it survives
     /// relayouts and moves of the section, as a scroll view's offset survives a reload.
     var sectionOffsets: [String: Double] = [:]
+    /// Measured sizes of estimated boundary items (by kind and section id) and badges (by kind
+    /// and item id): state like the items' measurements, kept across relayouts; an element's
+    /// estimated dimensions take them (`view.measure` with a kind).
+    var boundarySizes: [ElementKey: Size] = [:]
+    var badgeSizes: [String: [ElementKind: Size]] = [:]
+    /// `badgeSizes` by section index, then item index: rebuilt when data or measurements change.
+    private var badgeSizesBySection: [Int: [Int: [ElementKind: Size]]]?
     /// Largest reach of any section's elements before its start and past its end.
     var reachBefore = 0.0
     var reachAfter = 0.0
@@ -49,6 +56,8 @@ public final class CompositionalLayout: NativeStrategy {
         copy.sections = sections
         copy.starts = starts
         copy.sectionOffsets = sectionOffsets
+        copy.boundarySizes = boundarySizes
+        copy.badgeSizes = badgeSizes
         copy.reachBefore = reachBefore
         copy.reachAfter = reachAfter
         copy.hasPinnedItems = hasPinnedItems
@@ -82,6 +91,10 @@ public final class CompositionalLayout: NativeStrategy {
     /// - Complexity: O(n) for n items, plus the descriptions' work per group.
     public func prepare(model: CollectionModel, viewport: Viewport) {
         self.viewport = viewport
+        badgeSizesBySection = nil
+        // Measurements of elements whose section or item is gone go with them.
+        boundarySizes = boundarySizes.filter { model.sectionIndex(of: $0.key.id) != nil }
+        badgeSizes = badgeSizes.filter { model.indexPath(ofItem: $0.key) != nil }
         sections = model.sections.indices.map { layoutSection($0, model: model) }
         restack(from: 0)
         keepOffsets(model: model)
@@ -102,6 +115,7 @@ public final class CompositionalLayout: NativeStrategy {
     }
 
     public func dataDidChange(_ changes: DataChanges, model: CollectionModel) {
+        badgeSizesBySection = nil
         guard !changes.changesSectionList, sections.count == model.numberOfSections else {
             prepare(model: model, viewport: viewport)
             return
@@ -124,6 +138,61 @@ public final class CompositionalLayout: NativeStrategy {
         return hasPinnedItems && old.offset != newViewport.offset ? .offsetDependent : .none
     }
 
+    public var measuredSupplementaries: [(key: ElementKey, size: Size)] {
+        var all = boundarySizes.map { (key: $0.key, size: $0.value) }
+        for (id, sizes) in badgeSizes {
+            for (kind, size) in sizes { all.append((ElementKey(kind: kind, id: id), size)) }
+        }
+        return all.sorted { $0.key < $1.key }
+    }
+
+    public func measureSupplementary(_ measurements: [(key: ElementKey, size: Size)], tolerance: Double, model: CollectionModel) -> Bool {
+        var touched = Set<Int>()
+        for (key, size) in measurements {
+            let isBadge = configuration.itemKinds.contains(key.kind)
+            guard let section = isBadge ? model.indexPath(ofItem: key.id)?.section : model.sectionIndex(of: key.id),
+                let current = attributes(forSupplementary: key.kind, id: key.id, model: model),
+                let described = describedSize(of: key.kind, isBadge: isBadge, inSection: model.sections[section].id)
+            else { continue }
+            // As for cells (view.measure): under half a point on every estimated axis is no
+            // change; the other axes keep what the layout gives them.
+            let width = described.width.isEstimated && abs(current.frame.width - size.width) >= tolerance
+            let height = described.height.isEstimated && abs(current.frame.height - size.height) >= tolerance
+            guard width || height else { continue }
+            if isBadge {
+                badgeSizes[key.id, default: [:]][key.kind] = size
+                badgeSizesBySection = nil
+            } else {
+                boundarySizes[key] = size
+            }
+            touched.insert(section)
+        }
+        guard !touched.isEmpty else { return false }
+        relayout(touched, model: model)
+        return true
+    }
+
+    /// How the section's description sizes an element of `kind`, when it estimates it on some
+    /// axis (a badge kind: its first estimated description); nil when the layout fixes it.
+    private func describedSize(of kind: ElementKind, isBadge: Bool, inSection id: String) -> CompositionalSize? {
+        func estimated(_ size: CompositionalSize) -> Bool { size.width.isEstimated || size.height.isEstimated }
+        if isBadge { return configuration.tree(ofSection: id).badges.first { $0.kind == kind && estimated($0.size) }?.size }
+        return configuration.description(ofSection: id).boundarySupplementaryItems.first { $0.kind == kind && estimated($0.size) }?.size
+    }
+
+    /// This section's measured badges by item index.
+    private func measuredBadges(inSection index: Int, model: CollectionModel) -> [Int: [ElementKind: Size]] {
+        guard !badgeSizes.isEmpty else { return [:] }
+        if badgeSizesBySection == nil {
+            var grouped = [Int: [Int: [ElementKind: Size]]]()
+            for (id, sizes) in badgeSizes {
+                if let path = model.indexPath(ofItem: id) { grouped[path.section, default: [:]][path.item] = sizes }
+            }
+            badgeSizesBySection = grouped
+        }
+        return badgeSizesBySection?[index] ?? [:]
+    }
+
     // MARK: Layout
 
     func layoutSection(_ index: Int, model: CollectionModel) -> CompositionalSection {
@@ -136,9 +205,19 @@ public final class CompositionalLayout: NativeStrategy {
         return sizes.withUnsafeBufferPointer { buffer in
             var solver = CompositionalSectionSolver(
                 description: description, tree: configuration.tree(ofSection: section.id), main: configuration.main,
-                viewport: viewport, sizes: buffer, open: model.openSizes(of: section))
+                viewport: viewport, sizes: buffer, open: model.openSizes(of: section),
+                boundarySizes: measuredBoundaries(of: section.id, description), badgeSizes: measuredBadges(inSection: index, model: model))
             return solver.solve()
         }
+    }
+
+    private func measuredBoundaries(of id: String, _ description: SectionDescription) -> [ElementKind: Size] {
+        guard !boundarySizes.isEmpty else { return [:] }
+        var sizes = [ElementKind: Size]()
+        for item in description.boundarySupplementaryItems {
+            if let size = boundarySizes[ElementKey(kind: item.kind, id: id)] { sizes[item.kind] = size }
+        }
+        return sizes
     }
 
     /// What an item without a size of its own is given to the solver as: a negative width.

@@ -112,6 +112,10 @@ struct CompositionalSectionSolver {
     let sizes: UnsafeBufferPointer<Size>
     /// Open sizes of selected expanding items, by item index.
     let open: [Int: Size]
+    /// Measured sizes of this section's estimated boundary items (by kind) and badges (by item
+    /// index, then kind): what their estimated dimensions take.
+    let boundarySizes: [ElementKind: Size]
+    let badgeSizes: [Int: [ElementKind: Size]]
     /// The section's group as the solver walks it; its buffers, read through these copies of
     /// their pointers (the tree, held here, keeps them alive).
     private let tree: CompiledGroup
@@ -164,8 +168,11 @@ struct CompositionalSectionSolver {
     /// - Parameter tree: `description.group` compiled (`CompiledGroup`), when the caller keeps one.
     init(
         description: SectionDescription, tree: CompiledGroup? = nil, main: PhysicalAxis, viewport: Viewport,
-        sizes: UnsafeBufferPointer<Size>, open: [Int: Size], usesFlatPath: Bool = true
+        sizes: UnsafeBufferPointer<Size>, open: [Int: Size], boundarySizes: [ElementKind: Size] = [:],
+        badgeSizes: [Int: [ElementKind: Size]] = [:], usesFlatPath: Bool = true
     ) {
+        self.boundarySizes = boundarySizes
+        self.badgeSizes = badgeSizes
         self.usesFlatPath = usesFlatPath
         self.description = description
         self.main = main
@@ -216,7 +223,9 @@ struct CompositionalSectionSolver {
         let boundaryCrossStart = follow ? contentCrossStart : crossStart
         let boundaryCrossExtent = follow ? contentCrossExtent : crossEnd - crossStart
         let boundaryContainer = main.size(along: visibleMain, across: boundaryCrossExtent)
-        let boundarySizes = description.boundarySupplementaryItems.map { $0.size.resolve(in: boundaryContainer) }
+        let boundarySizes = description.boundarySupplementaryItems.map { item in
+            Self.measured(item.size.resolve(in: boundaryContainer), item.size, self.boundarySizes[item.kind])
+        }
         var leadingExtent = 0.0
         var trailingExtent = 0.0
         for (item, size) in zip(description.boundarySupplementaryItems, boundarySizes) where item.extendsBoundary {
@@ -234,7 +243,8 @@ struct CompositionalSectionSolver {
         cursor = 0
         template = nil
         fitCounts = Array(repeating: -1, count: groups.count)
-        isStatic = !tree.takesOwnSizes
+        // Measured badges differ per item: then no two instances are alike.
+        isStatic = !tree.takesOwnSizes && badgeSizes.isEmpty
         var spans = [CompositionalSection.Span]()
         let contentMainStart = leadingExtent + insets.before(main)
         let spacing = description.interGroupSpacing
@@ -323,6 +333,12 @@ struct CompositionalSectionSolver {
 
         section.cells = Array(cells)
         section.badgeStyles = tree.badgeStyles
+        // A group places its items' badges after the badges of the groups nested in it: put
+        // them in item order (the lookup by item bisects), each item's in description order.
+        // Every span's badges stay together, since spans hold consecutive items.
+        if zip(badges, badges.dropFirst()).contains(where: { $0.item > $1.item }) {
+            badges = badges.enumerated().sorted { ($0.element.item, $0.offset) < ($1.element.item, $1.offset) }.map(\.element)
+        }
         section.badges = badges
         section.spans = spans
         var reachHigh = [Double](repeating: 0, count: spans.count)
@@ -453,6 +469,37 @@ struct CompositionalSectionSolver {
         return size
     }
 
+    /// What both ways of placing a group start from: its size in the container, which axes
+    /// its content decides, and the content area inside its insets (ignored on estimated axes).
+    private struct GroupBox {
+        let along: PhysicalAxis
+        let across: PhysicalAxis
+        let provisional: Size
+        let alongEstimated: Bool
+        let acrossEstimated: Bool
+        /// The insets before the content along and across the group's axis.
+        let insetBefore: Double
+        let crossBefore: Double
+        let contentAlong: Double
+        let contentAcross: Double
+        var content: Size { along.size(along: contentAlong, across: contentAcross) }
+
+        init(_ node: CompiledGroup.Node, _ details: CompiledGroup.Group, in container: Size) {
+            along = details.axis
+            across = along.other
+            provisional = node.size.resolve(in: container)
+            alongEstimated = along == .x ? node.estimated.x : node.estimated.y
+            acrossEstimated = along == .x ? node.estimated.y : node.estimated.x
+            let insets = details.contentInsets
+            insetBefore = alongEstimated ? 0 : insets.before(along)
+            let insetAfter = alongEstimated ? 0 : insets.after(along)
+            crossBefore = acrossEstimated ? 0 : insets.before(across)
+            let crossAfter = acrossEstimated ? 0 : insets.after(across)
+            contentAlong = max(0, along.extent(of: provisional) - insetBefore - insetAfter)
+            contentAcross = max(0, across.extent(of: provisional) - crossBefore - crossAfter)
+        }
+    }
+
     /// Lays out one instance of the group at node `group` with its origin at `origin` in
     /// `container`, taking items from `cursor` on, and returns its size. At least one item is
     /// taken (a first subitem that does not fit still goes, as in UIKit, so every instance makes
@@ -461,19 +508,8 @@ struct CompositionalSectionSolver {
         let node = nodes[group]
         let details = groups[node.detail]
         if details.isFlat && usesFlatPath { return placeFlat(node, details, container: container, origin: instanceOrigin) }
-        let along = details.axis
-        let across = along.other
-        let provisional = node.size.resolve(in: container)
-        let alongEstimated = along == .x ? node.estimated.x : node.estimated.y
-        let acrossEstimated = along == .x ? node.estimated.y : node.estimated.x
-        let insets = details.contentInsets
-        let insetBefore = alongEstimated ? 0 : insets.before(along)
-        let insetAfter = alongEstimated ? 0 : insets.after(along)
-        let crossBefore = acrossEstimated ? 0 : insets.before(across)
-        let crossAfter = acrossEstimated ? 0 : insets.after(across)
-        let contentAlong = max(0, along.extent(of: provisional) - insetBefore - insetAfter)
-        let contentAcross = max(0, across.extent(of: provisional) - crossBefore - crossAfter)
-        let content = along.size(along: contentAlong, across: contentAcross)
+        let box = GroupBox(node, details, in: container)
+        let (along, across) = (box.along, box.across)
         let spacing = details.spacing
         let subitems = details.children
         let count = details.count
@@ -485,17 +521,17 @@ struct CompositionalSectionSolver {
             if count > 0 && index == count { break }
             // An estimated extent grows to fit: each subitem once. A fixed one repeats them
             // until the next does not fit.
-            if count == 0 && alongEstimated && index == subitems.count { break }
+            if count == 0 && box.alongEstimated && index == subitems.count { break }
             let child = children[subitems.lowerBound + index % subitems.count]
             let gap = index > 0 ? spacing.minimum : 0
             let childNode = nodes[child]
             let edges = childNode.edges
             let edgeMinimum = edges.before(along) + edges.after(along)
-            var slotContainer = content
+            var slotContainer = box.content
             if count > 0 {
                 // repeatingSubitem: the copies share the extent along the axis equally.
-                let share = max(0, (contentAlong - spacing.minimum * Double(count - 1)) / Double(count) - edgeMinimum)
-                slotContainer = along.size(along: share, across: contentAcross)
+                let share = max(0, (box.contentAlong - spacing.minimum * Double(count - 1)) / Double(count) - edgeMinimum)
+                slotContainer = along.size(along: share, across: box.contentAcross)
             }
             let start = (cursor, badges.count)
             var size: Size
@@ -507,7 +543,7 @@ struct CompositionalSectionSolver {
             }
             if count > 0 { size = along.size(along: along.extent(of: slotContainer), across: across.extent(of: size)) }
             let need = gap + edgeMinimum + along.extent(of: size)
-            if index > 0 && count == 0 && !alongEstimated && used + need > contentAlong + Self.tolerance {
+            if index > 0 && count == 0 && !box.alongEstimated && used + need > box.contentAlong + Self.tolerance {
                 // Does not fit: give the items back for the next instance.
                 cursor = start.0
                 if badges.count > start.1 { badges.removeLast(badges.count - start.1) }
@@ -532,15 +568,15 @@ struct CompositionalSectionSolver {
             if edges.flexibleBefore(along) { flexible += 1 }
             if edges.flexibleAfter(along) { flexible += 1 }
         }
-        let groupAlong = alongEstimated ? used : along.extent(of: provisional)
-        let acrossContent = acrossEstimated ? deepest : contentAcross
-        let groupAcross = acrossEstimated ? deepest : across.extent(of: provisional)
+        let groupAlong = box.alongEstimated ? used : along.extent(of: box.provisional)
+        let acrossContent = box.acrossEstimated ? deepest : box.contentAcross
+        let groupAcross = box.acrossEstimated ? deepest : across.extent(of: box.provisional)
 
         // Space left along the axis goes to the flexible gaps and edges in equal shares.
-        let leftover = alongEstimated ? 0 : max(0, contentAlong - used)
+        let leftover = box.alongEstimated ? 0 : max(0, box.contentAlong - used)
         let share = flexible > 0 ? leftover / Double(flexible) : 0
 
-        var position = insetBefore
+        var position = box.insetBefore
         for index in base..<slotCount {
             let slot = slots[index]
             let child = nodes[slot.node]
@@ -550,7 +586,7 @@ struct CompositionalSectionSolver {
             // Across: fixed edges push, flexible ones share what the group leaves.
             let room = max(0, acrossContent - across.extent(of: slot.size) - edges.before(across) - edges.after(across))
             let flexibleAcross = (edges.flexibleBefore(across) ? 1 : 0) + (edges.flexibleAfter(across) ? 1 : 0)
-            let acrossPosition = crossBefore + edges.before(across) + (edges.flexibleBefore(across) ? room / Double(flexibleAcross) : 0)
+            let acrossPosition = box.crossBefore + edges.before(across) + (edges.flexibleBefore(across) ? room / Double(flexibleAcross) : 0)
             var origin = along.point(along: position, across: acrossPosition)
             origin.x += instanceOrigin.x
             origin.y += instanceOrigin.y
@@ -573,19 +609,8 @@ struct CompositionalSectionSolver {
     /// before it, so each item is placed as it is taken and nothing is stored or given back.
     /// The same arithmetic as `place`, in the same order (the test compares the two).
     private mutating func placeFlat(_ node: CompiledGroup.Node, _ details: CompiledGroup.Group, container: Size, origin: Point) -> Size {
-        let along = details.axis
-        let across = along.other
-        let provisional = node.size.resolve(in: container)
-        let alongEstimated = along == .x ? node.estimated.x : node.estimated.y
-        let acrossEstimated = along == .x ? node.estimated.y : node.estimated.x
-        let insets = details.contentInsets
-        let insetBefore = alongEstimated ? 0 : insets.before(along)
-        let insetAfter = alongEstimated ? 0 : insets.after(along)
-        let crossBefore = acrossEstimated ? 0 : insets.before(across)
-        let crossAfter = acrossEstimated ? 0 : insets.after(across)
-        let contentAlong = max(0, along.extent(of: provisional) - insetBefore - insetAfter)
-        let contentAcross = max(0, across.extent(of: provisional) - crossBefore - crossAfter)
-        let content = along.size(along: contentAlong, across: contentAcross)
+        let box = GroupBox(node, details, in: container)
+        let (along, across) = (box.along, box.across)
         let gap = details.spacing.minimum
         let subitems = details.children
         let known = details.fitIsStatic ? fitCounts[node.detail] : -1
@@ -593,17 +618,17 @@ struct CompositionalSectionSolver {
         var fitted = 0.0
         var used = 0.0
         var deepest = 0.0
-        var position = insetBefore
+        var position = box.insetBefore
         var index = 0
         while cursor < sizes.count {
-            if alongEstimated && index == subitems.count { break }
+            if box.alongEstimated && index == subitems.count { break }
             if index == known { break }
             let child = nodes[children[subitems.lowerBound + (subitems.count == 1 ? 0 : index % subitems.count)]]
             let edges = child.edges
-            let size = itemSize(child, index: cursor, container: content)
+            let size = itemSize(child, index: cursor, container: box.content)
             // Summed as `place` sums them (its fit test, then its extent), to the last bit.
             let need = (index > 0 ? gap : 0) + (edges.before(along) + edges.after(along)) + along.extent(of: size)
-            if known < 0 && index > 0 && !alongEstimated && fitted + need > contentAlong + Self.tolerance {
+            if known < 0 && index > 0 && !box.alongEstimated && fitted + need > box.contentAlong + Self.tolerance {
                 if details.fitIsStatic { fitCounts[node.detail] = index }
                 break
             }
@@ -611,7 +636,7 @@ struct CompositionalSectionSolver {
             used += (index > 0 ? gap : 0) + edges.before(along) + edges.after(along) + along.extent(of: size)
             if index > 0 { position += gap }
             position += edges.before(along)
-            var cellOrigin = along.point(along: position, across: crossBefore + edges.before(across))
+            var cellOrigin = along.point(along: position, across: box.crossBefore + edges.before(across))
             cellOrigin.x += origin.x
             cellOrigin.y += origin.y
             let item = items[child.detail]
@@ -623,8 +648,8 @@ struct CompositionalSectionSolver {
             cursor += 1
             index += 1
         }
-        let groupAlong = alongEstimated ? used : along.extent(of: provisional)
-        let groupAcross = acrossEstimated ? deepest : across.extent(of: provisional)
+        let groupAlong = box.alongEstimated ? used : along.extent(of: box.provisional)
+        let groupAcross = box.acrossEstimated ? deepest : across.extent(of: box.provisional)
         return along.size(along: groupAlong, across: groupAcross)
     }
 
@@ -663,11 +688,20 @@ struct CompositionalSectionSolver {
 
     private mutating func addBadges(_ range: Range<Int>, index: Int) {
         let cell = cells[index]
+        let measured = badgeSizes.isEmpty ? nil : badgeSizes[index]
         for style in range {
             let badge = tree.badges[style]
-            let size = badge.size.resolve(in: cell.size)
+            let size = Self.measured(badge.size.resolve(in: cell.size), badge.size, measured?[badge.kind])
             badges.append(CompositionalSection.Badge(item: index, style: style, frame: Self.anchored(badge, size: size, to: cell)))
         }
+    }
+
+    /// `resolved` with a measurement on the dimensions `size` estimates.
+    static func measured(_ resolved: Size, _ size: CompositionalSize, _ measurement: Size?) -> Size {
+        guard let measurement else { return resolved }
+        return Size(
+            width: size.width.isEstimated ? measurement.width : resolved.width,
+            height: size.height.isEstimated ? measurement.height : resolved.height)
     }
 
     /// The badge's frame: the point its item anchor names (the container anchor's edges when it
