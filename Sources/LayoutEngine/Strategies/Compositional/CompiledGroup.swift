@@ -77,6 +77,8 @@ final class CompiledGroup: @unchecked Sendable {
     /// Whether some item takes a size of its own (an estimated dimension): if none does, every
     /// instance with items enough lays out the same.
     let takesOwnSizes: Bool
+    /// Whether some flat group counts its fit once (`Group.fitIsStatic`).
+    let hasStaticFit: Bool
 
     /// The root group is node 0.
     init(_ group: GroupDescription) {
@@ -89,6 +91,7 @@ final class CompiledGroup: @unchecked Sendable {
         badges = builder.badges
         badgeStyles = builder.badges.map { CompositionalSection.BadgeStyle(kind: $0.kind, zIndex: $0.zIndex) }
         takesOwnSizes = builder.takesOwnSizes
+        hasStaticFit = builder.groups.contains { $0.isFlat && $0.fitIsStatic }
     }
 
     private static func buffer<T>(_ values: [T]) -> UnsafeMutableBufferPointer<T> {

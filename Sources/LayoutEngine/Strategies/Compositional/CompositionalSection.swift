@@ -242,7 +242,8 @@ struct CompositionalSectionSolver {
         badges = []
         cursor = 0
         template = nil
-        fitCounts = Array(repeating: -1, count: groups.count)
+        // Only flat groups with a static fit count (no allocation for the rest).
+        fitCounts = tree.hasStaticFit ? Array(repeating: -1, count: groups.count) : []
         // Measured badges differ per item: then no two instances are alike.
         isStatic = !tree.takesOwnSizes && badgeSizes.isEmpty
         var spans = [CompositionalSection.Span]()
