@@ -623,9 +623,9 @@ def document(rows, counts, repetitions, toolchain, notes):
     flow_100k = find(rows, "flow: full layout", 100000)
     target("compositional full layout, 100k items in 1,000 mixed sections ≤ 60 ns/item", full and full["median"], 60,
            "%.1f ns/item" + (" (flow in this run: %.1f)" % flow_100k["median"] if flow_100k else ""),
-           "grids and carousels copy their first group instance (a static group lays out the same each time); the "
-           "lists and tags (half the items, estimated) solve every group: about 1,500 instructions per estimated item "
-           "(callgrind), spread over the solver's general steps")
+           "about 550 instructions an item on average (callgrind; grids and carousels copy their first group "
+           "instance, lists and tags solve every row) plus a fixed cost of a few µs a section (its arrays, the solver's "
+           "set-up): at 100 items a section that is about half; the same mix at 1,000 items a section is the 1M row")
     for operation, label in (("scroll tick", "a scroll tick"), ("section scroll (a carousel's 16 pt step)", "a section scroll")):
         row = find(rows, "%s: %s" % (mixed, operation), 1000000)
         target("compositional: %s at 1M items ≤ 20 µs" % label, row and row["median"], 20, "%.1f µs",
