@@ -232,6 +232,24 @@ print("layout-bench: median of \(options.repetitions) repetitions (min–max)\n"
 
 // MARK: Engine, per strategy: full layout, a window query, and view operations
 
+/// The two rows every layout gets: "LABEL: full layout" (the whole model laid out again, per
+/// item; 3 repetitions at 1M) and "LABEL: elements(in: phone window)" (1,000 phone-sized
+/// windows spread over the content, per query).
+@MainActor
+func measureFullLayoutAndWindows(_ layout: Layout, label: String, group: String, strategy: String, n count: Int) {
+    measure("\(label): full layout", group: group, strategy: strategy, n: count, unit: "ns/item", scale: 1e9, per: count,
+            repetitions: count >= 1_000_000 ? 3 : nil) {
+        layout.replaceModel(layout.model)
+    }
+    let queries = 1_000
+    let extent = max(0, layout.contentSize.height - phone.size.height)
+    measure("\(label): elements(in: phone window)", group: group, strategy: strategy, n: count, unit: "µs/query", scale: 1e6, per: queries) {
+        for step in 0..<queries {
+            sink &+= layout.elements(in: Rect(x: 0, y: extent * Double(step) / Double(queries), width: 390, height: 844)).count
+        }
+    }
+}
+
 /// The parameters each strategy is measured with; collapsible runs collapsed with about 1,000
 /// selected items in runs of up to four, as in the stacking-grid question.
 let strategyParameters: [String: [String: ParameterValue]] = [
@@ -259,17 +277,7 @@ for count in options.counts {
         let layout = try! Layout(
             strategy: registry.makeStrategy(named: strategy, parameters: strategyParameters[strategy]!), model: model, viewport: phone)
         if strategy == "collapsible" { try! layout.select(stackingSelection(ids: ids), mode: .set) }
-        measure("\(strategy): full layout", group: "engine", strategy: strategy, n: count, unit: "ns/item", scale: 1e9, per: count,
-                repetitions: count >= 1_000_000 ? 3 : nil) {
-            layout.replaceModel(layout.model)
-        }
-        let queries = 1_000
-        let extent = max(0, layout.contentSize.height - phone.size.height)
-        measure("\(strategy): elements(in: phone window)", group: "engine", strategy: strategy, n: count, unit: "µs/query", scale: 1e6, per: queries) {
-            for step in 0..<queries {
-                sink &+= layout.elements(in: Rect(x: 0, y: extent * Double(step) / Double(queries), width: 390, height: 844)).count
-            }
-        }
+        measureFullLayoutAndWindows(layout, label: strategy, group: "engine", strategy: strategy, n: count)
 
         // Hit testing and keyboard moves at points and items spread over the whole content.
         let probes = 1_000
@@ -501,21 +509,10 @@ for count in options.counts {
     let layout = try! Layout(
         strategy: registry.makeStrategy(named: "compositional", parameters: parameters),
         model: try! CollectionModel(sections: mixedSpecs(count, sections: sectionCount)), viewport: phone)
-    measure("\(name): full layout", group: "engine", strategy: "compositional", n: count, unit: "ns/item", scale: 1e9, per: count,
-            repetitions: count >= 1_000_000 ? 3 : nil) {
-        layout.replaceModel(layout.model)
-    }
-    let queries = 1_000
-    let extent = max(0, layout.contentSize.height - phone.size.height)
-    measure("\(name): elements(in: phone window)", group: "engine", strategy: "compositional", n: count, unit: "µs/query", scale: 1e6, per: queries) {
-        for step in 0..<queries {
-            sink &+= layout.elements(in: Rect(x: 0, y: extent * Double(step) / Double(queries), width: 390, height: 844)).count
-        }
-    }
+    measureFullLayoutAndWindows(layout, label: name, group: "engine", strategy: "compositional", n: count)
 
     let view = try! View(strategy: "compositional", parameters: parameters, sections: mixedSpecs(count, sections: sectionCount),
                          viewport: phone, windowMargin: 200)
-    let viewExtent = view.layout.contentSize.height
     // The middle of the content, where a carousel's section starts just below the top: its
     // cells are in the window for every tick of the section scroll.
     let carouselIndex = sectionCount / 2 / 4 * 4 + 2
@@ -618,16 +615,7 @@ if pluginRegistry.descriptor(named: "waterfall") == nil {
         let model = try! CollectionModel(sections: variableSpecs(count))
         for (side, registry) in [("built in", builtIn), ("plugin", pluginRegistry)] {
             let layout = try! Layout(strategy: registry.makeStrategy(named: "waterfall", parameters: waterfallParameters), model: model, viewport: phone)
-            measure("waterfall \(side): full layout", group: "plugins", strategy: "waterfall", n: count, unit: "ns/item", scale: 1e9, per: count) {
-                layout.replaceModel(layout.model)
-            }
-            let queries = 1_000
-            let extent = max(0, layout.contentSize.height - phone.size.height)
-            measure("waterfall \(side): elements(in: phone window)", group: "plugins", strategy: "waterfall", n: count, unit: "µs/query", scale: 1e6, per: queries) {
-                for step in 0..<queries {
-                    sink &+= layout.elements(in: Rect(x: 0, y: extent * Double(step) / Double(queries), width: 390, height: 844)).count
-                }
-            }
+            measureFullLayoutAndWindows(layout, label: "waterfall \(side)", group: "plugins", strategy: "waterfall", n: count)
         }
     }
 }
