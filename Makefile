@@ -59,7 +59,7 @@ BENCH_CFLAGS := -O2 -Wall -Wextra -Werror
 UNITS := layoutd.socket layoutd.service
 SUBST := sed -e 's|@bindir@|$(BINDIR)|g' -e 's|@sysconfdir@|$(SYSCONFDIR)|g' -e 's|@docdir@|$(DOCDIR)|g'
 
-.PHONY: all deps build plugins release-plugins run test unit-test e2e-test client-test bench bench-c fuzz soak clean install uninstall deb
+.PHONY: all deps build plugins release-plugins run test check-generated unit-test e2e-test client-test bench bench-c fuzz soak clean install uninstall deb
 
 all: build
 
@@ -102,7 +102,13 @@ run: deps
 
 ## Unit tests (swift test), then the daemon end to end: transcripts, conformance, schemas,
 ## real processes and signals (tests/e2e).
-test: unit-test e2e-test client-test
+test: check-generated unit-test e2e-test client-test
+
+## Every generated file equals what its generator writes now: the protocol's copies from
+## protocol/interface.json (scripts/generate-protocol.py) and the viewer's assets.
+check-generated:
+	$(PYTHON) scripts/generate-protocol.py --check
+	$(PYTHON) scripts/generate-web-assets.py --check
 
 unit-test: deps
 	$(SWIFT) build --build-tests

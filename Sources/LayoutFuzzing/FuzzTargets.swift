@@ -111,7 +111,8 @@ public enum FuzzTargets {
     /// that id (a line that is not a request, one with a null id), holding a result or a
     /// well-formed error; a refused request changed no view; an accepted mutation moved its
     /// view's epoch by one; events are numbered 1, 2, 3… and each subscription's
-    /// invalidations follow the epochs one by one.
+    /// invalidations follow the epochs one by one; every error and event is one the method
+    /// declares (`MethodCatalog`, from protocol/interface.json).
     @Sendable public static func service(_ data: [UInt8]) -> [String] {
         let service = LayoutService(limits: serviceLimits)
         var failures = [String]()
@@ -135,6 +136,10 @@ public enum FuzzTargets {
                     continue
                 }
                 if let name = object["event"]?.stringValue {
+                    // One connection: every event of this turn is the request's own.
+                    if let request, MethodCatalog.method(named: request.method)?.events.contains(name) != true {
+                        failures.append("\(context): \(request.method) does not declare event \(name) (protocol/interface.json)")
+                    }
                     let seq = object["seq"]?.integerValue ?? -1
                     if seq != lastSeq + 1 { failures.append("\(context): event seq \(seq) after \(lastSeq)") }
                     lastSeq = seq
@@ -179,6 +184,9 @@ public enum FuzzTargets {
                 }
                 if ErrorCatalog.entries.contains(where: { $0.name == name }) == false {
                     failures.append("\(context): error name \(name) is not in the catalog")
+                }
+                if let request, !MethodCatalog.mayRaise(name, method: request.method) {
+                    failures.append("\(context): \(request.method) does not declare \(name) (protocol/interface.json)")
                 }
                 if mayChange, state(of: service) != before { failures.append("\(context): refused with \(name) but a view changed") }
             default:

@@ -464,6 +464,8 @@ public final class LayoutService: Sendable {
                         ])
                     }),
                     "result": .string(method.result), "mutates": .bool(method.mutates),
+                    "errors": .array(method.errors.map(JSONValue.string)), "events": .array(method.events.map(JSONValue.string)),
+                    "doc": .string(method.doc),
                     "paramsSchema": schemas["methods/\(method.name).params.json"] ?? .null,
                     "resultSchema": schemas["methods/\(method.name).result.json"] ?? .null,
                 ])
@@ -473,6 +475,7 @@ public final class LayoutService: Sendable {
             "errors": .array(ErrorCatalog.entries.map { entry in
                 .object(["name": .string(entry.name), "code": .number(Double(entry.code)), "meaning": .string(entry.meaning)])
             }),
+            "requestErrors": .array(MethodCatalog.requestErrors.map(JSONValue.string)),
             "events": .array(MethodCatalog.events.map { .string($0) }),
             "strategies": WireMapping.strategies(registry),
         ])

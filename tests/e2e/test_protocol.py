@@ -73,6 +73,55 @@ class TranscriptTests(unittest.TestCase):
         self.assertEqual(events - seen_events, {"view.resync", "daemon.shutdown"})
 
 
+class DeclarationTests(unittest.TestCase):
+    """Every error a transcript's reply carries and every event a request causes is one its
+    method declares in protocol/interface.json (or, for errors, one any request may get)."""
+
+    @classmethod
+    def setUpClass(cls):
+        with open(os.path.join(ROOT, "protocol", "interface.json")) as handle:
+            interface = json.load(handle)
+        cls.methods = {method["name"]: method for method in interface["methods"]}
+        cls.request_errors = {error["name"] for error in interface["errors"] if error.get("scope") in ("line", "request")}
+
+    def declared_problems(self, path):
+        problems, checked = [], [0, 0]
+        for requests, expected in transcripts.steps(transcript_lines(path)):
+            sent = [parsed(line) for line in requests]
+            methods = {json.dumps(v.get("id")): v.get("method") for v in sent if isinstance(v, dict) and "id" in v}
+            lone = sent[0].get("method") if len(sent) == 1 and isinstance(sent[0], dict) else None
+            cause = lone
+            for line in expected:
+                value = parsed(line)
+                if "event" in value:
+                    # A request's own events follow its reply (a notification's, the request).
+                    if cause in self.methods and value.get("subscription") is not None:
+                        checked[1] += 1
+                        if value["event"] not in self.methods[cause]["events"]:
+                            problems.append("%s: %s caused %s" % (os.path.basename(path), cause, value["event"]))
+                    continue
+                if value.get("id") is None:
+                    continue  # an undecodable line's or the connection's error, no method's
+                method = cause = methods.get(json.dumps(value["id"]))
+                if "error" in value and method in self.methods:
+                    checked[0] += 1
+                    name = value["error"]["name"]
+                    if name not in self.request_errors and name not in self.methods[method]["errors"]:
+                        problems.append("%s: %s answered %s" % (os.path.basename(path), method, name))
+        return problems, checked
+
+    def test_errors_and_events_are_declared_by_their_methods(self):
+        problems, errors, events = [], 0, 0
+        for path in transcripts.all_transcripts():
+            found, (checked_errors, checked_events) = self.declared_problems(path)
+            problems += found
+            errors += checked_errors
+            events += checked_events
+        self.assertEqual(problems, [])
+        self.assertGreater(errors, 50)
+        self.assertGreater(events, 20)
+
+
 @unittest.skipUnless(os.path.isdir(SCHEMAS), "protocol/schemas not present")
 class SchemaTests(unittest.TestCase):
     # Schema files have relative $ids ("common.json", "methods/view.scroll.params.json");
@@ -146,7 +195,7 @@ class SchemaTests(unittest.TestCase):
         self.assertGreater(checked, 200)
 
     def test_describe_serves_exactly_the_published_schemas(self):
-        checked = subprocess.run(["/usr/bin/python3", os.path.join(ROOT, "scripts", "generate-schema-catalog.py"), "--check"],
+        checked = subprocess.run(["/usr/bin/python3", os.path.join(ROOT, "scripts", "generate-protocol.py"), "--check"],
                                  capture_output=True, text=True)
         self.assertEqual(checked.returncode, 0, checked.stdout)
         describe = [parsed(line) for line in transcript_lines(os.path.join(ROOT, "protocol", "examples", "describe.jsonl"))][1]["result"]
