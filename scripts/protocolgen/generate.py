@@ -1,15 +1,11 @@
 """Runs every generator and writes (or checks) their files."""
 import os
 
-from . import docs, schemas, swift_catalog
+from . import c, docs, javascript, python, schemas, swift_catalog, swift_client
 from .model import ROOT, DescriptionError, Protocol
 
 # Each generator: a module with outputs(protocol) -> {absolute path: text}.
-GENERATORS = [schemas, swift_catalog, docs]
-
-
-def register(module):
-    GENERATORS.append(module)
+GENERATORS = [schemas, swift_catalog, docs, swift_client, c, python, javascript]
 
 
 def all_outputs(protocol):
