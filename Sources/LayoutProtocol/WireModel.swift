@@ -14,6 +14,15 @@ public struct WireItem: Hashable, Sendable {
         self.selectedSize = selectedSize
     }
 
+    /// The item as a request carries it: `id`, then the sizes it has.
+    public var json: JSONValue {
+        var object: JSONObject = ["id": .string(id)]
+        if let size { object["size"] = .size(size) }
+        if let estimatedSize { object["estimatedSize"] = .size(estimatedSize) }
+        if let selectedSize { object["selectedSize"] = .size(selectedSize) }
+        return .object(object)
+    }
+
     public static func read(_ reader: inout ParamsReader) throws(WireError) -> WireItem {
         let item = WireItem(
             id: try reader.string("id"), size: try reader.optionalSize("size"),
@@ -35,6 +44,14 @@ public struct WireSection: Hashable, Sendable {
         self.items = items
         self.headerSize = headerSize
         self.footerSize = footerSize
+    }
+
+    /// The section as a request carries it: `id`, `items`, then the sizes it has.
+    public var json: JSONValue {
+        var object: JSONObject = ["id": .string(id), "items": .array(items.map(\.json))]
+        if let headerSize { object["headerSize"] = .size(headerSize) }
+        if let footerSize { object["footerSize"] = .size(footerSize) }
+        return .object(object)
     }
 
     public static func read(_ reader: inout ParamsReader) throws(WireError) -> WireSection {
@@ -67,6 +84,24 @@ public enum WireUpdate: Hashable, Sendable {
         "insertItems", "deleteItems", "moveItem", "reloadItems", "insertSections", "deleteSections", "moveSection",
         "reloadSections",
     ]
+
+    /// The change as a batch carries it: `op` first, then its fields in the schema's order.
+    public var json: JSONValue {
+        func ids(_ ids: [String]) -> JSONValue { .array(ids.map(JSONValue.string)) }
+        return switch self {
+        case .insertItems(let items, let section, let at):
+            .object(["op": .string("insertItems"), "section": .string(section), "at": .number(Double(at)), "items": .array(items.map(\.json))])
+        case .deleteItems(let list): .object(["op": .string("deleteItems"), "ids": ids(list)])
+        case .moveItem(let id, let section, let at):
+            .object(["op": .string("moveItem"), "id": .string(id), "section": .string(section), "at": .number(Double(at))])
+        case .reloadItems(let items): .object(["op": .string("reloadItems"), "items": .array(items.map(\.json))])
+        case .insertSections(let sections, let at):
+            .object(["op": .string("insertSections"), "at": .number(Double(at)), "sections": .array(sections.map(\.json))])
+        case .deleteSections(let list): .object(["op": .string("deleteSections"), "ids": ids(list)])
+        case .moveSection(let id, let at): .object(["op": .string("moveSection"), "id": .string(id), "at": .number(Double(at))])
+        case .reloadSections(let sections): .object(["op": .string("reloadSections"), "sections": .array(sections.map(\.json))])
+        }
+    }
 
     public static func read(_ reader: inout ParamsReader) throws(WireError) -> WireUpdate {
         let op = try reader.string("op")

@@ -131,9 +131,9 @@ public final class FollowedView {
     public init(_ view: String, on connection: LayoutdConnection) async throws(LayoutdError) {
         self.connection = connection
         self.view = view
-        let (subscription, snapshot) = try await connection.subscribe(view)
-        self.subscription = subscription
-        mirror = WindowMirror(snapshot)
+        let subscribed = try await connection.viewSubscribe(view: view)
+        subscription = subscribed.subscription
+        mirror = WindowMirror(subscribed.snapshot)
     }
 
     /// Applies one event of the connection; returns whether the mirror changed.
@@ -145,7 +145,7 @@ public final class FollowedView {
             case .applied: return true
             case .alreadyApplied: return false
             case .missed:
-                mirror.replace(with: try await connection.snapshot(view))
+                mirror.replace(with: try await connection.viewGet(view: view))
                 return true
             }
         case .resync(let id, _, let snapshot) where id == subscription:
@@ -156,7 +156,7 @@ public final class FollowedView {
             return true
         case .gap:
             // Events were lost on this connection: start again from the daemon's state.
-            mirror.replace(with: try await connection.snapshot(view))
+            mirror.replace(with: try await connection.viewGet(view: view))
             return true
         default:
             return false

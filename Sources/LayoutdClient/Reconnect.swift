@@ -8,10 +8,10 @@ import LayoutProtocol
 /// (a view that already exists, say another client made it, is used as it is) and subscribes.
 public final class Reconnector: Sendable {
     public let path: String?
-    /// The `view.create` params (with `view`) for each view, from the caller's own data.
-    public let recipes: @Sendable () -> [JSONObject]
+    /// The `view.create` params for each view, from the caller's own data.
+    public let recipes: @Sendable () -> [LayoutdMethods.ViewCreate.Params]
 
-    public init(path: String? = nil, recipes: @escaping @Sendable () -> [JSONObject]) {
+    public init(path: String? = nil, recipes: @escaping @Sendable () -> [LayoutdMethods.ViewCreate.Params]) {
         self.path = path
         self.recipes = recipes
     }
@@ -34,13 +34,12 @@ public final class Reconnector: Sendable {
         let connection = try await connect(timeout: timeout)
         var followed = [FollowedView]()
         for recipe in recipes() {
-            guard let name = recipe["view"]?.stringValue else { throw .malformed("a recipe without view") }
             do {
-                _ = try await connection.call("view.create", recipe)
+                _ = try await connection.call(LayoutdMethods.ViewCreate.self, recipe)
             } catch let error where error.name == "ViewExists" {
                 // Someone made it already: follow theirs.
             }
-            followed.append(try await FollowedView(name, on: connection))
+            followed.append(try await FollowedView(recipe.view, on: connection))
         }
         return (connection, followed)
     }

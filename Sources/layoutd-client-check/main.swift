@@ -47,8 +47,28 @@ func typedRequest(_ line: [UInt8]) -> (id: Int, method: String, params: JSONObje
     return (id, method, [:])
 }
 
-/// Replays a transcript: request lines through `call` when they are plain requests (else as
-/// raw lines), every reply and event compared with the transcript's, in order.
+/// Sends one request through the method's generated types when they reproduce its params
+/// exactly (decoded into `Params`, encoded back to the same bytes); the result must decode
+/// into `Result`. False: the params are not what the typed API writes (key order, an extra or
+/// invalid field), so the caller sends the line as it is.
+func typedCall<Method: LayoutdMethod>(_ method: Method.Type, _ params: JSONObject, on connection: LayoutdConnection, _ file: String) async -> Bool {
+    guard let typed = try? Method.Params(.object(params), "params"), JSONWriter.encode(.object(typed.json)) == JSONWriter.encode(.object(params)) else {
+        return false
+    }
+    do {
+        _ = try await connection.call(method, typed)
+    } catch .malformed(let reason) {
+        fail("\(file): \(Method.name)'s result does not decode into its Result: \(reason)")
+    } catch {
+        // A refusal the transcript expects (compared with its line below).
+    }
+    return true
+}
+
+/// Replays a transcript: request lines through their method's generated types when those
+/// write the very same line, plain requests they cannot express through `call` with raw
+/// params, anything else as raw lines; every reply and event compared with the transcript's,
+/// in order.
 func replay(socket: String, file: String) async {
     guard let data = FileManager.default.contents(atPath: file) else { fail("cannot read \(file)") }
     let lines = Array(data).split(separator: 0x0A, omittingEmptySubsequences: true).map(Array.init)
@@ -59,6 +79,7 @@ func replay(socket: String, file: String) async {
     var reconnects = 0
     var typed = 0
     var raw = 0
+    var viaTypes = 0
     var compared = 0
     var index = 0
     while index < lines.count {
@@ -75,7 +96,11 @@ func replay(socket: String, file: String) async {
                 let clientID = typed
                 idMap[clientID] = id
                 // Keep the daemon's order: this request's reply is in before the next line goes.
-                _ = try? await connection.call(method, params)
+                if let type = LayoutdMethods.named(method), await typedCall(type, params, on: connection, file) {
+                    viaTypes += 1
+                } else {
+                    _ = try? await connection.call(method, params)
+                }
             } else {
                 raw += 1
                 do { try connection.send(rawLine: request) } catch { fail("\(file): \(error)") }
@@ -110,7 +135,7 @@ func replay(socket: String, file: String) async {
         }
     }
     connection.close()
-    print("\(file): \(compared) lines compared (\(reconnects) reconnections)")
+    print("\(file): \(compared) lines compared (\(reconnects) reconnections), \(viaTypes) requests through the generated types")
 }
 
 /// The event as its line's object, for comparison (the client keeps the object it read).
@@ -156,7 +181,7 @@ func mirror(socket: String, file: String) async {
             }
             if followed == nil { followed = try await FollowedView("mirror", on: follower) }
             guard let followed else { continue }
-            let truth = try await driver.snapshot("mirror")
+            let truth = try await driver.viewGet(view: "mirror")
             while followed.mirror.epoch < truth.epoch {
                 guard let event = await events.next() else { fail("the follower's connection closed") }
                 if try await followed.handle(event) { applied += 1 }
@@ -179,15 +204,9 @@ func mirror(socket: String, file: String) async {
 }
 
 /// The restart test's data: what the client keeps of its own to make the view again.
-let restartSections = [Section("s", items: (0..<500).map { Item("r\($0)", size: .init(width: 100, height: 40 + Double($0 % 7) * 10)) })]
-let restartRecipe: JSONObject = [
-    "view": .string("kept"), "strategy": .string("flow"), "viewport": .object(["width": .number(320), "height": .number(480)]), "windowMargin": .number(50),
-    "sections": .array(restartSections.map { section in
-        .object(["id": .string(section.id), "items": .array(section.items.map { item in
-            .object(["id": .string(item.id), "size": .object(["width": .number(item.size!.width), "height": .number(item.size!.height)])])
-        })])
-    }),
-]
+let restartRecipe = LayoutdMethods.ViewCreate.Params(
+    view: "kept", strategy: "flow", viewport: .init(width: 320, height: 480), windowMargin: 50,
+    sections: [WireSection(id: "s", items: (0..<500).map { WireItem(id: "r\($0)", size: .init(width: 100, height: 40 + Double($0 % 7) * 10)) })])
 
 /// After a restart: the reconnect helper makes the view again from the recipe and follows it;
 /// a change made after that reaches the mirror, which equals the daemon's window.
@@ -198,12 +217,12 @@ func restore(socket: String) async {
         guard let view = followed.first else { fail("nothing restored") }
         var events = connection.events.makeAsyncIterator()
         let driver = try LayoutdConnection(path: socket)
-        let scrolled = try await driver.scroll("kept", to: .init(x: 0, y: 900))
+        let scrolled = try await driver.viewScroll(view: "kept", offset: .init(x: 0, y: 900))
         while view.mirror.epoch < scrolled.epoch {
             guard let event = await events.next() else { fail("closed") }
             try await view.handle(event)
         }
-        let truth = try await driver.snapshot("kept")
+        let truth = try await driver.viewGet(view: "kept")
         guard view.mirror.elements == truth.elements, truth.itemCount == 500 else { fail("the restored mirror differs from the daemon's window") }
         print("restart: view restored with \(truth.itemCount) items, the mirror equal to the daemon's window (\(truth.elements.count) elements)")
     } catch {
@@ -219,7 +238,7 @@ case "mirror" where arguments.count == 4: await mirror(socket: arguments[2], fil
 case "restart-create":
     do {
         let connection = try LayoutdConnection(path: arguments[2])
-        _ = try await connection.call("view.create", restartRecipe)
+        _ = try await connection.call(LayoutdMethods.ViewCreate.self, restartRecipe)
         print("created")
     } catch { fail("\(error)") }
 case "restart-restore": await restore(socket: arguments[2])
