@@ -105,6 +105,8 @@ let package = Package(
             name: "LayoutPluginsTests",
             dependencies: ["LayoutPlugins", "LayoutPluginSDK", "CLayoutPlugin", "StrategyCodec", "LayoutFuzzing", "TestSupport", "Waterfall"]),
         .testTarget(name: "LayoutClientTests", dependencies: ["LayoutClient", "LayoutProtocol", "LayoutGeometry"]),
+        // layoutctl's command table and parser, through @testable import of the executable.
+        .testTarget(name: "layoutctlTests", dependencies: ["layoutctl", "LayoutClient", "LayoutProtocol"]),
         .testTarget(name: "LayoutdClientTests", dependencies: ["LayoutdClient", "LayoutProtocol", "LayoutGeometry"]),
     ],
     swiftLanguageModes: [.v6]
