@@ -421,6 +421,16 @@ extension MethodCatalog {
             errors: ["ViewNotFound", "ItemNotFound"],
             events: []),
         Method(
+            name: "view.selection", summary: "the selected items in data order, a page at a time", doc: "views.md#viewselection",
+            parameters: [
+                Parameter(name: "view", type: "string", required: true, summary: "the view's name"),
+                Parameter(name: "limit", type: "integer", required: false, summary: "ids per page, 1 to maximumWindowElements (the default); more is LimitExceeded (\"selection ids\")"),
+                Parameter(name: "after", type: "string", required: false, summary: "the previous page's next: the page starts after this item's position (it need not be selected; ItemNotFound when the view has no such item)"),
+            ],
+            result: "{ids, count, epoch, next?}", mutates: false,
+            errors: ["ViewNotFound", "ItemNotFound", "LimitExceeded"],
+            events: []),
+        Method(
             name: "view.hitTest", summary: "the topmost element at a point", doc: "views.md#viewhittest",
             parameters: [
                 Parameter(name: "view", type: "string", required: true, summary: "the view's name"),

@@ -138,6 +138,8 @@ public enum Methods {
         },
         view("view.query", .inline) { host, params, _ throws(WireError) in (try host.query(&params), []) },
         view("view.item", .inline) { host, params, _ throws(WireError) in (try host.item(&params), []) },
+        // Offloaded: a page may walk every item (a large selection) or sort every selected one.
+        view("view.selection", .offload) { host, params, _ throws(WireError) in (try host.selection(&params), []) },
         view("view.hitTest", .inline) { host, params, _ throws(WireError) in (try host.hitTest(&params), []) },
         view("view.neighbor", .inline) { host, params, _ throws(WireError) in (try host.neighbor(&params), []) },
         view("view.subscribe", .inline) { host, params, call throws(WireError) in

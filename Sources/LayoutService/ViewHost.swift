@@ -131,6 +131,29 @@ final class ViewHost: @unchecked Sendable {
         return writer.bytes
     }
 
+    /// `view.selection`: a page of the selected items in data order, with the selection's
+    /// size and the view's epoch (a client reading page after page sees whether it changed).
+    func selection(_ params: inout ParamsReader) throws(WireError) -> [UInt8] {
+        let maximum = view.limits.maximumWindowElements
+        let limit = try params.optionalInteger("limit") ?? maximum
+        let after = try params.optionalString("after")
+        try params.finish()
+        guard limit >= 1 else { throw .invalidParams("params.limit", "must be at least 1") }
+        guard limit <= maximum else { throw LayoutError.limitExceeded(limit: "selection ids", maximum: maximum).wire }
+        let page: (ids: [String], more: Bool)
+        do {
+            page = try view.model.selectedItems(after: after, limit: limit)
+        } catch {
+            throw error.wire
+        }
+        var result: JSONObject = [
+            "ids": .array(page.ids.map(JSONValue.string)), "count": .number(Double(view.model.selection.count)),
+            "epoch": .number(Double(view.epoch)),
+        ]
+        if page.more, let last = page.ids.last { result["next"] = .string(last) }
+        return JSONWriter.encode(.object(result))
+    }
+
     /// `view.item`: one cell's attributes.
     func item(_ params: inout ParamsReader) throws(WireError) -> [UInt8] {
         let id = try params.string("id")

@@ -47,6 +47,7 @@ public enum LayoutdMethods {
             ViewStageAbort.self,
             ViewQuery.self,
             ViewItem.self,
+            ViewSelection.self,
             ViewHitTest.self,
             ViewNeighbor.self,
             ViewSubscribe.self,
@@ -2666,6 +2667,74 @@ public enum LayoutdMethods {
         public static func result(_ value: JSONValue) throws(DecodingFailure) -> Result { try Result(value, "result") }
     }
 
+    /// `view.selection`: the selected items in data order, a page at a time
+    /// (protocol/views.md#viewselection).
+    public enum ViewSelection: LayoutdMethod {
+        public static let name = "view.selection"
+        public static let mutates = false
+
+        public struct Params: LayoutdParams {
+            /// the view's name
+            public var view: String
+            /// ids per page, 1 to maximumWindowElements (the default); more is LimitExceeded
+            /// ("selection ids")
+            public var limit: Int?
+            /// the previous page's next: the page starts after this item's position (it need not be
+            /// selected; ItemNotFound when the view has no such item)
+            public var after: String?
+
+            public init(view: String, limit: Int? = nil, after: String? = nil) {
+                self.view = view
+                self.limit = limit
+                self.after = after
+            }
+
+            /// Reads the object (`context` names it in a failure).
+            public init(_ value: JSONValue, _ context: String) throws(DecodingFailure) {
+                let object = try WireDecode.object(value, context)
+                try WireDecode.onlyKnown(object, ["view", "limit", "after"], context)
+                self.view = try WireDecode.string(object["view"], "\(context).view")
+                self.limit = try WireDecode.optional(object["limit"]) { value throws(DecodingFailure) in try WireDecode.integer(value, "\(context).limit") }
+                self.after = try WireDecode.optional(object["after"]) { value throws(DecodingFailure) in try WireDecode.string(value, "\(context).after") }
+            }
+
+            /// The object as the request sends it: fields in the schema's order, absent ones left out.
+            public var json: JSONObject {
+                var object = JSONObject()
+                object["view"] = .string(view)
+                if let value = limit { object["limit"] = .number(Double(value)) }
+                if let value = after { object["after"] = .string(value) }
+                return object
+            }
+        }
+
+        public struct Result: Sendable {
+            /// selected item ids in data order (section, then item), at most limit
+            public var ids: [String]
+            /// how many items are selected in all
+            public var count: Int
+            /// the view's epoch when the page was read: pages read at different epochs may miss or
+            /// repeat changes
+            public var epoch: Int
+            /// present when more follow: pass it as after for the next page
+            public var next: String?
+            /// The object as the daemon sent it (fields newer than this client included).
+            public var json: JSONObject
+
+            /// Reads the object (`context` names it in a failure).
+            public init(_ value: JSONValue, _ context: String) throws(DecodingFailure) {
+                let object = try WireDecode.object(value, context)
+                self.ids = try WireDecode.array(object["ids"], "\(context).ids") { value, context throws(DecodingFailure) in try WireDecode.string(value, context) }
+                self.count = try WireDecode.integer(object["count"], "\(context).count")
+                self.epoch = try WireDecode.integer(object["epoch"], "\(context).epoch")
+                self.next = try WireDecode.optional(object["next"]) { value throws(DecodingFailure) in try WireDecode.string(value, "\(context).next") }
+                json = object
+            }
+        }
+
+        public static func result(_ value: JSONValue) throws(DecodingFailure) -> Result { try Result(value, "result") }
+    }
+
     /// `view.hitTest`: the topmost element at a point (protocol/views.md#viewhittest).
     public enum ViewHitTest: LayoutdMethod {
         public static let name = "view.hitTest"
@@ -3109,6 +3178,12 @@ extension LayoutdConnection {
         try await call(LayoutdMethods.ViewItem.self, .init(view: view, id: id))
     }
 
+    /// `view.selection`: the selected items in data order, a page at a time
+    /// (protocol/views.md#viewselection).
+    public func viewSelection(view: String, limit: Int? = nil, after: String? = nil) async throws(LayoutdError) -> LayoutdMethods.ViewSelection.Result {
+        try await call(LayoutdMethods.ViewSelection.self, .init(view: view, limit: limit, after: after))
+    }
+
     /// `view.hitTest`: the topmost element at a point (protocol/views.md#viewhittest).
     public func viewHitTest(view: String, point: Point, kinds: [ElementKind]? = nil) async throws(LayoutdError) -> LayoutdMethods.ViewHitTest.Result {
         try await call(LayoutdMethods.ViewHitTest.self, .init(view: view, point: point, kinds: kinds))
@@ -3343,6 +3418,12 @@ extension BlockingConnection {
     /// `view.item`: one item's attributes (protocol/views.md#viewitem).
     public func viewItem(view: String, id: String) throws(LayoutdError) -> LayoutdMethods.ViewItem.Result {
         try call(LayoutdMethods.ViewItem.self, .init(view: view, id: id))
+    }
+
+    /// `view.selection`: the selected items in data order, a page at a time
+    /// (protocol/views.md#viewselection).
+    public func viewSelection(view: String, limit: Int? = nil, after: String? = nil) throws(LayoutdError) -> LayoutdMethods.ViewSelection.Result {
+        try call(LayoutdMethods.ViewSelection.self, .init(view: view, limit: limit, after: after))
     }
 
     /// `view.hitTest`: the topmost element at a point (protocol/views.md#viewhittest).

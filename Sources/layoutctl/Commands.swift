@@ -221,6 +221,16 @@ enum Commands {
             run: ViewCommands.query),
         Command("item", "VIEW ID", "one item's attributes", method: "view.item", examples: ["layoutctl item photos p4"], run: ViewCommands.item),
         Command(
+            "selection", "VIEW", "the selected items, in data order (every page)", method: "view.selection",
+            examples: ["layoutctl selection photos", "layoutctl selection photos --json | jq -r '.ids[]'"],
+            run: { _ in
+                let view = positional(1, "VIEW")[0]
+                emit(allPages(connect(), "view.selection", ["view": .string(view)], collecting: ["ids"])) { result in
+                    let ids = (result["ids"]?.arrayValue ?? []).compactMap(\.stringValue)
+                    return "\(ids.count) selected (epoch \(formatNumber(result["epoch"])))" + (ids.isEmpty ? "" : ": " + ids.joined(separator: " ")) + "\n"
+                }
+            }),
+        Command(
             "hit", "VIEW X,Y", "the topmost element at a point (content coordinates), or none", method: "view.hitTest",
             options: [CommandOption("--kinds", argument: "KIND,...", "only these kinds may be hit: cell, header, footer")],
             examples: ["layoutctl hit photos 120,40", "layoutctl hit photos 120,40 --kinds header --json | jq .element.id"],

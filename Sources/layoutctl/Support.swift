@@ -50,21 +50,27 @@ func call(_ client: BlockingConnection, _ method: String, _ params: JSONObject) 
     }
 }
 
-/// Every element `view.query` finds in `rect`, page after page (`after` = the previous page's
-/// `next`), as one `{elements, selected}`: a page holds at most the daemon's
-/// `maximumWindowElements`.
-func queryAll(_ client: BlockingConnection, view: String, rect: JSONValue) -> JSONValue {
-    var elements = [JSONValue]()
-    var selected = [JSONValue]()
-    var params: JSONObject = ["view": .string(view), "rect": rect]
+/// Every page of a paged method (`view.query`, `view.selection`), `after` being the previous
+/// page's `next`: the pages' `collecting` arrays joined, the last page's other fields. A page
+/// holds at most the daemon's `maximumWindowElements`.
+func allPages(_ client: BlockingConnection, _ method: String, _ params: JSONObject, collecting fields: [String]) -> JSONValue {
+    var params = params
+    var joined = [String: [JSONValue]]()
+    var last = JSONObject()
     while true {
-        let page = call(client, "view.query", params)
-        elements += page["elements"]?.arrayValue ?? []
-        selected += page["selected"]?.arrayValue ?? []
+        let page = call(client, method, params)
+        for field in fields { joined[field, default: []] += page[field]?.arrayValue ?? [] }
+        last = page.objectValue ?? [:]
         guard let next = page["next"] else { break }
         params["after"] = next
     }
-    return .object(["elements": .array(elements), "selected": .array(selected)])
+    for field in fields { last[field] = .array(joined[field] ?? []) }
+    return .object(last)
+}
+
+/// Every element `view.query` finds in `rect`, as one `{elements, selected}`.
+func queryAll(_ client: BlockingConnection, view: String, rect: JSONValue) -> JSONValue {
+    allPages(client, "view.query", ["view": .string(view), "rect": rect], collecting: ["elements", "selected"])
 }
 
 /// Prints a result: JSON when asked or piped, else the table.
