@@ -1,7 +1,8 @@
 /* libFuzzer target for the JSON reader, and for what the client does with a daemon's line:
    any input either parses or is refused without a crash; what parses writes back to text that
-   parses to an equal tree, and writing is stable; the typed readers (snapshot, invalidation)
-   and the mirror take whatever the line holds without crashing. */
+   parses to an equal tree, and writing is stable; the typed readers (snapshot, invalidation and
+   what it says of sections and moves, interactive transitions, transition updates, selection
+   pages) and the mirror take whatever the line holds without crashing. */
 #include "internal.h"
 
 #include <stdlib.h>
@@ -28,8 +29,24 @@ static void typed(const layoutd_json *v, layoutd_mirror *m)
                                               inv.transition->segments[i].delay + inv.transition->segments[i].duration / 2, NULL, &a);
         }
         for (size_t i = 0; layoutd_mirror_at(m, i); i++) {}
+        layoutd_section_scroll section;
+        layoutd_move_state move;
+        layoutd_invalidation_section(&inv, &section);
+        layoutd_invalidation_move(&inv, &move);
         layoutd_invalidation_free(&inv);
     }
+    /* view.beginTransition's result and a re-plan's interactiveTransition; view.updateTransition's
+       and view.selection's results (each reader takes over a tree of its own) */
+    layoutd_interactive_transition tr;
+    if (layoutd_interactive_transition_from_json(v, &tr, NULL) == 0) layoutd_interactive_transition_free(&tr);
+    if (layoutd_interactive_transition_from_json(layoutd_json_get(v, "interactiveTransition"), &tr, NULL) == 0)
+        layoutd_interactive_transition_free(&tr);
+    layoutd_transition_update_result up;
+    layoutd_json *copy = layoutd_json_parse(v->text, v->text_len, NULL, 0);
+    if (copy && ld_read_transition_update(copy, &up, NULL) == 0) layoutd_transition_update_result_free(&up);
+    layoutd_selection_page page;
+    copy = layoutd_json_parse(v->text, v->text_len, NULL, 0);
+    if (copy && ld_read_selection_page(copy, &page, NULL) == 0) layoutd_selection_page_free(&page);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -1,12 +1,11 @@
-/* The connection: socket discovery, framing, request/reply matching, events, subscriptions,
-   reconnecting. */
+/* The connection: socket discovery, framing, request/reply matching, events, subscriptions and
+   their mirrors, the views to restore after a restart (reconnect.c restores them). */
 #define _GNU_SOURCE
-#include "internal.h"
+#include "connection.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,87 +17,9 @@
 /* Longest line accepted from the daemon (its output limit is 64 MiB by default). */
 #define LD_MAX_INPUT_LINE (256 * 1024 * 1024)
 
-typedef struct pending {
-    int64_t id;
-    layoutd_reply_cb cb;
-    void *user;
-    struct pending *next;
-} pending;
-
-typedef struct tracked {
-    char *name;
-    struct tracked *next;
-} tracked;
-
-struct layoutd_subscription {
-    layoutd_client *c;
-    int64_t id;
-    char *view;
-    layoutd_mirror *mirror;
-    layoutd_event_cb cb;
-    void *user;
-    bool active;
-    bool resyncing;        /* a re-subscribe is on its way: ignore the old id's events */
-    bool failed;           /* the last view.subscribe was refused (error in last_error) */
-    layoutd_error last_error;
-    uint64_t resyncs;
-    struct layoutd_subscription *next;
-};
-
-struct layoutd_client {
-    int fd;
-    char path[128];
-    ld_buf out;
-    size_t out_off;
-    char *in;
-    size_t in_len, in_cap;
-    int64_t next_id;
-    pending *head;
-    int64_t last_seq;
-    bool shutdown_seen;
-    int timeout_ms;
-    layoutd_line_cb line_cb;
-    void *line_user;
-    layoutd_event_cb event_cb;
-    void *event_user;
-    layoutd_conn_error_cb error_cb;
-    void *error_user;
-    layoutd_restore_cb restore_cb;
-    void *restore_user;
-    layoutd_subscription *subs;
-    tracked *views;
-};
-
-void ld_set_error(layoutd_error *err, int code, const char *name, const char *fmt, ...)
-{
-    if (!err) return;
-    err->code = code;
-    snprintf(err->name, sizeof err->name, "%s", name);
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err->message, sizeof err->message, fmt, ap);
-    va_end(ap);
-    err->data[0] = 0;
-}
-
 static void set_errno_error(layoutd_error *err, const char *what)
 {
     ld_set_error(err, LAYOUTD_ERR_IO, "IOError", "%s: %s", what, strerror(errno));
-}
-
-void ld_error_from_json(layoutd_error *err, const ld_json *e)
-{
-    if (!err) return;
-    memset(err, 0, sizeof *err);
-    const ld_json *code = layoutd_json_get(e, "code"), *name = layoutd_json_get(e, "name"),
-                  *msg = layoutd_json_get(e, "message"), *data = layoutd_json_get(e, "data");
-    err->code = (int)(ld_int(layoutd_json_number(code, -32000), -32000) > -2147483647 && ld_int(layoutd_json_number(code, -32000), -32000) < 2147483647 ? ld_int(layoutd_json_number(code, -32000), -32000) : -32000);
-    snprintf(err->name, sizeof err->name, "%s", layoutd_json_string(name) ? layoutd_json_string(name) : "UnknownError");
-    snprintf(err->message, sizeof err->message, "%s", layoutd_json_string(msg) ? layoutd_json_string(msg) : "");
-    if (data && data->text_len < sizeof err->data) {
-        memcpy(err->data, data->text, data->text_len);
-        err->data[data->text_len] = 0;
-    }
 }
 
 int layoutd_socket_path(const char *explicit_path, char *buf, size_t size, layoutd_error *err)
@@ -116,7 +37,7 @@ int layoutd_socket_path(const char *explicit_path, char *buf, size_t size, layou
     return 0;
 }
 
-static int open_socket(const char *path, layoutd_error *err)
+int ld_open_socket(const char *path, layoutd_error *err)
 {
     struct sockaddr_un addr;
     memset(&addr, 0, sizeof addr);
@@ -142,7 +63,7 @@ layoutd_client *layoutd_client_connect(const char *explicit_path, layoutd_error 
 {
     char path[128];
     if (layoutd_socket_path(explicit_path, path, sizeof path, err)) return NULL;
-    int fd = open_socket(path, err);
+    int fd = ld_open_socket(path, err);
     if (fd < 0) return NULL;
     layoutd_client *c = calloc(1, sizeof *c);
     if (!c) { close(fd); ld_set_error(err, LAYOUTD_ERR_NOMEM, "OutOfMemory", "out of memory"); return NULL; }
@@ -169,7 +90,7 @@ static void fail_pending(layoutd_client *c)
     }
 }
 
-static void drop_connection(layoutd_client *c)
+void ld_drop_connection(layoutd_client *c)
 {
     if (c->fd >= 0) close(c->fd);
     c->fd = -1;
@@ -182,7 +103,7 @@ static void drop_connection(layoutd_client *c)
 void layoutd_client_close(layoutd_client *c)
 {
     if (!c) return;
-    drop_connection(c);
+    ld_drop_connection(c);
     free(c->in);
     while (c->subs) {
         layoutd_subscription *s = c->subs;
@@ -292,13 +213,12 @@ static void resubscribe_reply(layoutd_client *c, const layoutd_reply *r, void *u
 static int send_subscribe(layoutd_client *c, layoutd_subscription *s, layoutd_error *err)
 {
     ld_buf b = {0};
-    ld_buf_puts(&b, "{\"view\":");
-    ld_buf_string(&b, s->view);
+    ld_write_begin(&b, s->view);
     ld_buf_puts(&b, "}");
     if (b.failed) { ld_buf_free(&b); ld_set_error(err, LAYOUTD_ERR_ARGUMENT, "InvalidArgument", "view is not UTF-8"); return -1; }
     s->resyncing = true; /* events of the old id until the reply are stale */
     s->failed = false;
-    int64_t id = layoutd_send(c, "view.subscribe", b.data, resubscribe_reply, s, err);
+    int64_t id = layoutd_send(c, LAYOUTD_METHOD_VIEW_SUBSCRIBE, b.data, resubscribe_reply, s, err);
     ld_buf_free(&b);
     if (id < 0) { s->resyncing = false; return -1; }
     return 0;
@@ -317,7 +237,7 @@ static void resubscribe_reply(layoutd_client *c, const layoutd_reply *r, void *u
     if (!r->result) {
         s->failed = true;
         s->last_error = *r->error;
-        if (strcmp(r->error->name, "ViewNotFound") == 0) {
+        if (strcmp(r->error->name, LAYOUTD_ERROR_VIEW_NOT_FOUND) == 0) {
             s->active = false;
             ld_mirror_invalidate(s->mirror);
         }
@@ -337,7 +257,7 @@ static void resubscribe_reply(layoutd_client *c, const layoutd_reply *r, void *u
     if (old > 0 && old != s->id && c->fd >= 0) {
         char p[64];
         snprintf(p, sizeof p, "{\"subscription\":%lld}", (long long)old);
-        layoutd_send(c, "view.unsubscribe", p, NULL, NULL, NULL);
+        layoutd_send(c, LAYOUTD_METHOD_VIEW_UNSUBSCRIBE, p, NULL, NULL, NULL);
     }
 }
 
@@ -362,10 +282,10 @@ static void handle_event(layoutd_client *c, const ld_json *msg, const char *line
     if (gap) /* lost events: every subscription of the connection re-subscribes */
         for (layoutd_subscription *s = c->subs; s; s = s->next) start_resync(c, s);
     layoutd_subscription *s = ev.subscription ? find_sub(c, ev.subscription) : NULL;
-    if (strcmp(ev.name, "daemon.shutdown") == 0) c->shutdown_seen = true;
+    if (strcmp(ev.name, LAYOUTD_EVENT_DAEMON_SHUTDOWN) == 0) c->shutdown_seen = true;
     if (s && !s->resyncing && s->active) {
         ev.sub = s;
-        if (strcmp(ev.name, "view.invalidated") == 0) {
+        if (strcmp(ev.name, LAYOUTD_EVENT_VIEW_INVALIDATED) == 0) {
             layoutd_invalidation inv;
             if (layoutd_invalidation_from_json(ev.params, &inv, NULL) == 0) {
                 if (layoutd_mirror_apply(s->mirror, &inv) != 0) start_resync(c, s);
@@ -373,7 +293,7 @@ static void handle_event(layoutd_client *c, const ld_json *msg, const char *line
             } else {
                 start_resync(c, s);
             }
-        } else if (strcmp(ev.name, "view.resync") == 0) {
+        } else if (strcmp(ev.name, LAYOUTD_EVENT_VIEW_RESYNC) == 0) {
             layoutd_snapshot snap;
             if (layoutd_snapshot_from_json(layoutd_json_get(ev.params, "snapshot"), &snap, NULL) == 0) {
                 layoutd_mirror_reset(s->mirror, &snap);
@@ -382,7 +302,7 @@ static void handle_event(layoutd_client *c, const ld_json *msg, const char *line
             } else {
                 start_resync(c, s);
             }
-        } else if (strcmp(ev.name, "view.deleted") == 0) {
+        } else if (strcmp(ev.name, LAYOUTD_EVENT_VIEW_DELETED) == 0) {
             s->active = false;
             ld_mirror_invalidate(s->mirror);
         }
@@ -467,9 +387,9 @@ static int read_some(layoutd_client *c, bool *eof, layoutd_error *err)
 int layoutd_client_dispatch(layoutd_client *c, layoutd_error *err)
 {
     if (c->fd < 0) { ld_set_error(err, LAYOUTD_ERR_CLOSED, "ConnectionClosed", "not connected"); return -1; }
-    if (flush_out(c, err)) { drop_connection(c); return -1; }
+    if (flush_out(c, err)) { ld_drop_connection(c); return -1; }
     bool eof;
-    if (read_some(c, &eof, err)) { drop_connection(c); return -1; }
+    if (read_some(c, &eof, err)) { ld_drop_connection(c); return -1; }
     int handled = 0;
     /* Handle complete lines; each is taken out of the buffer before its handlers run, so a
        handler may call blocking functions (which dispatch further). */
@@ -490,7 +410,7 @@ int layoutd_client_dispatch(layoutd_client *c, layoutd_error *err)
         handled++;
     }
     if (eof && c->fd >= 0) {
-        drop_connection(c);
+        ld_drop_connection(c);
         ld_set_error(err, LAYOUTD_ERR_CLOSED, "ConnectionClosed", "the daemon closed the connection");
         return -1; /* the lines before the end were handled */
     }
@@ -513,7 +433,7 @@ int layoutd_client_wait(layoutd_client *c, int timeout_ms, layoutd_error *err)
     return layoutd_client_dispatch(c, err);
 }
 
-static int64_t now_ms(void)
+int64_t ld_now_ms(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -546,9 +466,9 @@ ld_json *ld_call(layoutd_client *c, const char *method, const char *params, layo
     call_state st;
     memset(&st, 0, sizeof st);
     if (layoutd_send(c, method, params, call_reply, &st, err) < 0) return NULL;
-    int64_t deadline = c->timeout_ms < 0 ? -1 : now_ms() + c->timeout_ms;
+    int64_t deadline = c->timeout_ms < 0 ? -1 : ld_now_ms() + c->timeout_ms;
     while (!st.done) {
-        int left = deadline < 0 ? -1 : (int)(deadline - now_ms());
+        int left = deadline < 0 ? -1 : (int)(deadline - ld_now_ms());
         if (deadline >= 0 && left <= 0) {
             /* Forget the request: its reply will be ignored. */
             for (pending **pp = &c->head; *pp; pp = &(*pp)->next)
@@ -621,11 +541,11 @@ layoutd_subscription *layoutd_subscribe(layoutd_client *c, const char *view, lay
 int layoutd_subscription_resync(layoutd_client *c, layoutd_subscription *s, layoutd_error *err)
 {
     if (send_subscribe(c, s, err)) return -1;
-    int64_t deadline = c->timeout_ms < 0 ? -1 : now_ms() + c->timeout_ms;
+    int64_t deadline = c->timeout_ms < 0 ? -1 : ld_now_ms() + c->timeout_ms;
     while (s->resyncing) {
-        int left = deadline < 0 ? -1 : (int)(deadline - now_ms());
+        int left = deadline < 0 ? -1 : (int)(deadline - ld_now_ms());
         if (deadline >= 0 && left <= 0) {
-            ld_set_error(err, LAYOUTD_ERR_TIMEOUT, "Timeout", "no reply to view.subscribe within %d ms", c->timeout_ms);
+            ld_set_error(err, LAYOUTD_ERR_TIMEOUT, "Timeout", "no reply to " LAYOUTD_METHOD_VIEW_SUBSCRIBE " within %d ms", c->timeout_ms);
             return -1;
         }
         layoutd_error e;
@@ -646,7 +566,7 @@ int layoutd_unsubscribe(layoutd_client *c, layoutd_subscription *s, layoutd_erro
     if (s->active && c->fd >= 0) {
         char p[64];
         snprintf(p, sizeof p, "{\"subscription\":%lld}", (long long)s->id);
-        ld_json *r = ld_call(c, "view.unsubscribe", p, err);
+        ld_json *r = ld_call(c, LAYOUTD_METHOD_VIEW_UNSUBSCRIBE, p, err);
         if (!r) rc = -1;
         layoutd_json_free(r);
     }
@@ -667,7 +587,7 @@ const char *layoutd_subscription_view(const layoutd_subscription *s) { return s-
 bool layoutd_subscription_active(const layoutd_subscription *s) { return s->active; }
 uint64_t layoutd_subscription_resyncs(const layoutd_subscription *s) { return s->resyncs; }
 
-/* ---- views to restore, reconnecting ---- */
+/* ---- views to restore (reconnect.c restores them) ---- */
 
 void layoutd_client_track_view(layoutd_client *c, const char *view)
 {
@@ -680,7 +600,6 @@ void layoutd_client_track_view(layoutd_client *c, const char *view)
     *tail = t;
 }
 
-void ld_untrack_view(layoutd_client *c, const char *view);
 void ld_untrack_view(layoutd_client *c, const char *view)
 {
     for (tracked **pp = &c->views; *pp; pp = &(*pp)->next)
@@ -691,50 +610,4 @@ void ld_untrack_view(layoutd_client *c, const char *view)
             free(t);
             return;
         }
-}
-
-int layoutd_client_reconnect(layoutd_client *c, int timeout_ms, layoutd_error *err)
-{
-    drop_connection(c);
-    c->last_seq = 0;
-    c->shutdown_seen = false;
-    int64_t deadline = now_ms() + (timeout_ms < 0 ? 0x7fffffff : timeout_ms);
-    layoutd_error e;
-    while (1) {
-        int fd = open_socket(c->path, &e);
-        if (fd >= 0) {
-            c->fd = fd;
-            layoutd_hello_result h;
-            if (layoutd_hello(c, &h, &e) == 0) { layoutd_hello_free(&h); break; }
-            drop_connection(c);
-        }
-        if (now_ms() >= deadline) {
-            if (err) *err = e;
-            return -1;
-        }
-        struct timespec ts = {0, 20 * 1000000}; /* retry until the socket serves */
-        nanosleep(&ts, NULL);
-    }
-    if (c->restore_cb) {
-        for (tracked *t = c->views; t; t = t->next) {
-            layoutd_view_spec spec;
-            memset(&spec, 0, sizeof spec);
-            if (c->restore_cb(c, t->name, &spec, c->restore_user) != 0) continue;
-            spec.view = t->name;
-            if (layoutd_view_create(c, &spec, NULL, &e) && strcmp(e.name, "ViewExists") != 0) {
-                if (err) *err = e;
-                return -1;
-            }
-        }
-    }
-    for (layoutd_subscription *s = c->subs; s; s = s->next) {
-        if (!s->active) continue;
-        s->id = 0;
-        if (layoutd_subscription_resync(c, s, &e)) {
-            if (strcmp(e.name, "ViewNotFound") == 0) { s->active = false; ld_mirror_invalidate(s->mirror); continue; }
-            if (err) *err = e;
-            return -1;
-        }
-    }
-    return 0;
 }

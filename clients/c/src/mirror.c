@@ -1,5 +1,5 @@
 /* The mirror: a client's copy of a view's window (subscriptions.md "Keeping a mirror"), and
-   transition sampling (mutations.md "transition"). */
+   transition sampling (mutations.md "transition"; the curves are wire.c's). */
 #include "internal.h"
 
 #include <stdlib.h>
@@ -301,58 +301,6 @@ static double effect_value(const layoutd_attributes *a, const char *name, double
     for (size_t i = 0; i < a->effect_count; i++)
         if (!strcmp(a->effects[i].name, name)) return a->effects[i].value;
     return fallback;
-}
-
-/* Without libm: the library needs nothing beyond libc. */
-static double absolute(double v) { return v < 0 ? -v : v; }
-
-static double bezier(double t, double p1, double p2)
-{
-    double u = 1 - t;
-    return 3 * u * u * t * p1 + 3 * u * t * t * p2 + t * t * t;
-}
-
-static double bezier_slope(double t, double p1, double p2)
-{
-    double u = 1 - t;
-    return 3 * u * u * p1 + 6 * u * t * (p2 - p1) + 3 * t * t * (1 - p2);
-}
-
-const char *layoutd_curve_name(layoutd_animation_curve curve)
-{
-    switch (curve) {
-    case LAYOUTD_CURVE_EASE_IN: return "easeIn";
-    case LAYOUTD_CURVE_EASE_OUT: return "easeOut";
-    case LAYOUTD_CURVE_EASE_IN_OUT: return "easeInOut";
-    default: return "linear";
-    }
-}
-
-double layoutd_curve_progress(layoutd_animation_curve curve, double x)
-{
-    static const double points[4][4] = {{0, 0, 1, 1}, {0.42, 0, 1, 1}, {0, 0, 0.58, 1}, {0.42, 0, 0.58, 1}};
-    if (!(x > 0)) return 0;  /* NaN too */
-    if (x >= 1) return 1;
-    if (curve < LAYOUTD_CURVE_EASE_IN || curve > LAYOUTD_CURVE_EASE_IN_OUT) return x;
-    const double *c = points[curve];
-    /* Solve x(t) = x by Newton's method, falling back to bisection (x(t) is monotonic here). */
-    double t = x;
-    for (int i = 0; i < 8; i++) {
-        double error = bezier(t, c[0], c[2]) - x;
-        if (absolute(error) < 1e-12) return bezier(t, c[1], c[3]);
-        double d = bezier_slope(t, c[0], c[2]);
-        if (absolute(d) < 1e-9) break;
-        t -= error / d;
-    }
-    double low = 0, high = 1;
-    t = x;
-    for (int i = 0; i < 60; i++) {
-        double value = bezier(t, c[0], c[2]);
-        if (absolute(value - x) < 1e-12) break;
-        if (value < x) low = t; else high = t;
-        t = (low + high) / 2;
-    }
-    return bezier(t, c[1], c[3]);
 }
 
 int layoutd_transition_sample(const layoutd_transition *tr, layoutd_kind kind, const char *id, double t,

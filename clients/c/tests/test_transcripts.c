@@ -99,6 +99,71 @@ static int closes_connection(const char *line)
     return r;
 }
 
+static int same_string(const char *typed, const layoutd_json *v)
+{
+    const char *text = layoutd_json_string(v);
+    return typed && text ? !strcmp(typed, text) : !typed && !text;
+}
+
+static double number_at(const layoutd_json *o, const char *a, const char *b)
+{
+    const layoutd_json *v = layoutd_json_get(o, a);
+    return layoutd_json_number(b ? layoutd_json_get(v, b) : v, -1);
+}
+
+/* An invalidation's section (scrollSection) and move (beginMove ... endMove, and every change
+   during a move) through layoutd_invalidation_section and layoutd_invalidation_move. */
+static void check_section_and_move(const layoutd_json *result, const layoutd_invalidation *inv)
+{
+    layoutd_section_scroll section;
+    const layoutd_json *sj = layoutd_json_get(result, "section");
+    CHECK(layoutd_invalidation_section(inv, &section) == (sj != NULL), "section presence");
+    if (sj)
+        CHECK(same_string(section.id, layoutd_json_get(sj, "id")) && section.offset == number_at(sj, "offset", NULL) &&
+              section.maximum_offset == number_at(sj, "maximumOffset", NULL) && same_string(section.behavior, layoutd_json_get(sj, "behavior")),
+              "section fields");
+    layoutd_move_state move;
+    const layoutd_json *moving = layoutd_json_get(result, "moving"), *ended = layoutd_json_get(result, "moveEnded"),
+                       *items = layoutd_json_get(result, "movingItems");
+    CHECK(layoutd_invalidation_move(inv, &move) == (moving || ended) && move.moving == (moving != NULL) && move.ended == (ended != NULL),
+          "move presence");
+    if (moving)
+        CHECK(same_string(move.id, moving) && move.target_section == number_at(result, "target", "section") &&
+              move.target_item == number_at(result, "target", "item") && move.auto_scroll.y == number_at(result, "autoScroll", "y") &&
+              move.moving_items.count == (items ? items->count : 0), "move fields");
+    for (size_t i = 0; items && i < move.moving_items.count; i++)
+        CHECK(same_string(move.moving_items.ids[i], &items->items[i]), "moving item %zu", i);
+    if (ended)
+        CHECK(same_string(move.ended_id, layoutd_json_get(ended, "id")) && same_string(move.end_reason, layoutd_json_get(ended, "reason")),
+              "moveEnded fields");
+}
+
+/* view.beginTransition's result, or a re-plan's interactiveTransition, through
+   layoutd_interactive_transition_from_json. */
+static void check_interactive_transition(const layoutd_json *v)
+{
+    layoutd_interactive_transition tr;
+    CHECK(layoutd_interactive_transition_from_json(v, &tr, NULL) == 0, "typed interactive transition");
+    const layoutd_json *pairs = layoutd_json_get(v, "pairs"), *left = layoutd_json_get(v, "left"), *els = layoutd_json_get(v, "elements");
+    CHECK(same_string(tr.view, layoutd_json_get(v, "view")) && same_string(tr.strategy, layoutd_json_get(v, "strategy")) &&
+          tr.progress == number_at(v, "progress", NULL) && tr.duration == number_at(v, "duration", NULL) &&
+          tr.content_offset_to.y == number_at(layoutd_json_get(v, "contentOffset"), "to", "y") &&
+          tr.content_size_from.height == number_at(layoutd_json_get(v, "contentSize"), "from", "height") &&
+          same_string(tr.anchor, layoutd_json_get(v, "anchor")) && same_string(tr.anchor_policy, layoutd_json_get(v, "anchorPolicy")),
+          "interactive transition fields");
+    CHECK(pairs && tr.pair_count == pairs->count && tr.left_count == (left ? left->count : 0) &&
+          tr.element_count == (els ? els->count : 0), "pairs, left, elements");
+    for (size_t i = 0; pairs && i < tr.pair_count && i < pairs->count; i++) {
+        const layoutd_json *p = &pairs->items[i];
+        CHECK(same_string(tr.pairs[i].id, layoutd_json_get(p, "id")) &&
+              !strcmp(layoutd_kind_name(tr.pairs[i].kind), layoutd_json_string(layoutd_json_get(p, "kind"))) &&
+              tr.pairs[i].from.frame.x == number_at(layoutd_json_get(p, "from"), "frame", "x") &&
+              tr.pairs[i].to.frame.height == number_at(layoutd_json_get(p, "to"), "frame", "height"),
+              "pair %zu", i);
+    }
+    layoutd_interactive_transition_free(&tr);
+}
+
 static int typed_checks;
 
 /* The typed reading of a reply, checked against its JSON. */
@@ -136,7 +201,38 @@ static void check_typed(const char *request, const char *reply)
                 CHECK(inv.transition->segment_count == layoutd_json_get(tr, "segments")->count, "segments");
             CHECK(!layoutd_json_get(result, "anchor") == !inv.anchor, "anchor presence");
             CHECK(!layoutd_json_get(result, "changes") == !inv.has_changes, "changes presence");
+            check_section_and_move(result, &inv);
+            const layoutd_json *replan = layoutd_json_get(result, "interactiveTransition");
+            if (replan) check_interactive_transition(replan);
             layoutd_invalidation_free(&inv);
+            typed_checks++;
+        } else if (!strcmp(method, "view.selection")) {
+            layoutd_selection_page page;
+            layoutd_json *root = layoutd_json_parse(result->text, result->text_len, NULL, 0);
+            const layoutd_json *ids = layoutd_json_get(result, "ids");
+            CHECK(root && ld_read_selection_page(root, &page, NULL) == 0, "typed selection page of %s", reply);
+            CHECK(ids && page.ids.count == ids->count && page.total == number_at(result, "count", NULL) &&
+                  page.epoch == number_at(result, "epoch", NULL) && same_string(page.next, layoutd_json_get(result, "next")), "selection fields");
+            for (size_t i = 0; ids && i < page.ids.count && i < ids->count; i++)
+                CHECK(same_string(page.ids.ids[i], &ids->items[i]), "selected id %zu", i);
+            layoutd_selection_page_free(&page);
+            typed_checks++;
+        } else if (!strcmp(method, "view.beginTransition")) {
+            check_interactive_transition(result);
+            typed_checks++;
+        } else if (!strcmp(method, "view.updateTransition")) {
+            layoutd_transition_update_result up;
+            layoutd_json *root = layoutd_json_parse(result->text, result->text_len, NULL, 0);
+            const layoutd_json *els = layoutd_json_get(result, "elements");
+            CHECK(root && ld_read_transition_update(root, &up, NULL) == 0, "typed updateTransition result of %s", reply);
+            CHECK(els && up.element_count == els->count && up.progress == layoutd_json_number(layoutd_json_get(result, "progress"), -1) &&
+                  up.content_size.height == layoutd_json_number(layoutd_json_get(layoutd_json_get(result, "contentSize"), "height"), -1),
+                  "updateTransition fields");
+            for (size_t i = 0; els && i < up.element_count && i < els->count; i++)
+                CHECK(!strcmp(up.elements[i].id, layoutd_json_string(layoutd_json_get(&els->items[i], "id"))) &&
+                      up.elements[i].frame.width == layoutd_json_number(layoutd_json_get(layoutd_json_get(&els->items[i], "frame"), "width"), -1),
+                      "element %zu at the progress", i);
+            layoutd_transition_update_result_free(&up);
             typed_checks++;
         }
     }
@@ -212,6 +308,33 @@ static int send_typed(layoutd_client *c, const char *request, size_t len)
         layoutd_element_result r;
         if (c && layoutd_view_item(c, view, layoutd_json_string(layoutd_json_get(p, "id")), &r, &err) == 0) layoutd_element_result_free(&r);
         sent = 1;
+    } else if (!strcmp(method, "view.selection") && only_keys(p, (const char *const[]){"view", "limit", "after", NULL}) &&
+               is_str(layoutd_json_get(p, "view")) && (!layoutd_json_get(p, "after") || is_str(layoutd_json_get(p, "after"))) &&
+               (!layoutd_json_get(p, "limit") || (is_num(layoutd_json_get(p, "limit")) && layoutd_json_get(p, "limit")->num >= 1 &&
+                                                 layoutd_json_get(p, "limit")->num == (double)(int64_t)layoutd_json_get(p, "limit")->num))) {
+        layoutd_selection_page page;
+        const layoutd_json *limit = layoutd_json_get(p, "limit");
+        if (c && layoutd_view_selection(c, view, limit ? (int64_t)limit->num : 0, layoutd_json_string(layoutd_json_get(p, "after")), &page, &err) == 0)
+            layoutd_selection_page_free(&page);
+        sent = 1;
+    } else if (!strcmp(method, "view.beginTransition") && only_keys(p, (const char *const[]){"view", "strategy", "params", "ifEpoch", NULL}) &&
+               is_str(layoutd_json_get(p, "view")) && (!layoutd_json_get(p, "strategy") || is_str(layoutd_json_get(p, "strategy"))) &&
+               (!layoutd_json_get(p, "params") || layoutd_json_get(p, "params")->type == LAYOUTD_JSON_OBJECT) &&
+               (layoutd_json_get(p, "strategy") || layoutd_json_get(p, "params"))) {
+        const layoutd_json *pp = layoutd_json_get(p, "params");
+        char *text = pp ? strndup(pp->text, pp->text_len) : NULL;
+        layoutd_interactive_transition tr;
+        if (c && layoutd_view_begin_transition(c, view, layoutd_json_string(layoutd_json_get(p, "strategy")), text,
+                                               o.has_if_epoch ? &o.if_epoch : NULL, NULL, &tr, &err) == 0)
+            layoutd_interactive_transition_free(&tr);
+        free(text);
+        sent = 1;
+    } else if (!strcmp(method, "view.updateTransition") && only_keys(p, (const char *const[]){"view", "progress", NULL}) &&
+               is_str(layoutd_json_get(p, "view")) && is_num(layoutd_json_get(p, "progress"))) {
+        layoutd_transition_update_result up;
+        if (c && layoutd_view_update_transition(c, view, layoutd_json_get(p, "progress")->num, &up, &err) == 0)
+            layoutd_transition_update_result_free(&up);
+        sent = 1;
     } else if (view && is_str(layoutd_json_get(p, "view"))) {
         layoutd_invalidation inv;
         int called = 1, rc = -1;
@@ -252,6 +375,29 @@ static int send_typed(layoutd_client *c, const char *request, size_t len)
             if (ok) rc = !c ? -1 : layoutd_view_select(c, view, ids->count, list, layoutd_json_string(layoutd_json_get(p, "mode")), &o, &inv, &err);
             else called = 0;
             free(list);
+        } else if (!strcmp(method, "view.scrollSection") && only_keys(p, (const char *const[]){COMMON, "section", "offset", NULL}) &&
+                   is_str(layoutd_json_get(p, "section")) && is_num(off)) {
+            rc = !c ? -1 : layoutd_view_scroll_section(c, view, layoutd_json_string(layoutd_json_get(p, "section")), off->num, &o, &inv, &err);
+        } else if (!strcmp(method, "view.scrollSectionEnd") && only_keys(p, (const char *const[]){COMMON, "section", "proposed", "velocity", NULL}) &&
+                   is_str(layoutd_json_get(p, "section")) && (!layoutd_json_get(p, "proposed") || is_num(layoutd_json_get(p, "proposed"))) &&
+                   (!vel || is_num(vel))) {
+            const layoutd_json *proposed = layoutd_json_get(p, "proposed");
+            rc = !c ? -1 : layoutd_view_scroll_section_end(c, view, layoutd_json_string(layoutd_json_get(p, "section")), proposed ? &proposed->num : NULL,
+                                                 vel ? vel->num : 0, &o, &inv, &err);
+        } else if (!strcmp(method, "view.beginMove") && only_keys(p, (const char *const[]){COMMON, "id", "point", NULL}) &&
+                   is_str(layoutd_json_get(p, "id")) && (!layoutd_json_get(p, "point") || is_pair(layoutd_json_get(p, "point"), "x", "y"))) {
+            const layoutd_json *pt = layoutd_json_get(p, "point");
+            layoutd_point finger = {layoutd_json_number(layoutd_json_get(pt, "x"), 0), layoutd_json_number(layoutd_json_get(pt, "y"), 0)};
+            rc = !c ? -1 : layoutd_view_begin_move(c, view, layoutd_json_string(layoutd_json_get(p, "id")), pt ? &finger : NULL, &o, &inv, &err);
+        } else if (!strcmp(method, "view.updateMove") && only_keys(p, (const char *const[]){COMMON, "point", NULL}) &&
+                   is_pair(layoutd_json_get(p, "point"), "x", "y")) {
+            const layoutd_json *pt = layoutd_json_get(p, "point");
+            rc = !c ? -1 : layoutd_view_update_move(c, view, (layoutd_point){layoutd_json_get(pt, "x")->num, layoutd_json_get(pt, "y")->num}, &o, &inv, &err);
+        } else if ((!strcmp(method, "view.endMove") || !strcmp(method, "view.endTransition")) &&
+                   only_keys(p, (const char *const[]){COMMON, "commit", NULL}) && is_bool(layoutd_json_get(p, "commit"))) {
+            bool commit = layoutd_json_get(p, "commit")->type == LAYOUTD_JSON_TRUE;
+            rc = !c ? -1 : !strcmp(method, "view.endMove") ? layoutd_view_end_move(c, view, commit, &o, &inv, &err)
+                                                           : layoutd_view_end_transition(c, view, commit, &o, &inv, &err);
         } else {
             called = 0;
         }

@@ -1,4 +1,5 @@
-/* The typed API against a real daemon (README.md §11's worked session and every other method),
+/* The typed API against a real daemon (README.md §11's worked session and every other method;
+   the orthogonal section scrolls, interactive moves and interactive transitions),
    the non-blocking API driven by poll(), errors as structs, and seq/epoch gap handling,
    view.resync and view.deleted against a scripted fake daemon. */
 #include "testutil.h"
@@ -409,11 +410,382 @@ static void named_kinds(void)
     td_cleanup(&d);
 }
 
+/* ---- the section scrolls, interactive moves and interactive transitions ---- */
+
+static layoutd_client *connect_to(td_daemon *d)
+{
+    layoutd_error err;
+    layoutd_client *c = layoutd_client_connect(d->path, &err);
+    CHECK(c != NULL, "connect: %s", err.message);
+    return c;
+}
+
+/* A compositional view whose first section scrolls across on its own (groupPaging), as
+   protocol/examples/orthogonal-sections.jsonl: scrollSection, scrollSectionEnd (a fling, a dry
+   run), and the refusals. */
+static void section_scrolls(void)
+{
+    td_daemon d = {0};
+    if (td_start(&d, NULL)) { CHECK(0, "daemon"); return; }
+    layoutd_client *c = connect_to(&d);
+    if (!c) { td_cleanup(&d); return; }
+    layoutd_error err;
+    layoutd_item featured[5] = {{.id = "a"}, {.id = "b"}, {.id = "c"}, {.id = "d"}, {.id = "e"}}, rows[2] = {{.id = "r0"}, {.id = "r1"}};
+    layoutd_section secs[2] = {{.id = "featured", .item_count = 5, .items = featured}, {.id = "rows", .item_count = 2, .items = rows}};
+    const char *params =
+        "{\"section\":{\"list\":{\"appearance\":\"plain\"}},\"sections\":{\"featured\":{\"group\":{\"direction\":\"horizontal\","
+        "\"size\":{\"width\":{\"absolute\":150},\"height\":{\"absolute\":100}},\"subitems\":[{\"size\":{\"width\":{\"fractionalWidth\":1},"
+        "\"height\":{\"fractionalHeight\":1}},\"supplementaryItems\":[{\"kind\":\"badge\",\"size\":{\"width\":{\"absolute\":20},"
+        "\"height\":{\"absolute\":20}},\"containerAnchor\":{\"edges\":[\"top\",\"trailing\"],\"fractionalOffset\":{\"x\":0.3,\"y\":-0.3}}}]}]},"
+        "\"interGroupSpacing\":10,\"contentInsets\":{\"leading\":16,\"trailing\":16},\"orthogonalScrollingBehavior\":\"groupPaging\","
+        "\"boundarySupplementaryItems\":[{\"kind\":\"header\",\"size\":{\"width\":{\"fractionalWidth\":1},\"height\":{\"absolute\":30}},"
+        "\"alignment\":\"top\"}],\"decorationItems\":[{\"kind\":\"background\"}]}}}";
+    layoutd_view_spec spec = {.view = "store", .strategy = "compositional", .params_json = params,
+                              .viewport = {.width = 375, .height = 400}, .section_count = 2, .sections = secs};
+    CHECK(layoutd_view_create(c, &spec, NULL, &err) == 0, "create the store: %s", err.message);
+    layoutd_subscription *sub = layoutd_subscribe(c, "store", NULL, NULL, &err);
+    CHECK(sub != NULL, "subscribe: %s", err.message);
+
+    layoutd_invalidation inv;
+    layoutd_section_scroll section;
+    CHECK(layoutd_view_scroll_section(c, "store", "featured", 100, NULL, &inv, &err) == 0, "scrollSection: %s", err.message);
+    CHECK(inv.epoch == 1 && layoutd_invalidation_section(&inv, &section) == 1 && !strcmp(section.id, "featured") &&
+          section.offset == 100 && section.maximum_offset == 447 && !strcmp(section.behavior, "groupPaging"),
+          "the section at 100 of 447, groupPaging");
+    const layoutd_attributes *a = NULL;
+    for (size_t i = 0; i < inv.changed_count; i++)
+        if (inv.changed[i].kind == LAYOUTD_CELL && !strcmp(inv.changed[i].id, "a")) a = &inv.changed[i];
+    CHECK(a && a->frame.x == -84, "cell a moved 100 to the left: %g", a ? a->frame.x : 0);
+    layoutd_invalidation_free(&inv);
+    CHECK(layoutd_sync(c, &err) == 0, "sync");
+    layoutd_mirror *m = sub ? layoutd_subscription_mirror(sub) : NULL;
+    a = m ? layoutd_mirror_find(m, LAYOUTD_CELL, "a") : NULL;
+    CHECK(m && layoutd_mirror_epoch(m) == 1 && a && a->frame.x == -84, "the mirror followed");
+
+    double proposed = 130;
+    CHECK(layoutd_view_scroll_section_end(c, "store", "featured", &proposed, 800, NULL, &inv, &err) == 0, "scrollSectionEnd: %s", err.message);
+    CHECK(inv.epoch == 2 && layoutd_invalidation_section(&inv, &section) == 1 && section.offset == 160, "a fling rests on a page: %g",
+          section.offset);
+    layoutd_invalidation_free(&inv);
+    layoutd_mutation_options dry = {.dry_run = true};
+    CHECK(layoutd_view_scroll_section_end(c, "store", "featured", NULL, -800, &dry, &inv, &err) == 0 && inv.dry_run && inv.epoch == 3 &&
+          layoutd_invalidation_section(&inv, &section) == 1 && section.offset == 0, "a dry run back to the start");
+    layoutd_invalidation_free(&inv);
+    CHECK(layoutd_view_scroll_section(c, "store", "rows", 10, NULL, &inv, &err) == -1 && !strcmp(err.name, LAYOUTD_ERROR_SECTION_NOT_ORTHOGONAL) &&
+          err.code == LAYOUTD_CODE_SECTION_NOT_ORTHOGONAL && !strcmp(err.data, "{\"id\":\"rows\"}"), "SectionNotOrthogonal: %s", err.name);
+    CHECK(layoutd_view_scroll_section(c, "store", "nope", 10, NULL, &inv, &err) == -1 && !strcmp(err.name, LAYOUTD_ERROR_SECTION_NOT_FOUND),
+          "SectionNotFound: %s", err.name);
+    layoutd_mutation_options stale = {.has_if_epoch = true, .if_epoch = 0};
+    CHECK(layoutd_view_scroll_section(c, "store", "featured", 10, &stale, NULL, &err) == -1 && !strcmp(err.name, LAYOUTD_ERROR_STALE_EPOCH),
+          "ifEpoch: %s", err.name);
+    /* an invalidation of another method has no section */
+    CHECK(layoutd_view_scroll(c, "store", (layoutd_point){0, 10}, NULL, 0, NULL, &inv, &err) == 0 &&
+          layoutd_invalidation_section(&inv, &section) == 0 && section.id == NULL, "no section in a scroll");
+    layoutd_invalidation_free(&inv);
+    layoutd_client_close(c);
+    td_cleanup(&d);
+}
+
+static layoutd_item board_items[12];
+static char board_ids[12][16];
+
+static layoutd_section board(void)
+{
+    for (int i = 0; i < 12; i++) {
+        snprintf(board_ids[i], sizeof board_ids[i], "p%d", i);
+        board_items[i] = (layoutd_item){.id = board_ids[i]};
+    }
+    return (layoutd_section){.id = "s", .item_count = 12, .items = board_items};
+}
+
+/* A flow board of 12 cells, three a row, as protocol/examples/move.jsonl: p0 dragged to the
+   bottom edge (auto-scroll), scrolled under the finger, dropped; p5 picked up and put back. The
+   subscriber's mirror follows the dragged item. Then a collapsible stack moving as one. */
+static void moves(void)
+{
+    td_daemon d = {0};
+    if (td_start(&d, NULL)) { CHECK(0, "daemon"); return; }
+    layoutd_client *c = connect_to(&d);
+    if (!c) { td_cleanup(&d); return; }
+    layoutd_error err;
+    layoutd_section sec = board();
+    layoutd_view_spec spec = {.view = "board", .strategy = "flow", .params_json = "{\"itemSize\":{\"width\":100,\"height\":100}}",
+                              .viewport = {.width = 320, .height = 240}, .section_count = 1, .sections = &sec};
+    CHECK(layoutd_view_create(c, &spec, NULL, &err) == 0, "create the board: %s", err.message);
+    layoutd_subscription *sub = layoutd_subscribe(c, "board", NULL, NULL, &err);
+    layoutd_mirror *m = sub ? layoutd_subscription_mirror(sub) : NULL;
+    CHECK(m != NULL, "subscribe: %s", err.message);
+
+    layoutd_invalidation inv;
+    layoutd_move_state move;
+    CHECK(layoutd_view_update_move(c, "board", (layoutd_point){160, 120}, NULL, &inv, &err) == -1 &&
+          !strcmp(err.name, LAYOUTD_ERROR_NO_ACTIVE_MOVE) && err.code == LAYOUTD_CODE_NO_ACTIVE_MOVE, "no move yet: %s", err.name);
+    CHECK(layoutd_view_begin_move(c, "board", "p0", NULL, NULL, &inv, &err) == 0, "beginMove: %s", err.message);
+    CHECK(inv.epoch == 1 && layoutd_invalidation_move(&inv, &move) == 1 && move.moving && !strcmp(move.id, "p0") &&
+          move.target_section == 0 && move.target_item == 0 && move.auto_scroll.y == 0 && move.moving_items.count == 0 && !move.ended,
+          "p0 picked up where it is");
+    layoutd_invalidation_free(&inv);
+    CHECK(layoutd_view_begin_move(c, "board", "p1", NULL, NULL, &inv, &err) == -1 && !strcmp(err.name, LAYOUTD_ERROR_MOVE_IN_PROGRESS) &&
+          !strcmp(err.data, "{\"id\":\"p0\"}"), "one move at a time: %s", err.name);
+    CHECK(layoutd_view_update_move(c, "board", (layoutd_point){180, 225}, NULL, &inv, &err) == 0 &&
+          layoutd_invalidation_move(&inv, &move) == 1 && move.target_item == 6 && move.auto_scroll.x == 0 && move.auto_scroll.y == 750,
+          "at the bottom edge: target 6, auto-scroll 750: %s", err.message);
+    layoutd_invalidation_free(&inv);
+    CHECK(layoutd_sync(c, &err) == 0, "sync");
+    const layoutd_attributes *p0 = layoutd_mirror_find(m, LAYOUTD_CELL, "p0");
+    CHECK(layoutd_mirror_epoch(m) == 2 && p0 && p0->frame.x == 130 && p0->frame.y == 175 && p0->item == 6,
+          "the mirror holds p0 under the finger");
+    /* the client scrolls by the auto-scroll; the item rides along under the still finger */
+    CHECK(layoutd_view_scroll(c, "board", (layoutd_point){0, 190}, NULL, 0, NULL, &inv, &err) == 0 &&
+          layoutd_invalidation_move(&inv, &move) == 1 && move.moving && move.target_item == 10 && move.auto_scroll.y == 0,
+          "a scroll under the finger re-targets: %lld", (long long)move.target_item);
+    layoutd_invalidation_free(&inv);
+    layoutd_mutation_options dry = {.dry_run = true};
+    CHECK(layoutd_view_end_move(c, "board", true, &dry, &inv, &err) == 0 && inv.dry_run && layoutd_invalidation_move(&inv, &move) == 1 &&
+          move.ended && !move.moving, "a dry-run drop changes nothing");
+    layoutd_invalidation_free(&inv);
+    CHECK(layoutd_view_end_move(c, "board", true, NULL, &inv, &err) == 0, "endMove: %s", err.message);
+    CHECK(layoutd_invalidation_move(&inv, &move) == 1 && !move.moving && move.ended && !strcmp(move.ended_id, "p0") &&
+          !strcmp(move.end_reason, "committed") && inv.transition && inv.transition->segment_count > 0 && inv.has_changes &&
+          inv.changes.moved_items.count == 1 && !strcmp(inv.changes.moved_items.ids[0], "p0"), "dropped at 10, animated into place");
+    layoutd_invalidation_free(&inv);
+    CHECK(layoutd_view_end_move(c, "board", true, NULL, &inv, &err) == -1 && !strcmp(err.name, LAYOUTD_ERROR_NO_ACTIVE_MOVE), "ended");
+    CHECK(layoutd_view_begin_move(c, "board", "nope", NULL, NULL, &inv, &err) == -1 && !strcmp(err.name, LAYOUTD_ERROR_ITEM_NOT_FOUND),
+          "ItemNotFound: %s", err.name);
+    layoutd_point finger = {20, 60};
+    CHECK(layoutd_view_begin_move(c, "board", "p5", &finger, NULL, &inv, &err) == 0 && layoutd_invalidation_move(&inv, &move) == 1 &&
+          move.moving && !strcmp(move.id, "p5") && move.target_item == 5, "picked up at a point: %lld", (long long)move.target_item);
+    layoutd_invalidation_free(&inv);
+    CHECK(layoutd_view_end_move(c, "board", false, NULL, &inv, &err) == 0 && layoutd_invalidation_move(&inv, &move) == 1 &&
+          !strcmp(move.end_reason, "cancelled") && inv.transition && !inv.has_changes, "put back");
+    layoutd_invalidation_free(&inv);
+    CHECK(layoutd_sync(c, &err) == 0, "sync");
+    layoutd_snapshot s;
+    CHECK(layoutd_view_get(c, "board", &s, &err) == 0 && layoutd_mirror_epoch(m) == s.epoch &&
+          layoutd_mirror_equals(m, s.element_count, s.elements), "the mirror equals the view after the moves");
+    layoutd_snapshot_free(&s);
+
+    /* collapsible, collapsed: a selected run of items is a stack and moves as one */
+    layoutd_view_spec stacks = {.view = "stacks", .strategy = "collapsible",
+                                .params_json = "{\"itemSize\":{\"width\":100,\"height\":100},\"itemSpacing\":10,\"rowSpacing\":10,\"collapsed\":true}",
+                                .viewport = {.width = 320, .height = 330}, .section_count = 1, .sections = &sec};
+    const char *const run[] = {"p2", "p3", "p4"};
+    CHECK(layoutd_view_create(c, &stacks, NULL, &err) == 0 && layoutd_view_select(c, "stacks", 3, run, NULL, NULL, NULL, &err) == 0,
+          "a stack: %s", err.message);
+    CHECK(layoutd_view_begin_move(c, "stacks", "p3", NULL, NULL, &inv, &err) == 0 && layoutd_invalidation_move(&inv, &move) == 1 &&
+          move.moving_items.count == 3 && !strcmp(move.moving_items.ids[0], "p2") && !strcmp(move.moving_items.ids[2], "p4") &&
+          move.target_item == 2, "the stack moves as one: %zu", move.moving_items.count);
+    layoutd_invalidation_free(&inv);
+    CHECK(layoutd_view_begin_transition(c, "stacks", NULL, "{\"collapsed\":false}", NULL, NULL, NULL, &err) == -1 &&
+          !strcmp(err.name, LAYOUTD_ERROR_MOVE_IN_PROGRESS), "one gesture at a time: %s", err.name);
+    layoutd_client_close(c);
+    td_cleanup(&d);
+}
+
+/* A flow view of 9 cells switched to display's list interactively, as
+   protocol/examples/transition.jsonl: the pairs, scrubbing, a scroll re-planning the
+   transition, commit; then a revert from a quarter of the way. */
+static void transitions(void)
+{
+    td_daemon d = {0};
+    if (td_start(&d, NULL)) { CHECK(0, "daemon"); return; }
+    layoutd_client *c = connect_to(&d);
+    if (!c) { td_cleanup(&d); return; }
+    layoutd_error err;
+    layoutd_item items[9];
+    static const char *const nine[] = {"a", "b", "c", "d", "e", "f", "g", "h", "i"};
+    for (int i = 0; i < 9; i++) items[i] = (layoutd_item){.id = nine[i]};
+    layoutd_section sec = {.id = "s", .item_count = 9, .items = items};
+    layoutd_view_spec spec = {.view = "photos", .strategy = "flow", .params_json = "{\"itemSize\":{\"width\":100,\"height\":100}}",
+                              .viewport = {.width = 320, .height = 200}, .section_count = 1, .sections = &sec};
+    CHECK(layoutd_view_create(c, &spec, NULL, &err) == 0, "create: %s", err.message);
+    layoutd_subscription *sub = layoutd_subscribe(c, "photos", NULL, NULL, &err);
+    layoutd_mirror *m = sub ? layoutd_subscription_mirror(sub) : NULL;
+    CHECK(m != NULL, "subscribe: %s", err.message);
+
+    layoutd_interactive_transition tr;
+    layoutd_transition_update_result up;
+    layoutd_invalidation inv;
+    CHECK(layoutd_view_update_transition(c, "photos", 0.5, &up, &err) == -1 && !strcmp(err.name, LAYOUTD_ERROR_NO_ACTIVE_TRANSITION) &&
+          err.code == LAYOUTD_CODE_NO_ACTIVE_TRANSITION, "none yet: %s", err.name);
+    CHECK(layoutd_view_begin_transition(c, "photos", "nope", NULL, NULL, NULL, &tr, &err) == -1 && !strcmp(err.name, LAYOUTD_ERROR_UNKNOWN_STRATEGY),
+          "UnknownStrategy: %s", err.name);
+    CHECK(layoutd_view_begin_transition(c, "photos", NULL, NULL, NULL, NULL, &tr, &err) == -1 && err.code == LAYOUTD_ERR_ARGUMENT,
+          "neither strategy nor params: refused before sending");
+    CHECK(layoutd_view_begin_transition(c, "photos", "display", "{\"mode\":\"list\",\"rowHeight\":50}", NULL, NULL, &tr, &err) == 0,
+          "beginTransition: %s", err.message);
+    CHECK(!strcmp(tr.view, "photos") && tr.epoch == 0 && !strcmp(tr.strategy, "display") && tr.progress == 0 && tr.duration == 0.3 &&
+          tr.content_size_from.height == 320 && tr.content_size_to.height == 530 && tr.content_offset_to.y == 0 && tr.left_count == 0,
+          "the transition: %s %g %g", tr.strategy, tr.duration, tr.content_size_to.height);
+    CHECK(tr.pair_count >= 6 && tr.pairs[0].kind == LAYOUTD_CELL && !strcmp(tr.pairs[0].id, "a") && tr.pairs[0].from.frame.width == 100 &&
+          tr.pairs[0].to.frame.width == 320 && tr.pairs[0].to.frame.height == 50 && !strcmp(tr.pairs[1].id, "b") &&
+          tr.pairs[1].to.frame.y == 60, "the pairs: %zu", tr.pair_count);
+    layoutd_interactive_transition_free(&tr);
+    CHECK(tr.pairs == NULL && tr.arena_ == NULL, "freed");
+    CHECK(layoutd_view_begin_transition(c, "photos", NULL, "{\"minimumLineSpacing\":30}", NULL, NULL, NULL, &err) == -1 &&
+          !strcmp(err.name, LAYOUTD_ERROR_TRANSITION_IN_PROGRESS), "one at a time: %s", err.name);
+    CHECK(layoutd_view_update_transition(c, "photos", 0.5, &up, &err) == 0 && !strcmp(up.view, "photos") && up.progress == 0.5 &&
+          up.content_size.height == 425 && up.element_count >= 6 && !strcmp(up.elements[0].id, "a") && up.elements[0].frame.width == 210 &&
+          up.elements[0].frame.height == 75 && up.elements[1].frame.x == 55, "halfway: %s", err.message);
+    layoutd_transition_update_result_free(&up);
+    CHECK(layoutd_view_update_transition(c, "photos", 1.5, &up, &err) == -1 && !strcmp(err.name, LAYOUTD_ERROR_INVALID_PARAMETER) &&
+          strstr(err.data, "progress"), "progress past 1: %s", err.name);
+    /* a scroll during the transition re-plans it: the invalidation carries interactiveTransition */
+    CHECK(layoutd_view_scroll(c, "photos", (layoutd_point){0, 60}, NULL, 0, NULL, &inv, &err) == 0, "scroll: %s", err.message);
+    const layoutd_json *replan = layoutd_json_get(inv.json, "interactiveTransition");
+    CHECK(replan && layoutd_interactive_transition_from_json(replan, &tr, &err) == 0 && !tr.view && !strcmp(tr.strategy, "display") &&
+          tr.progress == 0.5 && tr.content_offset_from.y == 60 && tr.pair_count > 0 && tr.element_count == tr.pair_count,
+          "the re-plan: %zu pairs, %zu elements", tr.pair_count, tr.element_count);
+    layoutd_interactive_transition_free(&tr);
+    layoutd_invalidation_free(&inv);
+    CHECK(layoutd_view_end_transition(c, "photos", true, NULL, &inv, &err) == 0, "endTransition: %s", err.message);
+    CHECK(inv.epoch == 2 && inv.context.everything && inv.transition && inv.transition->segment_count > 0 && inv.content_size.height == 530,
+          "committed, animated from the progress");
+    layoutd_invalidation_free(&inv);
+    CHECK(layoutd_view_end_transition(c, "photos", true, NULL, &inv, &err) == -1 && !strcmp(err.name, LAYOUTD_ERROR_NO_ACTIVE_TRANSITION),
+          "ended: %s", err.name);
+    layoutd_snapshot s;
+    CHECK(layoutd_view_get(c, "photos", &s, &err) == 0 && !strcmp(s.strategy, "display"), "the view is display's now");
+    layoutd_snapshot_free(&s);
+
+    /* revert from a quarter of the way: 0.3 s x 0.25 back, the view as before */
+    int64_t epoch = 2;
+    CHECK(layoutd_view_begin_transition(c, "photos", NULL, "{\"mode\":\"grid\",\"columns\":2}", &epoch, NULL, &tr, &err) == 0 &&
+          tr.epoch == 2 && tr.content_offset_to.y == 0, "to a grid: %s", err.message);
+    layoutd_interactive_transition_free(&tr);
+    CHECK(layoutd_view_update_transition(c, "photos", 0.25, NULL, &err) == 0, "a quarter");
+    CHECK(layoutd_view_end_transition(c, "photos", false, NULL, &inv, &err) == 0 && inv.epoch == 3 && inv.transition &&
+          inv.transition->duration == 0.075 && inv.entered_count == 0 && inv.changed_count == 0 && inv.left_count == 0,
+          "reverted: %g", inv.transition ? inv.transition->duration : -1);
+    layoutd_invalidation_free(&inv);
+    int64_t old = 1;
+    CHECK(layoutd_view_begin_transition(c, "photos", NULL, "{\"mode\":\"grid\"}", &old, NULL, &tr, &err) == -1 &&
+          !strcmp(err.name, LAYOUTD_ERROR_STALE_EPOCH), "ifEpoch: %s", err.name);
+    CHECK(layoutd_sync(c, &err) == 0 && layoutd_view_get(c, "photos", &s, &err) == 0 && layoutd_mirror_epoch(m) == s.epoch &&
+          layoutd_mirror_equals(m, s.element_count, s.elements), "the mirror equals the view");
+    layoutd_snapshot_free(&s);
+    layoutd_client_close(c);
+    td_cleanup(&d);
+}
+
+/* ---- view.selection ---- */
+
+/* A daemon that answers a script: for each exchange it reads one request line, checks that it
+   holds `expect` (the params as the library must write them) and answers `reply` with the
+   request's id in place of %d. Exits 0 when every request was as expected. */
+typedef struct { const char *expect, *reply; } exchange;
+
+static void scripted_daemon(int listener, const exchange *script, size_t n)
+{
+    int fd = accept(listener, NULL, NULL);
+    FILE *in = fdopen(dup(fd), "r");
+    char line[4096], out[4096];
+    for (size_t i = 0; i < n; i++) {
+        if (!fgets(line, sizeof line, in) || !strstr(line, script[i].expect)) {
+            fprintf(stderr, "scripted daemon: expected %s, got %s", script[i].expect, line);
+            _exit(1);
+        }
+        snprintf(out, sizeof out, script[i].reply, atoi(strstr(line, "\"id\":") + 5));
+        put(fd, out);
+    }
+    shutdown(fd, SHUT_WR);
+    while (fgets(line, sizeof line, in)) {}
+    _exit(0);
+}
+
+/* The pages of views.md's example, from a scripted daemon: the params written, the pages read. */
+static void selection_scripted(void)
+{
+    static const exchange script[] = {
+        {"\"method\":\"view.selection\",\"params\":{\"view\":\"photos\"}}",
+         "{\"id\":%d,\"result\":{\"ids\":[\"b\",\"c\",\"e\",\"f\"],\"count\":4,\"epoch\":1}}\n"},
+        {"\"params\":{\"view\":\"photos\",\"limit\":2}}", "{\"id\":%d,\"result\":{\"ids\":[\"b\",\"c\"],\"count\":4,\"epoch\":1,\"next\":\"c\"}}\n"},
+        {"\"params\":{\"view\":\"photos\",\"limit\":2,\"after\":\"c\"}}", "{\"id\":%d,\"result\":{\"ids\":[\"e\",\"f\"],\"count\":4,\"epoch\":1}}\n"},
+        {"\"params\":{\"view\":\"photos\",\"after\":\"zz\"}}",
+         "{\"id\":%d,\"error\":{\"code\":-32011,\"name\":\"ItemNotFound\",\"message\":\"no item with id 'zz'\",\"data\":{\"id\":\"zz\"}}}\n"},
+        {"\"params\":{\"view\":\"photos\"}}", "{\"id\":%d,\"result\":{\"count\":4}}\n"},
+    };
+    char dir[] = "/tmp/layoutd-c-script-XXXXXX", path[64];
+    if (!mkdtemp(dir)) { CHECK(0, "mkdtemp"); return; }
+    snprintf(path, sizeof path, "%s/ipc.sock", dir);
+    int l = socket(AF_UNIX, SOCK_STREAM, 0);
+    struct sockaddr_un a = {.sun_family = AF_UNIX};
+    snprintf(a.sun_path, sizeof a.sun_path, "%s", path);
+    if (bind(l, (struct sockaddr *)&a, sizeof a) || listen(l, 4)) { CHECK(0, "bind"); return; }
+    pid_t pid = fork();
+    if (pid == 0) scripted_daemon(l, script, sizeof script / sizeof script[0]);
+    close(l);
+    layoutd_error err;
+    layoutd_client *c = layoutd_client_connect(path, &err);
+    layoutd_selection_page page;
+    CHECK(c && layoutd_view_selection(c, "photos", 0, NULL, &page, &err) == 0, "the whole selection: %s", err.message);
+    CHECK(page.ids.count == 4 && !strcmp(page.ids.ids[0], "b") && !strcmp(page.ids.ids[3], "f") && page.total == 4 && page.epoch == 1 &&
+          !page.next, "one page of four");
+    layoutd_selection_page_free(&page);
+    CHECK(layoutd_view_selection(c, "photos", 2, NULL, &page, &err) == 0 && page.ids.count == 2 && page.next && !strcmp(page.next, "c"),
+          "a first page of two");
+    char after[16];
+    snprintf(after, sizeof after, "%s", page.next ? page.next : "");
+    layoutd_selection_page_free(&page);
+    CHECK(layoutd_view_selection(c, "photos", 2, after, &page, &err) == 0 && page.ids.count == 2 && !strcmp(page.ids.ids[0], "e") &&
+          !page.next && page.total == 4, "the last page");
+    layoutd_selection_page_free(&page);
+    CHECK(layoutd_view_selection(c, "photos", 0, "zz", &page, &err) == -1 && !strcmp(err.name, LAYOUTD_ERROR_ITEM_NOT_FOUND) &&
+          err.code == LAYOUTD_CODE_ITEM_NOT_FOUND && !page.ids.count, "ItemNotFound");
+    CHECK(layoutd_view_selection(c, "photos", 0, NULL, &page, &err) == -1 && err.code == LAYOUTD_ERR_PROTOCOL, "a result without ids");
+    layoutd_client_close(c);
+    int status;
+    waitpid(pid, &status, 0);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the scripted daemon saw the params it expected");
+    unlink(path);
+    rmdir(dir);
+}
+
+/* The same pages from the daemon under test (protocol/views.md, view.selection). */
+static void selection_real(void)
+{
+    td_daemon d = {0};
+    if (td_start(&d, NULL)) { CHECK(0, "daemon"); return; }
+    layoutd_client *c = connect_to(&d);
+    if (!c) { td_cleanup(&d); return; }
+    layoutd_error err;
+    layoutd_item first[4] = {{.id = "a"}, {.id = "b"}, {.id = "c"}, {.id = "d"}}, second[2] = {{.id = "e"}, {.id = "f"}};
+    layoutd_section secs[2] = {{.id = "s1", .item_count = 4, .items = first}, {.id = "s2", .item_count = 2, .items = second}};
+    layoutd_view_spec spec = {.view = "photos", .strategy = "flow", .params_json = "{\"itemSize\":{\"width\":100,\"height\":100}}",
+                              .viewport = {.width = 320, .height = 200}, .section_count = 2, .sections = secs};
+    const char *const picked[] = {"f", "b", "e", "c"};
+    CHECK(layoutd_view_create(c, &spec, NULL, &err) == 0 && layoutd_view_select(c, "photos", 4, picked, NULL, NULL, NULL, &err) == 0,
+          "create and select: %s", err.message);
+    layoutd_selection_page page;
+    CHECK(layoutd_view_selection(c, "photos", 0, NULL, &page, &err) == 0, "view.selection: %s", err.message);
+    {
+        CHECK(page.ids.count == 4 && !strcmp(page.ids.ids[0], "b") && !strcmp(page.ids.ids[1], "c") && !strcmp(page.ids.ids[2], "e") &&
+              !strcmp(page.ids.ids[3], "f") && page.total == 4 && page.epoch == 1 && !page.next, "the selection in data order: %s",
+              err.message);
+        layoutd_selection_page_free(&page);
+        CHECK(layoutd_view_selection(c, "photos", 2, NULL, &page, &err) == 0 && page.ids.count == 2 && page.next && !strcmp(page.next, "c"),
+              "a page of two");
+        layoutd_selection_page_free(&page);
+        CHECK(layoutd_view_selection(c, "photos", 2, "c", &page, &err) == 0 && page.ids.count == 2 && !strcmp(page.ids.ids[0], "e") &&
+              !page.next, "the next page");
+        layoutd_selection_page_free(&page);
+        CHECK(layoutd_view_selection(c, "photos", 0, "zz", &page, &err) == -1 && !strcmp(err.name, LAYOUTD_ERROR_ITEM_NOT_FOUND),
+              "ItemNotFound: %s", err.name);
+    }
+    layoutd_client_close(c);
+    td_cleanup(&d);
+}
+
 int main(void)
 {
     named_kinds();
     real_daemon();
     real_resync();
+    section_scrolls();
+    moves();
+    transitions();
+    selection_scripted();
+    selection_real();
     fake();
     return t_report("test_typed");
 }

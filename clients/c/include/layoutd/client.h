@@ -11,12 +11,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The protocol's method, event and error names (LAYOUTD_METHOD_VIEW_SCROLL, LAYOUTD_EVENT_...,
+   LAYOUTD_ERROR_VIEW_NOT_FOUND and LAYOUTD_CODE_VIEW_NOT_FOUND, ...), LAYOUTD_PROTOCOL_VERSION,
+   and tables of them (layoutd_method_at, layoutd_error_named, ...): generated from
+   protocol/interface.json. */
+#include "protocol.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 #define LAYOUTD_CLIENT_VERSION "1.0.0"
-#define LAYOUTD_PROTOCOL_VERSION 1
 
 /* ------------------------------------------------------------------------------------------ */
 /* JSON trees (strict RFC 8259 reader as protocol/README.md §4; keys keep their order).        */
@@ -230,6 +235,88 @@ typedef struct layoutd_snapshot {
 } layoutd_snapshot;
 void layoutd_snapshot_free(layoutd_snapshot *s);
 
+/* What an invalidation says beyond its struct, read from its `json` (pointers into inv: valid
+   until it is freed). */
+
+/* The orthogonal section view.scrollSection or view.scrollSectionEnd moved (views.md
+   "view.scrollSection"): the invalidation's `section`. */
+typedef struct {
+    const char *id;
+    double offset;           /* points from the section's leading edge (scrollSectionEnd: where it rests) */
+    double maximum_offset;   /* the greatest resting offset (0 when the content fits) */
+    const char *behavior;    /* "continuous", "continuousGroupLeadingBoundary", "paging", "groupPaging", "groupPagingCentered" */
+} layoutd_section_scroll;
+/* 1 with *out filled when inv carries `section`, else 0 (out cleared). */
+int layoutd_invalidation_section(const layoutd_invalidation *inv, layoutd_section_scroll *out);
+
+/* An interactive move as an invalidation reports it (views.md "Interactive moves"): any
+   invalidation while a move is in force (its own steps, a scroll under a still finger, another
+   client's change that keeps it), and the one that ends it. */
+typedef struct {
+    bool moving;                 /* a move is in force after this change */
+    const char *id;              /* moving: the item under the finger */
+    layoutd_ids moving_items;    /* moving, when more than the item moves (a collapsible stack):
+                                    every moving item in data order; else empty */
+    int64_t target_section, target_item;  /* moving: where it drops if released now */
+    layoutd_point auto_scroll;   /* moving: the scroll the finger asks for, points per second */
+    bool ended;                  /* this change ended a move */
+    const char *ended_id;        /* ended: the item that was moving */
+    const char *end_reason;      /* ended: "committed", "cancelled", "itemDeleted", "dataChanged", "layoutChanged" */
+} layoutd_move_state;
+/* 1 with *out filled when inv says a move is in force or ended, else 0 (out cleared). The list
+   of moving_items is allocated in inv at each call. */
+int layoutd_invalidation_move(const layoutd_invalidation *inv, layoutd_move_state *out);
+
+/* One element's two ends in an interactive transition: its attributes in the view's layout
+   (from) and in the target (to), equal when it does not move. */
+typedef struct {
+    layoutd_kind kind;
+    const char *id;
+    layoutd_attributes from, to;
+} layoutd_transition_pair;
+
+/* An interactive transition (mutations.md "Interactive transitions"): view.beginTransition's
+   result; also, through layoutd_interactive_transition_from_json, an invalidation's
+   `interactiveTransition` (a scroll during one re-plans it) or a snapshot's. Free with
+   layoutd_interactive_transition_free. */
+typedef struct layoutd_interactive_transition {
+    const char *view;                  /* view.beginTransition's result: the view; else NULL */
+    int64_t epoch;                     /* view.beginTransition's result: the view's epoch (unchanged) */
+    const char *strategy;              /* the view's strategy after a commit */
+    double progress;                   /* 0: the view's layout, 1: the target */
+    double duration;                   /* seconds the whole switch takes animated */
+    layoutd_point content_offset_from, content_offset_to;
+    layoutd_size content_size_from, content_size_to;
+    size_t pair_count;
+    const layoutd_transition_pair *pairs;  /* sorted by key; in a re-plan only the new or changed ones */
+    size_t left_count;
+    const layoutd_key *left;           /* a re-plan: the pairs gone */
+    size_t element_count;
+    const layoutd_attributes *elements;  /* a re-plan: the new or changed pairs' attributes at progress */
+    const char *anchor;                /* the element a commit keeps in place; NULL when absent */
+    const char *anchor_policy;         /* NULL when firstVisible */
+    const layoutd_json *json;
+    struct ld_arena *arena_;
+} layoutd_interactive_transition;
+void layoutd_interactive_transition_free(layoutd_interactive_transition *t);
+/* Reads an interactiveTransition object (copied into the result). */
+int layoutd_interactive_transition_from_json(const layoutd_json *v, layoutd_interactive_transition *out, layoutd_error *err);
+
+/* view.updateTransition's result: every pair's attributes at `progress` (frame, alpha, transform
+   and shared effects blended linearly; zIndex, hidden and positions switch at 0.5), and the
+   blended content offset and size. Free with layoutd_transition_update_result_free. */
+typedef struct {
+    const char *view;
+    double progress;
+    layoutd_point content_offset;
+    layoutd_size content_size;
+    size_t element_count;
+    const layoutd_attributes *elements;  /* one per pair, sorted by key */
+    const layoutd_json *json;
+    struct ld_arena *arena_;
+} layoutd_transition_update_result;
+void layoutd_transition_update_result_free(layoutd_transition_update_result *r);
+
 /* ------------------------------------------------------------------------------------------ */
 /* Request inputs                                                                              */
 
@@ -366,7 +453,8 @@ void layoutd_client_set_line_handler(layoutd_client *c, layoutd_line_cb cb, void
 
 /* Every event line (after seq checking and mirrors were updated). */
 typedef struct {
-    const char *name;            /* "view.invalidated", "view.deleted", "view.resync", "daemon.shutdown", or new ones */
+    const char *name;            /* LAYOUTD_EVENT_VIEW_INVALIDATED ("view.invalidated"), ..._DELETED, ..._RESYNC,
+                                    LAYOUTD_EVENT_VIEW_TRANSITION_INTERRUPTED, LAYOUTD_EVENT_DAEMON_SHUTDOWN, or new ones */
     int64_t subscription;        /* 0 for connection-wide events */
     int64_t seq;
     const layoutd_json *params;
@@ -470,6 +558,21 @@ int layoutd_view_neighbor(layoutd_client *c, const char *view, const char *id, c
                           layoutd_element_result *out, layoutd_error *err);
 void layoutd_element_result_free(layoutd_element_result *r);
 
+/* view.selection: a page of the selected items in data order (views.md "view.selection"). */
+typedef struct {
+    layoutd_ids ids;             /* this page's selected item ids, in data order */
+    int64_t total;               /* how many items are selected in all (the protocol's count) */
+    int64_t epoch;               /* the view's epoch when the page was read */
+    const char *next;            /* NULL on the last page; else pass it as `after` for the next */
+    const layoutd_json *json;
+    struct ld_arena *arena_;
+} layoutd_selection_page;
+/* limit <= 0: the daemon's default (maximumWindowElements); after may be NULL. Free with
+   layoutd_selection_page_free. */
+int layoutd_view_selection(layoutd_client *c, const char *view, int64_t limit, const char *after, layoutd_selection_page *out,
+                           layoutd_error *err);
+void layoutd_selection_page_free(layoutd_selection_page *p);
+
 /* Mutations: each fills an invalidation (out may be NULL). opts may be NULL. */
 int layoutd_view_set_data(layoutd_client *c, const char *view, size_t section_count, const layoutd_section *sections,
                           const layoutd_mutation_options *opts, layoutd_invalidation *out, layoutd_error *err);
@@ -501,6 +604,44 @@ int layoutd_view_set_anchor(layoutd_client *c, const char *view, const layoutd_a
                             const layoutd_mutation_options *opts, layoutd_invalidation *out, layoutd_error *err);
 int layoutd_view_set_layout_direction(layoutd_client *c, const char *view, const char *direction,
                                       const layoutd_mutation_options *opts, layoutd_invalidation *out, layoutd_error *err);
+
+/* Orthogonal sections of a compositional view (views.md "view.scrollSection"): `section` is the
+   section's id; layoutd_invalidation_section reads where it stands from the result. */
+/* offset: points from the section's leading edge (not clamped). */
+int layoutd_view_scroll_section(layoutd_client *c, const char *view, const char *section, double offset,
+                                const layoutd_mutation_options *opts, layoutd_invalidation *out, layoutd_error *err);
+/* The finger lifted: proposed NULL: where the section is; velocity in points per second across
+   the main direction, positive toward larger offsets (0: none). */
+int layoutd_view_scroll_section_end(layoutd_client *c, const char *view, const char *section, const double *proposed,
+                                    double velocity, const layoutd_mutation_options *opts, layoutd_invalidation *out,
+                                    layoutd_error *err);
+
+/* Interactive moves (views.md "Interactive moves"): points are in viewport coordinates (the
+   finger on the screen); layoutd_invalidation_move reads moving, target, autoScroll and
+   moveEnded from each result. opts: animated and anchor are ignored (a move never anchors). */
+/* point NULL: the item's centre (nothing moves). */
+int layoutd_view_begin_move(layoutd_client *c, const char *view, const char *id, const layoutd_point *point,
+                            const layoutd_mutation_options *opts, layoutd_invalidation *out, layoutd_error *err);
+int layoutd_view_update_move(layoutd_client *c, const char *view, layoutd_point point, const layoutd_mutation_options *opts,
+                             layoutd_invalidation *out, layoutd_error *err);
+/* commit: drop at the target; false: put the item back. The result always has a transition. */
+int layoutd_view_end_move(layoutd_client *c, const char *view, bool commit, const layoutd_mutation_options *opts,
+                          layoutd_invalidation *out, layoutd_error *err);
+
+/* Interactive transitions (mutations.md "Interactive transitions"). Beginning is not a
+   mutation (the epoch stays, no event): strategy (NULL: keep the view's) and params_json
+   (parameter values as JSON object text, or NULL), at least one of the two; if_epoch and anchor
+   (what a commit keeps still) may be NULL. out may be NULL. */
+int layoutd_view_begin_transition(layoutd_client *c, const char *view, const char *strategy, const char *params_json,
+                                  const int64_t *if_epoch, const layoutd_anchor *anchor,
+                                  layoutd_interactive_transition *out, layoutd_error *err);
+/* Every element at progress 0 ... 1 (not a mutation). out may be NULL. */
+int layoutd_view_update_transition(layoutd_client *c, const char *view, double progress,
+                                   layoutd_transition_update_result *out, layoutd_error *err);
+/* commit: switch to the target; false: go back. A mutation either way; the result always has a
+   transition, from the current progress. opts: animated and anchor are ignored. */
+int layoutd_view_end_transition(layoutd_client *c, const char *view, bool commit, const layoutd_mutation_options *opts,
+                                layoutd_invalidation *out, layoutd_error *err);
 
 /* Staged uploads (mutations.md "Staged uploads"). upload_id receives the upload's id (size >= 64). */
 int layoutd_stage_begin(layoutd_client *c, const char *view, const int64_t *if_epoch, char *upload_id, size_t size,
