@@ -974,8 +974,10 @@ start().catch((error) => status("could not connect: " + error.message, true));
 """##.utf8)),
         "layoutd/client.js": File(type: "text/javascript; charset=utf-8", bytes: Array(#"""
 // The protocol over any line transport: requests and replies, events with seq checking,
-// subscriptions as async iterators.
+// subscriptions as async iterators. The method functions come from the generated method table
+// (src/protocol.js); their params and results are typed in ../protocol.d.ts.
 import { LayoutdError, ConnectionClosedError, CONNECTION_ERRORS } from "./errors.js";
+import { METHODS, PROTOCOL_VERSIONS } from "./protocol.js";
 
 /**
  * @typedef {object} LineHandlers
@@ -995,18 +997,37 @@ import { LayoutdError, ConnectionClosedError, CONNECTION_ERRORS } from "./errors
  * @property {boolean} [notify] send as a notification (no id, no reply): the promise resolves to undefined once sent
  */
 
-const METHODS = {
-  daemon: ["hello", "describe", "status", "sync", "reload"],
-  strategy: ["list"],
-  view: ["create", "delete", "list", "get", "query", "item", "hitTest", "neighbor", "subscribe", "unsubscribe",
-    "setData", "update", "measure", "select", "scroll", "scrollEnd", "scrollSection", "scrollSectionEnd", "scrollTo", "resize", "configure",
-    "setStrategy", "setWindowMargin", "setAnchor", "setLayoutDirection",
-    "beginTransition", "updateTransition", "endTransition", "beginMove", "updateMove", "endMove"],
-  "view.stage": ["begin", "append", "commit", "abort"],
-};
+/**
+ * Methods this client reaches only through call(), each with the reason: no function is made for them
+ * (test/coverage.test.js holds every other method of protocol/interface.json to a typed function).
+ * @type {Readonly<Record<string, string>>}
+ */
+export const RAW_ONLY = Object.freeze({});
 
-/** Every method of protocol version 1 (daemon.describe lists the same). */
-export const PROTOCOL_METHODS = Object.freeze(Object.entries(METHODS).flatMap(([prefix, names]) => names.map((n) => prefix + "." + n)));
+/** Every method of the protocol version this client was generated for (daemon.describe lists the same). */
+export const PROTOCOL_METHODS = Object.freeze(Object.keys(METHODS));
+
+/**
+ * The method functions' groups, from the generated table: {daemon: {hello: "daemon.hello", ...},
+ * view: {..., stage: {commit: "view.stage.commit"}}}; a leaf is the method's name.
+ */
+const METHOD_TREE = (() => {
+  const tree = {};
+  for (const name of PROTOCOL_METHODS) {
+    if (Object.hasOwn(RAW_ONLY, name)) continue;
+    const parts = name.split(".");
+    let group = tree;
+    for (const part of parts.slice(0, -1)) {
+      if (!Object.hasOwn(group, part)) group[part] = {};
+      else if (typeof group[part] === "string") throw new Error(`protocol method ${group[part]} is also a group of methods`);
+      group = group[part];
+    }
+    const last = parts[parts.length - 1];
+    if (Object.hasOwn(group, last)) throw new Error(`protocol method ${name} is also a group of methods`);
+    group[last] = name;
+  }
+  return tree;
+})();
 
 /** One protocol connection. */
 export class Client {
@@ -1032,19 +1053,20 @@ export class Client {
     this.connectionError = undefined;
     /** @type {Promise<Error|undefined>} resolves when the connection has closed */
     this.closed = new Promise((resolve) => { this.resolveClosed = resolve; });
-    this.daemon = this.#group("daemon");
-    this.strategy = this.#group("strategy");
-    this.view = this.#group("view");
-    this.view.stage = this.#group("view.stage");
+    // One function per method of the generated table (client.daemon.hello, client.view.stage.commit, ...).
+    for (const [name, node] of Object.entries(METHOD_TREE)) {
+      if (name in this) throw new Error(`protocol method group ${name} collides with the Client's own ${name}`);
+      this[name] = this.#group(node);
+    }
     /** view.subscribe resolves to a Subscription (an async iterator of its events) */
     this.view.subscribe = (params, options) => this.subscribe(params, options);
     transport.start({ onLine: (line) => this.#receive(line), onClose: (error) => this.#closed(error) });
   }
 
-  #group(prefix) {
+  #group(node) {
     const group = {};
-    for (const name of METHODS[prefix]) {
-      group[name] = (params, options) => this.call(prefix + "." + name, params, options);
+    for (const [name, child] of Object.entries(node)) {
+      group[name] = typeof child === "string" ? (params, options) => this.call(child, params, options) : this.#group(child);
     }
     return group;
   }
@@ -1073,7 +1095,7 @@ export class Client {
   /**
    * Any method, by name (also ones this client does not know yet).
    * @param {string} method @param {object} [params] @param {CallOptions} [options]
-   * @returns {Promise<any>} the result; rejects with a LayoutdError (or ConnectionClosedError)
+   * @returns {Promise<any>} the result (typed per method: import("../protocol").ProtocolMethods); rejects with a LayoutdError (or ConnectionClosedError)
    */
   call(method, params, options = {}) {
     if (this.isClosed) return Promise.reject(new ConnectionClosedError("the connection is closed", { shutdown: this.shutdownReceived }));
@@ -1122,7 +1144,7 @@ export class Client {
 
   /**
    * `view.subscribe`: resolves to a Subscription, registered before any of its events is read.
-   * @param {{view: string} | string} params @param {CallOptions} [options] @returns {Promise<Subscription>}
+   * @param {import("../protocol").ViewSubscribeParams | string} params @param {CallOptions} [options] @returns {Promise<Subscription>}
    */
   subscribe(params, options = {}) {
     if (typeof params === "string") params = { view: params };
@@ -1138,17 +1160,17 @@ export class Client {
    * in parts of at most `batchSize` items and sections each and
    * at most one line (a long section is continued over several appends), then view.stage.commit — one view.setData for the view and its subscribers. A failed
    * append aborts the upload. Resolves to the commit's result (an invalidation with `changes`).
-   * @param {{view: string, sections: Array<{id: string, items?: object[], headerSize?: object, footerSize?: object}>,
+   * @param {{view: string, sections: Array<Omit<import("../protocol").Section, "items"> & {items?: import("../protocol").Item[]}>,
    *   batchSize?: number, maxLineLength?: number, ifEpoch?: number, animated?: boolean, dryRun?: boolean}} params
    *   batchSize, maxLineLength: default the daemon's limits from daemon.hello (asked for when not known):
    *   each append names at most batchSize items and sections and fits in one line
-   * @returns {Promise<object>}
+   * @returns {Promise<import("../protocol").ViewStageCommitResult>}
    */
   async upload(params) {
     const { view, sections, ifEpoch, animated, dryRun } = params;
     let { batchSize, maxLineLength } = params;
     if (!batchSize || !maxLineLength) {
-      if (!this.hello) this.hello = await this.daemon.hello({ protocol: [1] });
+      if (!this.hello) this.hello = await this.daemon.hello({ protocol: [...PROTOCOL_VERSIONS] });
       batchSize ||= this.hello.limits.maximumBatchSize;
       maxLineLength ||= this.hello.limits.maximumLineLength;
     }
@@ -1275,13 +1297,13 @@ export class Client {
  * unsubscribe() or the connection's close.
  */
 export class Subscription {
-  /** @param {Client} client @param {string} view @param {{subscription: number, snapshot: object}} result */
+  /** @param {Client} client @param {string} view @param {import("../protocol").ViewSubscribeResult} result */
   constructor(client, view, result) {
     this.client = client;
     this.view = view;
     /** @type {number} */
     this.id = result.subscription;
-    /** @type {object} the snapshot of the latest (re)subscription */
+    /** @type {import("../protocol").Snapshot} the snapshot of the latest (re)subscription */
     this.snapshot = result.snapshot;
     this.result = result;
     this.queue = [];
@@ -1309,7 +1331,7 @@ export class Subscription {
     for (const waiter of this.waiters.splice(0)) waiter.resolve({ value: undefined, done: true });
   }
 
-  /** The next event, or undefined once the subscription ended. @returns {Promise<object|undefined>} */
+  /** The next event, or undefined once the subscription ended. @returns {Promise<import("../protocol").ProtocolEvent|object|undefined>} */
   async next() {
     const step = await this[Symbol.asyncIterator]().next();
     return step.done ? undefined : step.value;
@@ -1335,7 +1357,7 @@ export class Subscription {
   /**
    * Subscribes again (a seq gap or an epoch gap: events were lost), ends the old subscription, and
    * queues a local `view.resync` carrying the new snapshot. Events of the old id that were already
-   * queued are dropped. @returns {Promise<object>} the new snapshot
+   * queued are dropped. @returns {Promise<import("../protocol").Snapshot>} the new snapshot
    */
   resync() {
     if (this.resyncing) return this.resyncing;
@@ -1367,8 +1389,51 @@ export class Subscription {
 }
 
 """#.utf8)),
+        "layoutd/error-classes.js": File(type: "text/javascript; charset=utf-8", bytes: Array(#"""
+// Generated by scripts/generate-protocol.py from protocol/interface.json; do not edit.
+// One LayoutdError subclass per error name, as named exports; errors.js makes them (errorClasses).
+import { errorClasses } from "./errors.js";
+
+export const ParseError = errorClasses.ParseError;
+export const InvalidRequestError = errorClasses.InvalidRequest;
+export const MethodNotFoundError = errorClasses.MethodNotFound;
+export const InvalidParamsError = errorClasses.InvalidParams;
+export const InternalError = errorClasses.InternalError;
+export const ViewNotFoundError = errorClasses.ViewNotFound;
+export const ViewExistsError = errorClasses.ViewExists;
+export const UnknownStrategyError = errorClasses.UnknownStrategy;
+export const UnknownParameterError = errorClasses.UnknownParameter;
+export const InvalidParameterError = errorClasses.InvalidParameter;
+export const InvalidViewportError = errorClasses.InvalidViewport;
+export const InvalidSizeError = errorClasses.InvalidSize;
+export const InvalidIDError = errorClasses.InvalidID;
+export const DuplicateItemIDError = errorClasses.DuplicateItemID;
+export const DuplicateSectionIDError = errorClasses.DuplicateSectionID;
+export const ItemNotFoundError = errorClasses.ItemNotFound;
+export const SectionNotFoundError = errorClasses.SectionNotFound;
+export const InvalidBatchError = errorClasses.InvalidBatch;
+export const IndexOutOfRangeError = errorClasses.IndexOutOfRange;
+export const StaleEpochError = errorClasses.StaleEpoch;
+export const LimitExceededError = errorClasses.LimitExceeded;
+export const PermissionDeniedError = errorClasses.PermissionDenied;
+export const UnsupportedVersionError = errorClasses.UnsupportedVersion;
+export const DuplicateStrategyError = errorClasses.DuplicateStrategy;
+export const ReloadFailedError = errorClasses.ReloadFailed;
+export const IdleTimeoutError = errorClasses.IdleTimeout;
+export const OutputOverflowError = errorClasses.OutputOverflow;
+export const ElementNotFoundError = errorClasses.ElementNotFound;
+export const TransitionInProgressError = errorClasses.TransitionInProgress;
+export const NoActiveTransitionError = errorClasses.NoActiveTransition;
+export const MoveInProgressError = errorClasses.MoveInProgress;
+export const NoActiveMoveError = errorClasses.NoActiveMove;
+export const SectionNotOrthogonalError = errorClasses.SectionNotOrthogonal;
+export const LineTooLongError = errorClasses.LineTooLong;
+
+"""#.utf8)),
         "layoutd/errors.js": File(type: "text/javascript; charset=utf-8", bytes: Array(#"""
-// Errors as protocol/errors.md lists them: one LayoutdError subclass per stable name.
+// Errors as protocol/errors.md lists them: one LayoutdError subclass per stable name, made from the
+// generated error table (src/protocol.js); error-classes.js exports them by name.
+import { ERRORS } from "./protocol.js";
 
 /** An error reply from the daemon (or a connection-level error line). Switch on `name`. */
 export class LayoutdError extends Error {
@@ -1415,119 +1480,22 @@ export class ConnectionClosedError extends Error {
   }
 }
 
-/** Every name of protocol/errors.md with its code; ⏏ ones close the connection. */
-export const ERROR_CODES = Object.freeze({
-  ParseError: -32700,
-  LineTooLong: -32700,
-  InvalidRequest: -32600,
-  MethodNotFound: -32601,
-  InvalidParams: -32602,
-  InternalError: -32603,
-  ViewNotFound: -32001,
-  ViewExists: -32002,
-  UnknownStrategy: -32003,
-  UnknownParameter: -32004,
-  InvalidParameter: -32005,
-  InvalidViewport: -32006,
-  InvalidSize: -32007,
-  InvalidID: -32008,
-  DuplicateItemID: -32009,
-  DuplicateSectionID: -32010,
-  ItemNotFound: -32011,
-  SectionNotFound: -32012,
-  InvalidBatch: -32013,
-  IndexOutOfRange: -32014,
-  StaleEpoch: -32015,
-  LimitExceeded: -32016,
-  PermissionDenied: -32017,
-  UnsupportedVersion: -32018,
-  DuplicateStrategy: -32019,
-  ReloadFailed: -32020,
-  IdleTimeout: -32021,
-  OutputOverflow: -32022,
-  ElementNotFound: -32023,
-  TransitionInProgress: -32024,
-  NoActiveTransition: -32025,
-  MoveInProgress: -32026,
-  NoActiveMove: -32027,
-  SectionNotOrthogonal: -32028,
-});
+/** Every error name of protocol/errors.md with its code (from the generated table). @type {Readonly<Record<string, number>>} */
+export const ERROR_CODES = Object.freeze(Object.fromEntries(Object.entries(ERRORS).map(([name, error]) => [name, error.code])));
 
-/** Names whose error line closes the connection (protocol/README.md §9). */
-export const CONNECTION_ERRORS = Object.freeze(["LineTooLong", "IdleTimeout", "OutputOverflow", "PermissionDenied"]);
+/** Names whose error line closes the connection (protocol/README.md §9). @type {readonly string[]} */
+export const CONNECTION_ERRORS = Object.freeze(Object.keys(ERRORS).filter((name) => ERRORS[name].closesConnection));
 
-export class ParseError extends LayoutdError {}
-export class LineTooLongError extends LayoutdError {}
-export class InvalidRequestError extends LayoutdError {}
-export class MethodNotFoundError extends LayoutdError {}
-export class InvalidParamsError extends LayoutdError {}
-export class InternalError extends LayoutdError {}
-export class ViewNotFoundError extends LayoutdError {}
-export class ViewExistsError extends LayoutdError {}
-export class UnknownStrategyError extends LayoutdError {}
-export class UnknownParameterError extends LayoutdError {}
-export class InvalidParameterError extends LayoutdError {}
-export class InvalidViewportError extends LayoutdError {}
-export class InvalidSizeError extends LayoutdError {}
-export class InvalidIDError extends LayoutdError {}
-export class DuplicateItemIDError extends LayoutdError {}
-export class DuplicateSectionIDError extends LayoutdError {}
-export class ItemNotFoundError extends LayoutdError {}
-export class SectionNotFoundError extends LayoutdError {}
-export class InvalidBatchError extends LayoutdError {}
-export class IndexOutOfRangeError extends LayoutdError {}
-export class StaleEpochError extends LayoutdError {}
-export class LimitExceededError extends LayoutdError {}
-export class PermissionDeniedError extends LayoutdError {}
-export class UnsupportedVersionError extends LayoutdError {}
-export class DuplicateStrategyError extends LayoutdError {}
-export class ReloadFailedError extends LayoutdError {}
-export class IdleTimeoutError extends LayoutdError {}
-export class OutputOverflowError extends LayoutdError {}
-export class ElementNotFoundError extends LayoutdError {}
-export class TransitionInProgressError extends LayoutdError {}
-export class NoActiveTransitionError extends LayoutdError {}
-export class MoveInProgressError extends LayoutdError {}
-export class NoActiveMoveError extends LayoutdError {}
-export class SectionNotOrthogonalError extends LayoutdError {}
-
-/** @type {Record<string, typeof LayoutdError>} protocol name → class */
-export const errorClasses = Object.freeze({
-  ParseError,
-  LineTooLong: LineTooLongError,
-  InvalidRequest: InvalidRequestError,
-  MethodNotFound: MethodNotFoundError,
-  InvalidParams: InvalidParamsError,
-  InternalError,
-  ViewNotFound: ViewNotFoundError,
-  ViewExists: ViewExistsError,
-  UnknownStrategy: UnknownStrategyError,
-  UnknownParameter: UnknownParameterError,
-  InvalidParameter: InvalidParameterError,
-  InvalidViewport: InvalidViewportError,
-  InvalidSize: InvalidSizeError,
-  InvalidID: InvalidIDError,
-  DuplicateItemID: DuplicateItemIDError,
-  DuplicateSectionID: DuplicateSectionIDError,
-  ItemNotFound: ItemNotFoundError,
-  SectionNotFound: SectionNotFoundError,
-  InvalidBatch: InvalidBatchError,
-  IndexOutOfRange: IndexOutOfRangeError,
-  StaleEpoch: StaleEpochError,
-  LimitExceeded: LimitExceededError,
-  PermissionDenied: PermissionDeniedError,
-  UnsupportedVersion: UnsupportedVersionError,
-  DuplicateStrategy: DuplicateStrategyError,
-  ReloadFailed: ReloadFailedError,
-  IdleTimeout: IdleTimeoutError,
-  OutputOverflow: OutputOverflowError,
-  ElementNotFound: ElementNotFoundError,
-  TransitionInProgress: TransitionInProgressError,
-  NoActiveTransition: NoActiveTransitionError,
-  MoveInProgress: MoveInProgressError,
-  NoActiveMove: NoActiveMoveError,
-  SectionNotOrthogonal: SectionNotOrthogonalError,
-});
+/**
+ * Protocol name → its LayoutdError subclass, one per name of the generated table: `ViewNotFound` →
+ * `ViewNotFoundError` (a name that ends in Error keeps it: `ParseError`). error-classes.js exports each by
+ * its class name. @type {Readonly<Record<string, typeof LayoutdError>>}
+ */
+export const errorClasses = Object.freeze(Object.fromEntries(Object.keys(ERRORS).map((name) => {
+  const className = name.endsWith("Error") ? name : name + "Error";
+  // A computed key names the class, so stack traces and the class's `name` read ViewNotFoundError.
+  return [name, { [className]: class extends LayoutdError {} }[className]];
+})));
 
 /**
  * Whether `error` is a LayoutdError, and (given `name`) one with that protocol name.
@@ -1542,6 +1510,7 @@ export function isLayoutdError(error, name) {
 // layoutd client: the protocol over any line transport (browser-safe: no Node imports here).
 export { Client, Subscription, PROTOCOL_METHODS } from "./client.js";
 export * from "./errors.js";
+export * from "./error-classes.js";
 export { Mirror, elementKey, compareElements, compareIds } from "./mirror.js";
 export { attributesAt, elementAt, frameAt, interpolateAttributes, segmentsByElement, webAnimations, EASINGS, CURVES, cubicBezier } from "./transition.js";
 export { WebSocketTransport, connectWebSocket } from "./transport-websocket.js";
@@ -1553,7 +1522,7 @@ export { ReconnectingSession, reconnecting } from "./reconnect.js";
 
 const KIND_ORDER = { cell: 0, header: 1, footer: 2 };
 
-/** The key of an element or of a `left` entry. @param {{kind: string, id: string}} e @returns {string} */
+/** The key of an element or of a `left` entry. @param {import("../protocol").ElementKey} e @returns {string} */
 export function elementKey(e) {
   return e.kind + "\u0000" + e.id;
 }
@@ -1583,7 +1552,7 @@ export function compareElements(a, b) {
  */
 export class Mirror {
   constructor() {
-    /** @type {Map<string, object>} key → attributes */
+    /** @type {Map<string, import("../protocol").Attributes>} key → attributes */
     this.map = new Map();
     /** @type {number|undefined} */
     this.epoch = undefined;
@@ -1592,13 +1561,13 @@ export class Mirror {
     this.contentSize = undefined;
     this.contentOffset = undefined;
     this.windowTruncated = false;
-    /** @type {object|undefined} the last snapshot (its elements are not kept up to date) */
+    /** @type {import("../protocol").Snapshot|undefined} the last snapshot (its elements are not kept up to date) */
     this.snapshot = undefined;
     this.deleted = false;
     this.listeners = new Set();
   }
 
-  /** Replaces everything with a snapshot (view.create, view.get, view.subscribe, view.resync). @param {object} snapshot */
+  /** Replaces everything with a snapshot (view.create, view.get, view.subscribe, view.resync). @param {import("../protocol").Snapshot} snapshot */
   reset(snapshot) {
     this.map = new Map();
     for (const e of snapshot.elements) this.map.set(elementKey(e), e);
@@ -1617,7 +1586,7 @@ export class Mirror {
    * Applies one invalidation (a mutation's result or a view.invalidated event's params).
    * Returns false, changing nothing, when it is not the next epoch (a dry run, an old or a
    * skipped one): the caller resubscribes on a gap (epoch > this.epoch + 1).
-   * @param {object} p @returns {boolean}
+   * @param {import("../protocol").Invalidation} p @returns {boolean}
    */
   apply(p) {
     if (p.dryRun || this.epoch === undefined || p.epoch !== this.epoch + 1) return false;
@@ -1678,17 +1647,17 @@ export class Mirror {
     return this.map.size;
   }
 
-  /** @param {string} kind @param {string} id @returns {object|undefined} */
+  /** @param {string} kind @param {string} id @returns {import("../protocol").Attributes|undefined} */
   get(kind, id) {
     return this.map.get(kind + "\u0000" + id);
   }
 
-  /** @param {string} id @returns {object|undefined} the cell of item `id` */
+  /** @param {string} id @returns {import("../protocol").Attributes|undefined} the cell of item `id` */
   cell(id) {
     return this.get("cell", id);
   }
 
-  /** Every element, sorted by key (the order of view.get's elements). @returns {object[]} */
+  /** Every element, sorted by key (the order of view.get's elements). @returns {import("../protocol").Attributes[]} */
   elements() {
     return [...this.map.values()].sort(compareElements);
   }
@@ -1700,6 +1669,124 @@ export class Mirror {
 }
 
 """#.utf8)),
+        "layoutd/protocol.js": File(type: "text/javascript; charset=utf-8", bytes: Array(#"""
+// Generated by scripts/generate-protocol.py from protocol/interface.json; do not edit.
+// The protocol's tables for the client (no imports: browsers load it as it is). Types: ../protocol.d.ts.
+
+const method = (mutates, errors, events) => Object.freeze({ mutates, errors: Object.freeze(errors), events: Object.freeze(events) });
+const error = (code, scope, closesConnection) => Object.freeze({ code, scope, closesConnection });
+const event = (scope) => Object.freeze({ scope });
+
+/** The protocol versions this client speaks (what it offers in daemon.hello). */
+export const PROTOCOL_VERSIONS = Object.freeze([1]);
+
+/**
+ * Every method, in the description's order: whether it mutates a view, the errors it may raise
+ * besides the request-level ones (scope "line" and "request" in ERRORS), and the events it causes.
+ * @type {Readonly<Record<string, Readonly<{mutates: boolean, errors: readonly string[], events: readonly string[]}>>>}
+ */
+export const METHODS = Object.freeze({
+  "daemon.hello": method(false, ["UnsupportedVersion"], []),
+  "daemon.describe": method(false, [], []),
+  "daemon.status": method(false, [], []),
+  "daemon.sync": method(false, [], []),
+  "daemon.reload": method(false, ["ReloadFailed"], []),
+  "strategy.list": method(false, [], []),
+  "view.create": method(false, ["ViewExists", "UnknownStrategy", "UnknownParameter", "InvalidParameter", "InvalidViewport", "InvalidSize", "InvalidID", "DuplicateItemID", "DuplicateSectionID", "ItemNotFound", "SectionNotFound", "LimitExceeded", "ElementNotFound"], []),
+  "view.delete": method(false, ["ViewNotFound"], ["view.deleted"]),
+  "view.list": method(false, [], []),
+  "view.get": method(false, ["ViewNotFound"], []),
+  "view.setData": method(true, ["ViewNotFound", "InvalidParameter", "InvalidSize", "InvalidID", "DuplicateItemID", "DuplicateSectionID", "ItemNotFound", "SectionNotFound", "StaleEpoch", "LimitExceeded", "ElementNotFound"], ["view.invalidated", "view.transitionInterrupted"]),
+  "view.update": method(true, ["ViewNotFound", "InvalidParameter", "InvalidSize", "InvalidID", "DuplicateItemID", "DuplicateSectionID", "ItemNotFound", "SectionNotFound", "InvalidBatch", "IndexOutOfRange", "StaleEpoch", "LimitExceeded", "ElementNotFound"], ["view.invalidated", "view.transitionInterrupted"]),
+  "view.measure": method(true, ["ViewNotFound", "InvalidParameter", "InvalidSize", "ItemNotFound", "SectionNotFound", "StaleEpoch", "LimitExceeded", "ElementNotFound"], ["view.invalidated", "view.transitionInterrupted"]),
+  "view.select": method(true, ["ViewNotFound", "InvalidParameter", "ItemNotFound", "SectionNotFound", "StaleEpoch", "LimitExceeded", "ElementNotFound"], ["view.invalidated", "view.transitionInterrupted"]),
+  "view.scroll": method(true, ["ViewNotFound", "InvalidViewport", "StaleEpoch"], ["view.invalidated"]),
+  "view.scrollEnd": method(true, ["ViewNotFound", "InvalidViewport", "StaleEpoch"], ["view.invalidated"]),
+  "view.scrollSection": method(true, ["ViewNotFound", "InvalidViewport", "SectionNotFound", "StaleEpoch", "SectionNotOrthogonal"], ["view.invalidated"]),
+  "view.scrollSectionEnd": method(true, ["ViewNotFound", "InvalidViewport", "SectionNotFound", "StaleEpoch", "SectionNotOrthogonal"], ["view.invalidated"]),
+  "view.scrollTo": method(true, ["ViewNotFound", "ItemNotFound", "SectionNotFound", "StaleEpoch", "ElementNotFound"], ["view.invalidated", "view.transitionInterrupted"]),
+  "view.resize": method(true, ["ViewNotFound", "InvalidParameter", "InvalidViewport", "ItemNotFound", "SectionNotFound", "StaleEpoch", "ElementNotFound"], ["view.invalidated", "view.transitionInterrupted"]),
+  "view.configure": method(true, ["ViewNotFound", "UnknownParameter", "InvalidParameter", "ItemNotFound", "SectionNotFound", "StaleEpoch", "ElementNotFound"], ["view.invalidated", "view.transitionInterrupted"]),
+  "view.setStrategy": method(true, ["ViewNotFound", "UnknownStrategy", "UnknownParameter", "InvalidParameter", "ItemNotFound", "SectionNotFound", "StaleEpoch", "ElementNotFound"], ["view.invalidated", "view.transitionInterrupted"]),
+  "view.setWindowMargin": method(true, ["ViewNotFound", "InvalidParameter", "StaleEpoch"], ["view.invalidated", "view.transitionInterrupted"]),
+  "view.setAnchor": method(true, ["ViewNotFound", "InvalidParameter", "ItemNotFound", "SectionNotFound", "StaleEpoch", "ElementNotFound"], ["view.invalidated", "view.transitionInterrupted"]),
+  "view.setLayoutDirection": method(true, ["ViewNotFound", "InvalidParameter", "ItemNotFound", "SectionNotFound", "StaleEpoch", "ElementNotFound"], ["view.invalidated", "view.transitionInterrupted"]),
+  "view.beginMove": method(true, ["ViewNotFound", "InvalidParameter", "ItemNotFound", "SectionNotFound", "StaleEpoch", "ElementNotFound", "TransitionInProgress", "MoveInProgress"], ["view.invalidated"]),
+  "view.updateMove": method(true, ["ViewNotFound", "InvalidParameter", "ItemNotFound", "SectionNotFound", "StaleEpoch", "ElementNotFound", "NoActiveMove"], ["view.invalidated"]),
+  "view.endMove": method(true, ["ViewNotFound", "InvalidParameter", "ItemNotFound", "SectionNotFound", "StaleEpoch", "ElementNotFound", "NoActiveMove"], ["view.invalidated"]),
+  "view.beginTransition": method(false, ["ViewNotFound", "UnknownStrategy", "UnknownParameter", "InvalidParameter", "ItemNotFound", "SectionNotFound", "StaleEpoch", "ElementNotFound", "TransitionInProgress", "MoveInProgress"], []),
+  "view.updateTransition": method(false, ["ViewNotFound", "InvalidParameter", "NoActiveTransition"], []),
+  "view.endTransition": method(true, ["ViewNotFound", "InvalidParameter", "ItemNotFound", "SectionNotFound", "StaleEpoch", "ElementNotFound", "NoActiveTransition"], ["view.invalidated"]),
+  "view.stage.begin": method(false, ["ViewNotFound", "StaleEpoch", "LimitExceeded"], []),
+  "view.stage.append": method(false, ["LimitExceeded"], []),
+  "view.stage.commit": method(true, ["ViewNotFound", "InvalidParameter", "InvalidSize", "InvalidID", "DuplicateItemID", "DuplicateSectionID", "ItemNotFound", "SectionNotFound", "StaleEpoch", "LimitExceeded", "ElementNotFound"], ["view.invalidated", "view.transitionInterrupted"]),
+  "view.stage.abort": method(false, [], []),
+  "view.query": method(false, ["ViewNotFound", "LimitExceeded"], []),
+  "view.item": method(false, ["ViewNotFound", "ItemNotFound"], []),
+  "view.selection": method(false, ["ViewNotFound", "ItemNotFound", "LimitExceeded"], []),
+  "view.hitTest": method(false, ["ViewNotFound"], []),
+  "view.neighbor": method(false, ["ViewNotFound", "ItemNotFound"], []),
+  "view.subscribe": method(false, ["ViewNotFound", "LimitExceeded"], []),
+  "view.unsubscribe": method(false, [], []),
+});
+
+/**
+ * Every error name: its code, where it can arise (listed: from the methods that list it; line: any
+ * line; request: any request; connection: a line no request asked for; reserved) and whether its
+ * line closes the connection.
+ * @type {Readonly<Record<string, Readonly<{code: number, scope: string, closesConnection: boolean}>>>}
+ */
+export const ERRORS = Object.freeze({
+  ParseError: error(-32700, "line", false),
+  InvalidRequest: error(-32600, "line", false),
+  MethodNotFound: error(-32601, "line", false),
+  InvalidParams: error(-32602, "request", false),
+  InternalError: error(-32603, "request", false),
+  ViewNotFound: error(-32001, "listed", false),
+  ViewExists: error(-32002, "listed", false),
+  UnknownStrategy: error(-32003, "listed", false),
+  UnknownParameter: error(-32004, "listed", false),
+  InvalidParameter: error(-32005, "listed", false),
+  InvalidViewport: error(-32006, "listed", false),
+  InvalidSize: error(-32007, "listed", false),
+  InvalidID: error(-32008, "listed", false),
+  DuplicateItemID: error(-32009, "listed", false),
+  DuplicateSectionID: error(-32010, "listed", false),
+  ItemNotFound: error(-32011, "listed", false),
+  SectionNotFound: error(-32012, "listed", false),
+  InvalidBatch: error(-32013, "listed", false),
+  IndexOutOfRange: error(-32014, "listed", false),
+  StaleEpoch: error(-32015, "listed", false),
+  LimitExceeded: error(-32016, "listed", false),
+  PermissionDenied: error(-32017, "connection", true),
+  UnsupportedVersion: error(-32018, "listed", false),
+  DuplicateStrategy: error(-32019, "reserved", false),
+  ReloadFailed: error(-32020, "listed", false),
+  IdleTimeout: error(-32021, "connection", true),
+  OutputOverflow: error(-32022, "connection", true),
+  ElementNotFound: error(-32023, "listed", false),
+  TransitionInProgress: error(-32024, "listed", false),
+  NoActiveTransition: error(-32025, "listed", false),
+  MoveInProgress: error(-32026, "listed", false),
+  NoActiveMove: error(-32027, "listed", false),
+  SectionNotOrthogonal: error(-32028, "listed", false),
+  LineTooLong: error(-32700, "connection", true),
+});
+
+/**
+ * Every event and whom it is for (subscription: each subscription of the view; connection: the
+ * connection). Clients ignore events they do not know.
+ * @type {Readonly<Record<string, Readonly<{scope: string}>>>}
+ */
+export const EVENTS = Object.freeze({
+  "view.invalidated": event("subscription"),
+  "view.deleted": event("subscription"),
+  "view.resync": event("subscription"),
+  "view.transitionInterrupted": event("subscription"),
+  "daemon.shutdown": event("connection"),
+});
+
+"""#.utf8)),
         "layoutd/reconnect.js": File(type: "text/javascript; charset=utf-8", bytes: Array(#"""
 // Reconnecting: after the connection drops (a daemon restart, which loses every view), connect
 // again, re-create the caller's views from the caller's own last data, and resubscribe the mirrors.
@@ -1709,7 +1796,7 @@ import { isLayoutdError } from "./errors.js";
 /**
  * @typedef {object} SessionOptions
  * @property {() => Promise<import("./client.js").Client>} connect opens a new Client (e.g. () => connect({socket}))
- * @property {() => Iterable<object> | Promise<Iterable<object>>} [views] the view.create params of the
+ * @property {() => Iterable<import("../protocol").ViewCreateParams> | Promise<Iterable<import("../protocol").ViewCreateParams>>} [views] the view.create params of the
  *   caller's views as the caller last knows them (its data, viewport, strategy); called at every (re)connect.
  *   A view that still exists (ViewExists: only the connection dropped) is kept as the daemon has it.
  * @property {(client: import("./client.js").Client) => Promise<void>|void} [restore] more to do after
@@ -1921,7 +2008,7 @@ const curveOf = (segment) => {
 /**
  * Attributes between `from` and `to` at progress p (0…1): frame, alpha, transform and effects
  * interpolated; discrete fields (section, item, zIndex, hidden) are `from`'s at p = 0 and `to`'s after.
- * @param {object} from @param {object} to @param {number} p @returns {object}
+ * @param {import("../protocol").Attributes} from @param {import("../protocol").Attributes} to @param {number} p @returns {import("../protocol").Attributes}
  */
 export function interpolateAttributes(from, to, p) {
   if (p <= 0) return from;
@@ -1947,7 +2034,7 @@ export function interpolateAttributes(from, to, p) {
   return out;
 }
 
-/** Segments grouped by element key, each group in time order. @param {object} transition @returns {Map<string, object[]>} */
+/** Segments grouped by element key, each group in time order. @param {import("../protocol").Transition} transition @returns {Map<string, import("../protocol").TransitionSegment[]>} */
 export function segmentsByElement(transition) {
   const groups = new Map();
   for (const s of transition.segments) {
@@ -1963,7 +2050,7 @@ export function segmentsByElement(transition) {
  * One element's attributes at time t (seconds since the transition started) from its segments:
  * before the first segment its `from`, inside one interpolated on the segment's curve (or the
  * caller's `easing`), between two the earlier `to`, after the last its `to`.
- * @param {object[]} segments one element's, in time order @param {number} t
+ * @param {import("../protocol").TransitionSegment[]} segments one element's, in time order @param {number} t
  * @param {{easing?: string | ((p: number) => number)}} [options]
  */
 export function elementAt(segments, t, options = {}) {
@@ -1985,8 +2072,8 @@ export function elementAt(segments, t, options = {}) {
 /**
  * Every animated element's attributes at time t: a Map from element key (see elementKey) to
  * attributes. Elements without segments do not move (take them from the mirror).
- * @param {{duration: number, segments: object[]}} transition @param {number} t seconds
- * @param {{easing?: string | ((p: number) => number)}} [options] @returns {Map<string, object>}
+ * @param {import("../protocol").Transition} transition @param {number} t seconds
+ * @param {{easing?: string | ((p: number) => number)}} [options] @returns {Map<string, import("../protocol").Attributes>}
  */
 export function attributesAt(transition, t, options = {}) {
   const out = new Map();
@@ -1997,8 +2084,8 @@ export function attributesAt(transition, t, options = {}) {
 /**
  * The window to draw at time t: the mirror's elements (its state after the mutation) with the
  * animated ones replaced by their interpolated attributes, and elements that left still shown
- * until their segments end. @param {Iterable<object>} elements the mirror after the mutation
- * @param {object} transition @param {number} t @returns {object[]}
+ * until their segments end. @param {Iterable<import("../protocol").Attributes>} elements the mirror after the mutation
+ * @param {import("../protocol").Transition} transition @param {number} t @returns {import("../protocol").Attributes[]}
  */
 export function frameAt(elements, transition, t, options = {}) {
   const animated = attributesAt(transition, t, options);
@@ -2037,8 +2124,8 @@ function cssKeyframe(attributes, options) {
  * alpha is opacity, the transform a CSS matrix about the centre (CSS's default transform-origin,
  * UIKit's anchor point). zIndex is discrete (Web Animations flips it halfway through a segment).
  * Pure: nothing here touches the DOM.
- * @param {{duration: number, segments: object[]}} transition
- * @param {{origin?: {x: number, y: number}, easing?: string, effects?: boolean}} [options]
+ * @param {import("../protocol").Transition} transition
+ * @param {{origin?: import("../protocol").Point, easing?: string, effects?: boolean}} [options]
  *   easing: a CSS easing for every segment instead of each segment's curve (by its CSS name);
  *   effects: also animate each effect as a CSS custom property `--name`
  * @returns {Array<{kind: string, id: string, key: string, keyframes: object[], options: {duration: number, delay: number, endDelay: number, fill: string, easing: string}}>}

@@ -1,90 +1,27 @@
-// Hand-written types for layoutd-client (src/index.js and src/node.js). They match the JSDoc
-// in src/; test/types.test.js checks that every runtime export is declared here and back.
-// Protocol objects follow protocol/schemas/common.json; fields the daemon may add are allowed.
+// Hand-written types for layoutd-client (src/index.js and src/node.js): the client's own API. The
+// protocol's types (every shared object, each method's params and result, events, errors' data and
+// classes) are generated into protocol.d.ts from protocol/interface.json and re-exported here.
+// test/types.test.js checks that every runtime export is declared (here or there) and back.
+import type {
+  Attributes, ElementKey, ElementKind, ErrorClasses, ErrorCodes, ErrorData, ErrorName, Invalidation, MethodGroups,
+  MethodName, Point, ProtocolMethods, Rect, Size, Snapshot, Transition, TransitionSegment, ViewCreateParams,
+  ViewMethods, ViewSubscribeParams, ViewSubscribeResult, ViewStageCommitResult, Section, Item,
+} from "./protocol.js";
+
+export * from "./protocol.js";
 
 // ---------------------------------------------------------------- protocol objects
 
-export interface Point { x: number; y: number }
-export interface Size { width: number; height: number }
-export interface Rect { x: number; y: number; width: number; height: number }
-export interface Insets { top: number; left: number; bottom: number; right: number }
-export type ElementKind = "cell" | "header" | "footer";
-export interface ElementKey { kind: ElementKind; id: string }
-export interface Transform { a: number; b: number; c: number; d: number; tx: number; ty: number }
-
-/** One element's layout (views.md, "The attributes object"). */
-export interface Attributes {
-  id: string;
-  kind: ElementKind;
-  section: number;
-  item?: number;
-  frame: Rect;
-  zIndex: number;
-  alpha: number;
-  hidden: boolean;
-  transform?: Transform;
-  effects?: Record<string, number>;
-  [more: string]: unknown;
-}
-
-export type AnchorPolicy = "firstVisible" | "lastVisible" | "end" | "none" |
-  { id: string; kind?: ElementKind; edge?: "start" | "center" | "end"; offset?: number | null };
-
-export interface Snapshot {
-  view: string;
-  strategy: string;
-  params: Record<string, unknown>;
-  epoch: number;
-  viewport: { width: number; height: number; offset: Point; contentInsets: Insets };
-  windowMargin: number;
-  window: Rect;
-  contentSize: Size;
-  sectionCount: number;
-  itemCount: number;
-  elements: Attributes[];
-  windowTruncated?: true;
-  anchor?: AnchorPolicy;
-  scrollTarget?: AnchorPolicy;
-  layoutDirection?: "rtl";
-  [more: string]: unknown;
-}
-
 /** UIKit's animation curves (protocol/mutations.md): cubic Béziers with CSS's control points. */
-export type AnimationCurve = "linear" | "easeIn" | "easeOut" | "easeInOut";
-export interface TransitionSegment { kind: ElementKind; id: string; from: Attributes; to: Attributes; delay: number; duration: number; curve: AnimationCurve }
-export interface Transition { duration: number; segments: TransitionSegment[] }
+export type AnimationCurve = TransitionSegment["curve"];
 
-export interface Changes {
-  insertedItems: string[]; deletedItems: string[]; movedItems: string[]; reloadedItems: string[];
-  insertedSections: string[]; deletedSections: string[]; movedSections: string[]; reloadedSections: string[];
-}
-
-/** What a mutation changed (mutations.md, "The invalidation object"). */
-export interface Invalidation {
-  view: string;
-  epoch: number;
-  contentSize: Size;
-  contentOffset: Point;
-  context: { everything: boolean; dataSourceCounts: boolean; invalidated: string[]; contentSizeAdjustment: Size; contentOffsetAdjustment: Point };
-  window: Rect;
-  entered: Attributes[];
-  changed: Attributes[];
-  left: ElementKey[];
-  windowTruncated?: true;
-  anchor?: string;
-  anchorPolicy?: string;
-  targetContentOffset?: Point;
-  changes?: Changes;
-  transition?: Transition;
-  prefetch?: string[];
-  needsMeasure?: string[];
-  dryRun?: true;
-  [more: string]: unknown;
-}
-
+/**
+ * An event line as the client delivers it: the protocol's (ProtocolEvent, by name in ProtocolEvents),
+ * an event this version does not know, or the client's own local `view.resync` (local: true).
+ */
 export interface EventLine<P = any> { event: string; subscription?: number; seq?: number; params: P; local?: boolean }
 
-/** Request params: the protocol's, as documented per method (the daemon checks them). */
+/** Request params of a method this client has no type for (call()). */
 export type Params = Record<string, unknown>;
 export type Result = Record<string, any>;
 
@@ -92,12 +29,16 @@ export type Result = Record<string, any>;
 
 export interface ErrorObject { code: number; name: string; message: string; data?: Record<string, any> }
 
-export class LayoutdError extends Error {
+/** `data`'s type for an error name: ErrorData's for the protocol's names, anything for others. */
+export type ErrorDataOf<N extends string> = N extends ErrorName ? ErrorData[N] : Record<string, any> | undefined;
+
+/** An error reply; the subclass per name (ViewNotFoundError, ...) narrows `name` and `data`. */
+export class LayoutdError<N extends string = string, D = ErrorDataOf<N>> extends Error {
   constructor(error: ErrorObject, request?: { id?: string | number | null; method?: string });
   code: number;
   /** the stable protocol name */
-  name: string;
-  data: Record<string, any> | undefined;
+  name: N;
+  data: D;
   id: string | number | null | undefined;
   method: string | undefined;
   static from(error: ErrorObject, request?: { id?: string | number | null; method?: string }): LayoutdError;
@@ -107,45 +48,13 @@ export class ConnectionClosedError extends Error {
   name: "ConnectionClosed";
   shutdown: boolean;
 }
-export const ERROR_CODES: Readonly<Record<string, number>>;
+/** Every error name with its code (a name this version does not know: undefined). */
+export const ERROR_CODES: Readonly<ErrorCodes> & Readonly<Record<string, number | undefined>>;
 export const CONNECTION_ERRORS: readonly string[];
-export const errorClasses: Readonly<Record<string, typeof LayoutdError>>;
+/** Every error name with its class (a name this version does not know: undefined). */
+export const errorClasses: Readonly<ErrorClasses> & Readonly<Record<string, typeof LayoutdError | undefined>>;
+export function isLayoutdError<N extends ErrorName>(error: unknown, name: N): error is InstanceType<ErrorClasses[N]>;
 export function isLayoutdError(error: unknown, name?: string): error is LayoutdError;
-
-export class ParseError extends LayoutdError {}
-export class LineTooLongError extends LayoutdError {}
-export class InvalidRequestError extends LayoutdError {}
-export class MethodNotFoundError extends LayoutdError {}
-export class InvalidParamsError extends LayoutdError {}
-export class InternalError extends LayoutdError {}
-export class ViewNotFoundError extends LayoutdError {}
-export class ViewExistsError extends LayoutdError {}
-export class UnknownStrategyError extends LayoutdError {}
-export class UnknownParameterError extends LayoutdError {}
-export class InvalidParameterError extends LayoutdError {}
-export class InvalidViewportError extends LayoutdError {}
-export class InvalidSizeError extends LayoutdError {}
-export class InvalidIDError extends LayoutdError {}
-export class DuplicateItemIDError extends LayoutdError {}
-export class DuplicateSectionIDError extends LayoutdError {}
-export class ItemNotFoundError extends LayoutdError {}
-export class SectionNotFoundError extends LayoutdError {}
-export class InvalidBatchError extends LayoutdError {}
-export class IndexOutOfRangeError extends LayoutdError {}
-export class StaleEpochError extends LayoutdError {}
-export class LimitExceededError extends LayoutdError {}
-export class PermissionDeniedError extends LayoutdError {}
-export class UnsupportedVersionError extends LayoutdError {}
-export class DuplicateStrategyError extends LayoutdError {}
-export class ReloadFailedError extends LayoutdError {}
-export class IdleTimeoutError extends LayoutdError {}
-export class OutputOverflowError extends LayoutdError {}
-export class ElementNotFoundError extends LayoutdError {}
-export class TransitionInProgressError extends LayoutdError {}
-export class NoActiveTransitionError extends LayoutdError {}
-export class MoveInProgressError extends LayoutdError {}
-export class NoActiveMoveError extends LayoutdError {}
-export class SectionNotOrthogonalError extends LayoutdError {}
 
 // ---------------------------------------------------------------- transports and client
 
@@ -164,10 +73,14 @@ export interface CallOptions {
   notify?: boolean;
 }
 
-type Method<R = Result, P = Params> = (params?: P, options?: CallOptions) => Promise<R>;
+export const PROTOCOL_METHODS: readonly MethodName[];
 
-export const PROTOCOL_METHODS: readonly string[];
-
+/**
+ * The Client's method functions are MethodGroups' (generated: client.daemon.hello, client.view.scroll,
+ * client.view.stage.commit, ...), each `(params, options?) => Promise<result>` typed per method;
+ * view.subscribe resolves to a Subscription instead of its raw result.
+ */
+export interface Client extends Omit<MethodGroups, "view"> {}
 export class Client {
   constructor(transport: LineTransport, options?: { checkSeq?: boolean });
   transport: LineTransport;
@@ -180,27 +93,11 @@ export class Client {
   connectionError: LayoutdError | undefined;
   closed: Promise<Error | undefined>;
   /** set by connect({hello: true}) */
-  hello?: Result;
+  hello?: ProtocolMethods["daemon.hello"]["result"];
 
-  daemon: { hello: Method; describe: Method; status: Method; sync: Method<{}>; reload: Method };
-  strategy: { list: Method };
-  view: {
-    create: Method<Snapshot>; delete: Method<{}>; list: Method; get: Method<Snapshot>; query: Method; item: Method;
-    hitTest: Method; neighbor: Method;
-    subscribe(params: { view: string } | string, options?: CallOptions): Promise<Subscription>;
-    unsubscribe: Method<{}>;
-    setData: Method<Invalidation>; update: Method<Invalidation>; measure: Method<Invalidation>; select: Method<Invalidation>;
-    scroll: Method<Invalidation>; scrollEnd: Method<Invalidation>; scrollSection: Method<Invalidation>; scrollSectionEnd: Method<Invalidation>; scrollTo: Method<Invalidation>; resize: Method<Invalidation>;
-    configure: Method<Invalidation>; setStrategy: Method<Invalidation>; setWindowMargin: Method<Invalidation>;
-    setAnchor: Method<Invalidation>; setLayoutDirection: Method<Invalidation>;
-    beginTransition: Method; updateTransition: Method; endTransition: Method<Invalidation>;
-    beginMove: Method<Invalidation>; updateMove: Method<Invalidation>; endMove: Method<Invalidation>;
-    stage: {
-      begin: Method<{ upload: string; view: string; epoch: number }>;
-      append: Method<{ upload: string; items: number; sections: number }>;
-      commit: Method<Invalidation>;
-      abort: Method<{}>;
-    };
+  view: Omit<ViewMethods, "subscribe"> & {
+    /** view.subscribe: a Subscription (its snapshot, then its events), registered before any event is read */
+    subscribe(params: ViewSubscribeParams | string, options?: CallOptions): Promise<Subscription>;
   };
 
   on(name: "event", listener: (message: EventLine, line: string) => void): () => void;
@@ -208,23 +105,26 @@ export class Client {
   on(name: "reply", listener: (message: any, line: string) => void): () => void;
   on(name: "gap", listener: (message: EventLine) => void): () => void;
   on(name: "close", listener: (error?: Error) => void): () => void;
+  /** Any method by name: typed for the protocol's, `any` for a name this client does not know. */
+  call<M extends MethodName>(method: M, params?: ProtocolMethods[M]["params"], options?: CallOptions): Promise<ProtocolMethods[M]["result"]>;
   call(method: string, params?: Params, options?: CallOptions): Promise<any>;
+  notify<M extends MethodName>(method: M, params?: ProtocolMethods[M]["params"]): Promise<undefined>;
   notify(method: string, params?: Params): Promise<undefined>;
   sendRaw(line: string | Uint8Array): void;
-  subscribe(params: { view: string } | string, options?: CallOptions): Promise<Subscription>;
+  subscribe(params: ViewSubscribeParams | string, options?: CallOptions): Promise<Subscription>;
   /** staged upload: begin, appends of at most batchSize items and sections and one line each, commit */
-  upload(params: { view: string; sections: Array<{ id: string; items?: Params[]; headerSize?: Size; footerSize?: Size }>;
-    batchSize?: number; maxLineLength?: number; ifEpoch?: number; animated?: boolean; dryRun?: boolean }): Promise<Invalidation>;
+  upload(params: { view: string; sections: Array<Omit<Section, "items"> & { items?: Item[] }>;
+    batchSize?: number; maxLineLength?: number; ifEpoch?: number; animated?: boolean; dryRun?: boolean }): Promise<ViewStageCommitResult>;
   close(): Promise<Error | undefined>;
 }
 
 export class Subscription implements AsyncIterable<EventLine> {
-  constructor(client: Client, view: string, result: { subscription: number; snapshot: Snapshot });
+  constructor(client: Client, view: string, result: ViewSubscribeResult);
   client: Client;
   view: string;
   id: number;
   snapshot: Snapshot;
-  result: { subscription: number; snapshot: Snapshot };
+  result: ViewSubscribeResult;
   queue: EventLine[];
   ended: boolean;
   endReason: unknown;
@@ -300,7 +200,7 @@ export function webAnimations(transition: Transition, options?: { origin?: Point
 
 export interface SessionOptions {
   connect(): Promise<Client>;
-  views?(): Iterable<Params> | Promise<Iterable<Params>>;
+  views?(): Iterable<ViewCreateParams> | Promise<Iterable<ViewCreateParams>>;
   restore?(client: Client): Promise<void> | void;
   retryDelay?: number;
   maxRetryDelay?: number;

@@ -1,6 +1,8 @@
 // The protocol over any line transport: requests and replies, events with seq checking,
-// subscriptions as async iterators.
+// subscriptions as async iterators. The method functions come from the generated method table
+// (src/protocol.js); their params and results are typed in ../protocol.d.ts.
 import { LayoutdError, ConnectionClosedError, CONNECTION_ERRORS } from "./errors.js";
+import { METHODS, PROTOCOL_VERSIONS } from "./protocol.js";
 
 /**
  * @typedef {object} LineHandlers
@@ -20,18 +22,37 @@ import { LayoutdError, ConnectionClosedError, CONNECTION_ERRORS } from "./errors
  * @property {boolean} [notify] send as a notification (no id, no reply): the promise resolves to undefined once sent
  */
 
-const METHODS = {
-  daemon: ["hello", "describe", "status", "sync", "reload"],
-  strategy: ["list"],
-  view: ["create", "delete", "list", "get", "query", "item", "hitTest", "neighbor", "subscribe", "unsubscribe",
-    "setData", "update", "measure", "select", "scroll", "scrollEnd", "scrollSection", "scrollSectionEnd", "scrollTo", "resize", "configure",
-    "setStrategy", "setWindowMargin", "setAnchor", "setLayoutDirection",
-    "beginTransition", "updateTransition", "endTransition", "beginMove", "updateMove", "endMove"],
-  "view.stage": ["begin", "append", "commit", "abort"],
-};
+/**
+ * Methods this client reaches only through call(), each with the reason: no function is made for them
+ * (test/coverage.test.js holds every other method of protocol/interface.json to a typed function).
+ * @type {Readonly<Record<string, string>>}
+ */
+export const RAW_ONLY = Object.freeze({});
 
-/** Every method of protocol version 1 (daemon.describe lists the same). */
-export const PROTOCOL_METHODS = Object.freeze(Object.entries(METHODS).flatMap(([prefix, names]) => names.map((n) => prefix + "." + n)));
+/** Every method of the protocol version this client was generated for (daemon.describe lists the same). */
+export const PROTOCOL_METHODS = Object.freeze(Object.keys(METHODS));
+
+/**
+ * The method functions' groups, from the generated table: {daemon: {hello: "daemon.hello", ...},
+ * view: {..., stage: {commit: "view.stage.commit"}}}; a leaf is the method's name.
+ */
+const METHOD_TREE = (() => {
+  const tree = {};
+  for (const name of PROTOCOL_METHODS) {
+    if (Object.hasOwn(RAW_ONLY, name)) continue;
+    const parts = name.split(".");
+    let group = tree;
+    for (const part of parts.slice(0, -1)) {
+      if (!Object.hasOwn(group, part)) group[part] = {};
+      else if (typeof group[part] === "string") throw new Error(`protocol method ${group[part]} is also a group of methods`);
+      group = group[part];
+    }
+    const last = parts[parts.length - 1];
+    if (Object.hasOwn(group, last)) throw new Error(`protocol method ${name} is also a group of methods`);
+    group[last] = name;
+  }
+  return tree;
+})();
 
 /** One protocol connection. */
 export class Client {
@@ -57,19 +78,20 @@ export class Client {
     this.connectionError = undefined;
     /** @type {Promise<Error|undefined>} resolves when the connection has closed */
     this.closed = new Promise((resolve) => { this.resolveClosed = resolve; });
-    this.daemon = this.#group("daemon");
-    this.strategy = this.#group("strategy");
-    this.view = this.#group("view");
-    this.view.stage = this.#group("view.stage");
+    // One function per method of the generated table (client.daemon.hello, client.view.stage.commit, ...).
+    for (const [name, node] of Object.entries(METHOD_TREE)) {
+      if (name in this) throw new Error(`protocol method group ${name} collides with the Client's own ${name}`);
+      this[name] = this.#group(node);
+    }
     /** view.subscribe resolves to a Subscription (an async iterator of its events) */
     this.view.subscribe = (params, options) => this.subscribe(params, options);
     transport.start({ onLine: (line) => this.#receive(line), onClose: (error) => this.#closed(error) });
   }
 
-  #group(prefix) {
+  #group(node) {
     const group = {};
-    for (const name of METHODS[prefix]) {
-      group[name] = (params, options) => this.call(prefix + "." + name, params, options);
+    for (const [name, child] of Object.entries(node)) {
+      group[name] = typeof child === "string" ? (params, options) => this.call(child, params, options) : this.#group(child);
     }
     return group;
   }
@@ -98,7 +120,7 @@ export class Client {
   /**
    * Any method, by name (also ones this client does not know yet).
    * @param {string} method @param {object} [params] @param {CallOptions} [options]
-   * @returns {Promise<any>} the result; rejects with a LayoutdError (or ConnectionClosedError)
+   * @returns {Promise<any>} the result (typed per method: import("../protocol").ProtocolMethods); rejects with a LayoutdError (or ConnectionClosedError)
    */
   call(method, params, options = {}) {
     if (this.isClosed) return Promise.reject(new ConnectionClosedError("the connection is closed", { shutdown: this.shutdownReceived }));
@@ -147,7 +169,7 @@ export class Client {
 
   /**
    * `view.subscribe`: resolves to a Subscription, registered before any of its events is read.
-   * @param {{view: string} | string} params @param {CallOptions} [options] @returns {Promise<Subscription>}
+   * @param {import("../protocol").ViewSubscribeParams | string} params @param {CallOptions} [options] @returns {Promise<Subscription>}
    */
   subscribe(params, options = {}) {
     if (typeof params === "string") params = { view: params };
@@ -163,17 +185,17 @@ export class Client {
    * in parts of at most `batchSize` items and sections each and
    * at most one line (a long section is continued over several appends), then view.stage.commit — one view.setData for the view and its subscribers. A failed
    * append aborts the upload. Resolves to the commit's result (an invalidation with `changes`).
-   * @param {{view: string, sections: Array<{id: string, items?: object[], headerSize?: object, footerSize?: object}>,
+   * @param {{view: string, sections: Array<Omit<import("../protocol").Section, "items"> & {items?: import("../protocol").Item[]}>,
    *   batchSize?: number, maxLineLength?: number, ifEpoch?: number, animated?: boolean, dryRun?: boolean}} params
    *   batchSize, maxLineLength: default the daemon's limits from daemon.hello (asked for when not known):
    *   each append names at most batchSize items and sections and fits in one line
-   * @returns {Promise<object>}
+   * @returns {Promise<import("../protocol").ViewStageCommitResult>}
    */
   async upload(params) {
     const { view, sections, ifEpoch, animated, dryRun } = params;
     let { batchSize, maxLineLength } = params;
     if (!batchSize || !maxLineLength) {
-      if (!this.hello) this.hello = await this.daemon.hello({ protocol: [1] });
+      if (!this.hello) this.hello = await this.daemon.hello({ protocol: [...PROTOCOL_VERSIONS] });
       batchSize ||= this.hello.limits.maximumBatchSize;
       maxLineLength ||= this.hello.limits.maximumLineLength;
     }
@@ -300,13 +322,13 @@ export class Client {
  * unsubscribe() or the connection's close.
  */
 export class Subscription {
-  /** @param {Client} client @param {string} view @param {{subscription: number, snapshot: object}} result */
+  /** @param {Client} client @param {string} view @param {import("../protocol").ViewSubscribeResult} result */
   constructor(client, view, result) {
     this.client = client;
     this.view = view;
     /** @type {number} */
     this.id = result.subscription;
-    /** @type {object} the snapshot of the latest (re)subscription */
+    /** @type {import("../protocol").Snapshot} the snapshot of the latest (re)subscription */
     this.snapshot = result.snapshot;
     this.result = result;
     this.queue = [];
@@ -334,7 +356,7 @@ export class Subscription {
     for (const waiter of this.waiters.splice(0)) waiter.resolve({ value: undefined, done: true });
   }
 
-  /** The next event, or undefined once the subscription ended. @returns {Promise<object|undefined>} */
+  /** The next event, or undefined once the subscription ended. @returns {Promise<import("../protocol").ProtocolEvent|object|undefined>} */
   async next() {
     const step = await this[Symbol.asyncIterator]().next();
     return step.done ? undefined : step.value;
@@ -360,7 +382,7 @@ export class Subscription {
   /**
    * Subscribes again (a seq gap or an epoch gap: events were lost), ends the old subscription, and
    * queues a local `view.resync` carrying the new snapshot. Events of the old id that were already
-   * queued are dropped. @returns {Promise<object>} the new snapshot
+   * queued are dropped. @returns {Promise<import("../protocol").Snapshot>} the new snapshot
    */
   resync() {
     if (this.resyncing) return this.resyncing;

@@ -1,6 +1,7 @@
 // layoutd client: the protocol over any line transport (browser-safe: no Node imports here).
 export { Client, Subscription, PROTOCOL_METHODS } from "./client.js";
 export * from "./errors.js";
+export * from "./error-classes.js";
 export { Mirror, elementKey, compareElements, compareIds } from "./mirror.js";
 export { attributesAt, elementAt, frameAt, interpolateAttributes, segmentsByElement, webAnimations, EASINGS, CURVES, cubicBezier } from "./transition.js";
 export { WebSocketTransport, connectWebSocket } from "./transport-websocket.js";

@@ -2,7 +2,7 @@
 
 const KIND_ORDER = { cell: 0, header: 1, footer: 2 };
 
-/** The key of an element or of a `left` entry. @param {{kind: string, id: string}} e @returns {string} */
+/** The key of an element or of a `left` entry. @param {import("../protocol").ElementKey} e @returns {string} */
 export function elementKey(e) {
   return e.kind + "\u0000" + e.id;
 }
@@ -32,7 +32,7 @@ export function compareElements(a, b) {
  */
 export class Mirror {
   constructor() {
-    /** @type {Map<string, object>} key → attributes */
+    /** @type {Map<string, import("../protocol").Attributes>} key → attributes */
     this.map = new Map();
     /** @type {number|undefined} */
     this.epoch = undefined;
@@ -41,13 +41,13 @@ export class Mirror {
     this.contentSize = undefined;
     this.contentOffset = undefined;
     this.windowTruncated = false;
-    /** @type {object|undefined} the last snapshot (its elements are not kept up to date) */
+    /** @type {import("../protocol").Snapshot|undefined} the last snapshot (its elements are not kept up to date) */
     this.snapshot = undefined;
     this.deleted = false;
     this.listeners = new Set();
   }
 
-  /** Replaces everything with a snapshot (view.create, view.get, view.subscribe, view.resync). @param {object} snapshot */
+  /** Replaces everything with a snapshot (view.create, view.get, view.subscribe, view.resync). @param {import("../protocol").Snapshot} snapshot */
   reset(snapshot) {
     this.map = new Map();
     for (const e of snapshot.elements) this.map.set(elementKey(e), e);
@@ -66,7 +66,7 @@ export class Mirror {
    * Applies one invalidation (a mutation's result or a view.invalidated event's params).
    * Returns false, changing nothing, when it is not the next epoch (a dry run, an old or a
    * skipped one): the caller resubscribes on a gap (epoch > this.epoch + 1).
-   * @param {object} p @returns {boolean}
+   * @param {import("../protocol").Invalidation} p @returns {boolean}
    */
   apply(p) {
     if (p.dryRun || this.epoch === undefined || p.epoch !== this.epoch + 1) return false;
@@ -127,17 +127,17 @@ export class Mirror {
     return this.map.size;
   }
 
-  /** @param {string} kind @param {string} id @returns {object|undefined} */
+  /** @param {string} kind @param {string} id @returns {import("../protocol").Attributes|undefined} */
   get(kind, id) {
     return this.map.get(kind + "\u0000" + id);
   }
 
-  /** @param {string} id @returns {object|undefined} the cell of item `id` */
+  /** @param {string} id @returns {import("../protocol").Attributes|undefined} the cell of item `id` */
   cell(id) {
     return this.get("cell", id);
   }
 
-  /** Every element, sorted by key (the order of view.get's elements). @returns {object[]} */
+  /** Every element, sorted by key (the order of view.get's elements). @returns {import("../protocol").Attributes[]} */
   elements() {
     return [...this.map.values()].sort(compareElements);
   }

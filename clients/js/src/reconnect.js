@@ -6,7 +6,7 @@ import { isLayoutdError } from "./errors.js";
 /**
  * @typedef {object} SessionOptions
  * @property {() => Promise<import("./client.js").Client>} connect opens a new Client (e.g. () => connect({socket}))
- * @property {() => Iterable<object> | Promise<Iterable<object>>} [views] the view.create params of the
+ * @property {() => Iterable<import("../protocol").ViewCreateParams> | Promise<Iterable<import("../protocol").ViewCreateParams>>} [views] the view.create params of the
  *   caller's views as the caller last knows them (its data, viewport, strategy); called at every (re)connect.
  *   A view that still exists (ViewExists: only the connection dropped) is kept as the daemon has it.
  * @property {(client: import("./client.js").Client) => Promise<void>|void} [restore] more to do after

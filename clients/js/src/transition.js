@@ -70,7 +70,7 @@ const curveOf = (segment) => {
 /**
  * Attributes between `from` and `to` at progress p (0…1): frame, alpha, transform and effects
  * interpolated; discrete fields (section, item, zIndex, hidden) are `from`'s at p = 0 and `to`'s after.
- * @param {object} from @param {object} to @param {number} p @returns {object}
+ * @param {import("../protocol").Attributes} from @param {import("../protocol").Attributes} to @param {number} p @returns {import("../protocol").Attributes}
  */
 export function interpolateAttributes(from, to, p) {
   if (p <= 0) return from;
@@ -96,7 +96,7 @@ export function interpolateAttributes(from, to, p) {
   return out;
 }
 
-/** Segments grouped by element key, each group in time order. @param {object} transition @returns {Map<string, object[]>} */
+/** Segments grouped by element key, each group in time order. @param {import("../protocol").Transition} transition @returns {Map<string, import("../protocol").TransitionSegment[]>} */
 export function segmentsByElement(transition) {
   const groups = new Map();
   for (const s of transition.segments) {
@@ -112,7 +112,7 @@ export function segmentsByElement(transition) {
  * One element's attributes at time t (seconds since the transition started) from its segments:
  * before the first segment its `from`, inside one interpolated on the segment's curve (or the
  * caller's `easing`), between two the earlier `to`, after the last its `to`.
- * @param {object[]} segments one element's, in time order @param {number} t
+ * @param {import("../protocol").TransitionSegment[]} segments one element's, in time order @param {number} t
  * @param {{easing?: string | ((p: number) => number)}} [options]
  */
 export function elementAt(segments, t, options = {}) {
@@ -134,8 +134,8 @@ export function elementAt(segments, t, options = {}) {
 /**
  * Every animated element's attributes at time t: a Map from element key (see elementKey) to
  * attributes. Elements without segments do not move (take them from the mirror).
- * @param {{duration: number, segments: object[]}} transition @param {number} t seconds
- * @param {{easing?: string | ((p: number) => number)}} [options] @returns {Map<string, object>}
+ * @param {import("../protocol").Transition} transition @param {number} t seconds
+ * @param {{easing?: string | ((p: number) => number)}} [options] @returns {Map<string, import("../protocol").Attributes>}
  */
 export function attributesAt(transition, t, options = {}) {
   const out = new Map();
@@ -146,8 +146,8 @@ export function attributesAt(transition, t, options = {}) {
 /**
  * The window to draw at time t: the mirror's elements (its state after the mutation) with the
  * animated ones replaced by their interpolated attributes, and elements that left still shown
- * until their segments end. @param {Iterable<object>} elements the mirror after the mutation
- * @param {object} transition @param {number} t @returns {object[]}
+ * until their segments end. @param {Iterable<import("../protocol").Attributes>} elements the mirror after the mutation
+ * @param {import("../protocol").Transition} transition @param {number} t @returns {import("../protocol").Attributes[]}
  */
 export function frameAt(elements, transition, t, options = {}) {
   const animated = attributesAt(transition, t, options);
@@ -186,8 +186,8 @@ function cssKeyframe(attributes, options) {
  * alpha is opacity, the transform a CSS matrix about the centre (CSS's default transform-origin,
  * UIKit's anchor point). zIndex is discrete (Web Animations flips it halfway through a segment).
  * Pure: nothing here touches the DOM.
- * @param {{duration: number, segments: object[]}} transition
- * @param {{origin?: {x: number, y: number}, easing?: string, effects?: boolean}} [options]
+ * @param {import("../protocol").Transition} transition
+ * @param {{origin?: import("../protocol").Point, easing?: string, effects?: boolean}} [options]
  *   easing: a CSS easing for every segment instead of each segment's curve (by its CSS name);
  *   effects: also animate each effect as a CSS custom property `--name`
  * @returns {Array<{kind: string, id: string, key: string, keyframes: object[], options: {duration: number, delay: number, endDelay: number, fill: string, easing: string}}>}

@@ -3,6 +3,7 @@
 import net from "node:net";
 import path from "node:path";
 import { Client } from "./client.js";
+import { PROTOCOL_VERSIONS } from "./protocol.js";
 
 /**
  * The socket path by the documented rules: an explicit path, else LAYOUTD_SOCKET (empty = unset),
@@ -92,12 +93,12 @@ export function connectUnix(socketPath) {
 /**
  * A Client on the discovered (or given) socket.
  * @param {{socket?: string, env?: Record<string, string|undefined>, checkSeq?: boolean, hello?: boolean}} [options]
- *   hello (default false): send daemon.hello {protocol:[1]} first and keep its result as client.hello
+ *   hello (default false): send daemon.hello first (offering PROTOCOL_VERSIONS) and keep its result as client.hello
  * @returns {Promise<Client>}
  */
 export async function connect(options = {}) {
   const transport = await connectUnix(discoverSocketPath(options));
   const client = new Client(transport, options);
-  if (options.hello) client.hello = await client.daemon.hello({ protocol: [1] });
+  if (options.hello) client.hello = await client.daemon.hello({ protocol: [...PROTOCOL_VERSIONS] });
   return client;
 }

@@ -1,19 +1,29 @@
-// A strict TypeScript program against index.d.ts, as an adopter writes one (compiled by
-// test/types.test.js with `tsc --noEmit --strict`; never run).
+// A strict TypeScript program against index.d.ts (and the generated protocol.d.ts it re-exports),
+// as an adopter writes one (compiled by test/types.test.js with `tsc --noEmit --strict`; never run).
 import {
-  connect, Mirror, webAnimations, attributesAt, CURVES, cubicBezier, elementKey, LayoutdError, reconnecting,
-  type Attributes, type Invalidation, type Snapshot, type Transition, type AnimationCurve,
+  connect, Mirror, webAnimations, attributesAt, CURVES, cubicBezier, elementKey, LayoutdError, StaleEpochError,
+  ERROR_CODES, isLayoutdError, reconnecting,
+  type Attributes, type Invalidation, type Snapshot, type Transition, type AnimationCurve, type Point,
+  type ViewCreateParams, type ViewScrollEndResult, type ViewUpdateParams, type ProtocolEvents, type ProtocolMethods,
 } from "../../index";
 
 async function main(): Promise<void> {
   const client = await connect({ hello: true });
-  const created: Snapshot = await client.view.create({
-    view: "photos", strategy: "flow", viewport: { width: 375, height: 667 },
-    sections: [{ id: "s", items: [{ id: "a" }, { id: "b" }] }],
-  });
+  const limit: number | undefined = client.hello?.limits.maximumBatchSize;
+  void limit;
+  const photos: ViewCreateParams = {
+    view: "photos", strategy: "flow", params: { itemSize: { width: 100, height: 100 } },
+    viewport: { width: 375, height: 667, contentInsets: { top: 20 } },
+    sections: [{ id: "s", items: [{ id: "a" }, { id: "b", size: { width: 50, height: 50 } }] }],
+  };
+  const created: Snapshot = await client.view.create(photos);
   const mirror = new Mirror();
   mirror.reset(created);
-  const moved: Invalidation = await client.view.update({ view: "photos", animated: true, updates: [{ op: "moveItem", id: "a", section: "s", at: 1 }] });
+  // Params are typed per method: `updates` is the union of the batch operations, selected by op.
+  const batch: ViewUpdateParams = { view: "photos", ifEpoch: created.epoch, animated: true, updates: [{ op: "moveItem", id: "a", section: "s", at: 1 }] };
+  const moved = await client.view.update(batch);
+  const inserted: string[] = moved.changes.insertedItems; // view.update's result always has changes
+  void inserted;
   mirror.apply(moved);
   const transition: Transition | undefined = moved.transition;
   if (transition) {
@@ -27,21 +37,54 @@ async function main(): Promise<void> {
     }
     void at.size;
   }
+  const scrolled: Invalidation = await client.view.scroll({ view: "photos", offset: { x: 0, y: 100 }, velocity: { x: 0, y: 800 } });
+  void scrolled.prefetch;
+  // allOf with required: scrollEnd's targetContentOffset is always there.
+  const rest: ViewScrollEndResult = await client.view.scrollEnd({ view: "photos", proposed: { x: 0, y: 120 }, velocity: { x: 0, y: 0 } });
+  const target: Point = rest.targetContentOffset;
+  void target;
+  const hit = await client.view.hitTest({ view: "photos", point: { x: 10, y: 10 } });
+  if (hit.element) void hit.element.frame.width;
+  const listed: ProtocolMethods["view.list"]["result"] = await client.view.list();
+  void listed.views.length;
+  const begun = await client.view.stage.begin({ view: "photos" });
+  await client.view.stage.append({ upload: begun.upload, sections: [{ id: "t", items: [] }] });
+  const committed = await client.view.stage.commit({ upload: begun.upload, animated: false });
+  void committed.changes.insertedSections;
+  // call() by name is typed too, and takes any other name.
+  const again: Snapshot = await client.call("view.get", { view: "photos" });
+  const future: unknown = await client.call("view.somethingNewer", { x: 1 });
+  void again;
+  void future;
   for (const element of mirror) {
     const key: string = elementKey(element);
     void key;
   }
   const subscription = await client.subscribe("photos");
   for await (const event of subscription) {
+    if (event.event === "view.invalidated") {
+      const params: ProtocolEvents["view.invalidated"]["params"] = event.params;
+      void params.epoch;
+    }
     void event.seq;
     break;
   }
   try {
-    await client.view.get({ view: "missing" });
+    await client.view.update({ view: "photos", ifEpoch: 0, updates: [{ op: "deleteItems", ids: ["a"] }] });
   } catch (error) {
-    if (error instanceof LayoutdError) void error.name;
+    if (error instanceof StaleEpochError) {
+      const expected: number = error.data.expected;
+      void expected;
+    } else if (isLayoutdError(error, "ViewNotFound")) {
+      const view: string = error.data.view;
+      void view;
+    } else if (error instanceof LayoutdError) {
+      void error.name;
+    }
   }
-  const session = await reconnecting({ connect: () => connect(), views: () => [{ view: "photos", strategy: "flow", viewport: { width: 375, height: 667 } }] });
+  const code: number = ERROR_CODES.StaleEpoch;
+  void code;
+  const session = await reconnecting({ connect: () => connect(), views: () => [photos] });
   const followed: Mirror = await session.mirror("photos");
   void followed.epoch;
   await session.close();

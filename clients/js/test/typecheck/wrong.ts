@@ -1,8 +1,13 @@
-// Must NOT compile: a curve the protocol does not have, and a number where a view name goes.
-// test/types.test.js checks that tsc refuses it (so the type check can fail).
-import { CURVES, Mirror } from "../../index";
+// Must NOT compile: a parameter view.get does not take (the daemon refuses unknown fields, so the
+// types do), and view.scroll's targetContentOffset used as always there (only scrollEnd's is).
+// test/types.test.js checks that tsc refuses it with exactly these two errors.
+import { connect, type Point } from "../../index";
 
-const wobbly = CURVES["wobbly"];
-const mirror: Mirror = new Mirror();
-mirror.reset(42);
-void wobbly;
+async function wrong(): Promise<void> {
+  const client = await connect();
+  await client.view.get({ view: "photos", epoch: 3 });
+  const offset: Point = (await client.view.scroll({ view: "photos", offset: { x: 0, y: 1 } })).targetContentOffset;
+  void offset;
+}
+
+void wrong();
