@@ -1,14 +1,15 @@
-"""Starts a real layoutd on a temporary socket and talks to it over raw Unix sockets.
+"""Starts a real layoutd on a temporary socket and talks to it line by line, over the layoutd
+Python package's connection (clients/python, imported from the tree).
 
-Shared by the end-to-end tests and the transcript replayer. Standard library only.
+Shared by the end-to-end tests, the transcript replayer and the soak. Standard library only.
 """
 import json
 import os
-import select
 import shutil
 import signal
 import socket
 import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -16,6 +17,9 @@ import unittest
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 DAEMON = os.environ.get("LAYOUTD_BIN", os.path.join(ROOT, ".build", "debug", "layoutd"))
+
+sys.path.insert(0, os.path.join(ROOT, "clients", "python"))
+import layoutd  # noqa: E402  (the Python client: the tests' connections are its)
 
 
 class Daemon:
@@ -97,17 +101,26 @@ def serving_after(path, timeout=10, process=None):
 
 
 class Client:
-    """A line-oriented client over a raw socket."""
+    """A test's line-oriented view of one connection: raw lines and whole reply messages (an
+    error reply is returned, not raised), requests encoded exactly as given. The connection is
+    the layoutd package's (clients/python): its socket, its line framing and its reads; this
+    class only keeps the tests' own API over it."""
 
     def __init__(self, path, timeout=10):
-        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self.sock.settimeout(timeout)
-        self.sock.connect(path)
-        self.buffer = b""
+        self.connection = layoutd.Client(path, timeout=timeout)
         self.next_id = 1
 
+    @property
+    def sock(self):
+        return self.connection.sock
+
+    @property
+    def buffer(self):
+        """Bytes read after the last whole line (a line cut by a close shows here)."""
+        return self.connection.buffered
+
     def close(self):
-        self.sock.close()
+        self.connection.close()
 
     def __enter__(self):
         return self
@@ -116,9 +129,12 @@ class Client:
         self.close()
 
     def send_raw(self, data):
+        """The bytes as they are; a closed connection raises BrokenPipeError as the socket does."""
         self.sock.sendall(data)
 
     def send(self, method, params=None, id=True):
+        """A request line; `id` True takes the next number, None makes a notification; `params`
+        None leaves them out (an empty dict is sent as one). Returns the id."""
         message = {"method": method}
         if id is True:
             id = self.next_id
@@ -131,16 +147,11 @@ class Client:
         return id
 
     def read_line(self, timeout=None):
-        """One line (bytes, without the newline); None at end of stream."""
+        """One line (bytes, without the newline); None at end of stream. `timeout` (seconds)
+        stays the socket's timeout for later reads, as settimeout does."""
         if timeout is not None:
             self.sock.settimeout(timeout)
-        while b"\n" not in self.buffer:
-            chunk = self.sock.recv(1 << 16)
-            if not chunk:
-                return None
-            self.buffer += chunk
-        line, _, self.buffer = self.buffer.partition(b"\n")
-        return line
+        return self.connection.read_line(self.sock.gettimeout())
 
     def read(self, timeout=None):
         line = self.read_line(timeout)
@@ -165,10 +176,7 @@ class Client:
 
     def pending(self, timeout=0.0):
         """Whether a line or bytes are readable within `timeout`."""
-        if b"\n" in self.buffer:
-            return True
-        ready, _, _ = select.select([self.sock], [], [], timeout)
-        return bool(ready)
+        return self.connection.pending(timeout)
 
 
 class NotifyListener:

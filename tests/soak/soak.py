@@ -29,7 +29,9 @@ import threading
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "e2e"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "clients", "python"))
 import harness  # noqa: E402  (Daemon: one layoutd on a temporary socket)
+import layoutd  # noqa: E402  (the Python client: every connection here is its)
 
 STRATEGIES = ("flow", "collapsible", "ultravisual", "display")
 # The methods whose success moves their view's epoch (daemon.describe's `mutates`, limited to
@@ -37,6 +39,9 @@ STRATEGIES = ("flow", "collapsible", "ultravisual", "display")
 MUTATIONS = frozenset()
 # Mutations the driver sends with animated: true now and then (the rest are immediate).
 ANIMATED = frozenset()
+# Per method, the errors it may answer with (daemon.describe: its own and the request-level ones).
+REQUEST_ERRORS = frozenset()
+DECLARED_ERRORS = {}
 NOT_ANIMATED = frozenset(("view.scroll", "view.scrollEnd", "view.setWindowMargin"))
 MAX_LINE = 65536
 SETTINGS = ("partial-line-timeout=1", "write-stall-timeout=2", "output-cap=262144", "max-line-length=%d" % MAX_LINE)
@@ -152,33 +157,31 @@ def shared_view_params(rng, index):
 # --- connections and events -----------------------------------------------------------------
 
 class Conn:
-    """A blocking Unix-socket line connection with a read buffer (timeouts, never busy-loops)."""
+    """One connection of the soak: the layoutd package's Client (its socket, line framing and
+    reads; timeouts, never busy-loops) used for raw lines, since the soak checks every byte
+    itself. The socket is made here so that a small receive buffer is set before connect."""
 
     def __init__(self, path, timeout=HANG, rcvbuf=None):
-        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        if rcvbuf:  # before connect, so the window stays small
-            self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
-        self.sock.settimeout(timeout)
-        self.sock.connect(path)
-        self.buf, self.pos = bytearray(), 0
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            if rcvbuf:  # before connect, so the window stays small
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
+            sock.settimeout(timeout)
+            sock.connect(path)
+        except OSError:
+            sock.close()
+            raise
+        self.client = layoutd.Client(path, timeout=timeout, sock=sock)
+        self.sock = sock
 
     def send(self, data):
+        """Raw bytes: a closed connection raises BrokenPipeError (or a reset) as the socket does."""
         self.sock.sendall(data)
 
-    def line(self):
-        """The next line without its newline; None at end of stream (a partial tail is dropped)."""
-        while True:
-            end = self.buf.find(b"\n", self.pos)
-            if end >= 0:
-                line, self.pos = bytes(self.buf[self.pos:end]), end + 1
-                if self.pos > 1 << 20:
-                    del self.buf[:self.pos]
-                    self.pos = 0
-                return line
-            chunk = self.sock.recv(1 << 18)
-            if not chunk:
-                return None
-            self.buf += chunk
+    def line(self, timeout=-1.0):
+        """The next line without its newline; None at end of stream (a partial tail is dropped).
+        `timeout` in seconds, by default the connection's (HANG)."""
+        return self.client.read_line(timeout)
 
     def call(self, request):
         self.send(dumps(request).encode() + b"\n")
@@ -191,7 +194,7 @@ class Conn:
         try:
             if reset:  # SO_LINGER 0: the close sends a reset, not an end of stream
                 self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\0\0\0\0\0\0\0")
-            self.sock.close()
+            self.client.close()
         except OSError:
             pass
 
@@ -257,9 +260,8 @@ def read_events(conn, checker, seconds, done=lambda: False):
     deadline = time.monotonic() + seconds
     try:
         while not done() and time.monotonic() < deadline:
-            conn.sock.settimeout(max(0.001, min(0.2, deadline - time.monotonic())))
             try:
-                line = conn.line()
+                line = conn.line(max(0.001, min(0.2, deadline - time.monotonic())))
             except socket.timeout:
                 continue
             except ConnectionResetError:
@@ -272,7 +274,7 @@ def read_events(conn, checker, seconds, done=lambda: False):
             checker.feed(line, msg)
         return True
     finally:
-        conn.sock.settimeout(HANG)
+        conn.sock.settimeout(HANG)  # for the sends that follow
 
 
 class Request:
@@ -371,6 +373,7 @@ class WellBehavedClient(threading.Thread):
                "view.scrollSection": 1, "view.scrollSectionEnd": 1, "view.list": 2, "daemon.sync": 3, "daemon.status": 2,
                "daemon.hello": 1, "strategy.list": 1, "daemon.describe": 0.03, "daemon.reload": 0.1,
                "view.scrollTo": 2, "view.setAnchor": 0.5, "view.setLayoutDirection": 0.3, "view.hitTest": 3, "view.neighbor": 3,
+               "view.selection": 2,
                # Drawn, each brings a whole interactive transition on a private view (transition_batch).
                "view.beginTransition": 0.3, "view.updateTransition": 0.3, "view.endTransition": 0.3,
                "view.beginMove": 0.6, "view.updateMove": 2, "view.endMove": 0.6}
@@ -510,6 +513,9 @@ class WellBehavedClient(threading.Thread):
                 self.soak.fail("%s: unexpected result of %s %s: %s" % (self.name, req.method, (req.pj or "")[:100], line[:200]))
             return
         name = msg["error"].get("name")
+        if name not in DECLARED_ERRORS.get(req.method, REQUEST_ERRORS):
+            self.soak.fail("%s: %s answered %s, which protocol/interface.json does not declare for it: %s" % (
+                self.name, req.method, name, (req.pj or "")[:200]))
         if req.expect is not None:
             if name not in req.expect:
                 self.soak.fail("%s: invalid %s got %s, wanted %s: %s" % (self.name, req.method, name, sorted(req.expect), (req.pj or "")[:200]))
@@ -654,6 +660,13 @@ class WellBehavedClient(threading.Thread):
         if method == "view.item":
             iid = (model.pick(rng, 1) or ["none"])[0]
             return Request(method, {"view": view, "id": iid}, hook=lambda r: r["attributes"]["id"] == iid, allowed=frozenset(["ItemNotFound"]))
+        if method == "view.selection":
+            # A page from a random item on: at most limit ids, of count; the item may be gone.
+            params = {"view": view, "limit": rng.choice([1, 5, 100])}
+            if rng.random() < 0.5:
+                params["after"] = (model.pick(rng, 1) or ["none"])[0]
+            return Request(method, params, allowed=frozenset(["ItemNotFound"]), hook=lambda r: [
+                self.saw_epoch(view, r["epoch"]), len(r["ids"]) <= min(params["limit"], r["count"])][1])
         if method == "view.list":
             return Request(method, hook=lambda r: [self.saw_epoch(v["view"], v["epoch"]) for v in r["views"] if v["view"] in self.soak.models])
         if method == "daemon.hello":
@@ -1188,11 +1201,8 @@ class Soak:
             self.fail("%s: view.invalidated params differ from another subscriber's for %s epoch %d" % ((checker.where,) + differ[0]))
 
     def start_daemon(self):
-        saved, harness.DAEMON = harness.DAEMON, self.binary
-        try:  # Daemon passes --log-level debug first; the later flag wins
-            return harness.Daemon(*[a for s in SETTINGS for a in ("--set", s)], "--log-level", "info").start()
-        finally:
-            harness.DAEMON = saved
+        # Daemon passes --log-level debug first; the later flag wins.
+        return harness.Daemon(*[a for s in SETTINGS for a in ("--set", s)], "--log-level", "info", binary=self.binary).start()
 
     def sample_rss(self, pid):
         while not self.rss_stop.wait(0.5):
@@ -1220,10 +1230,14 @@ class Soak:
         self.path, rng = daemon.path, random.Random(self.seed)
         self.say("layoutd %s (pid %d), seed %d: %g s, %d clients, %d views" % (self.binary, daemon.process.pid, self.seed, self.seconds, self.clients, self.views))
         setup = Conn(daemon.path)
-        described = setup.call({"id": 1, "method": "daemon.describe"})["result"]["methods"]
+        description = setup.call({"id": 1, "method": "daemon.describe"})["result"]
+        described = description["methods"]
         self.methods = [m["name"] for m in described]
-        global MUTATIONS, ANIMATED
+        global MUTATIONS, ANIMATED, REQUEST_ERRORS, DECLARED_ERRORS
         MUTATIONS = frozenset(m["name"] for m in described if m["mutates"] and any(p["name"] == "view" for p in m["params"]))
+        # What each method may answer with: the request-level errors and the method's own.
+        REQUEST_ERRORS = frozenset(description["requestErrors"])
+        DECLARED_ERRORS = {m["name"]: REQUEST_ERRORS | frozenset(m["errors"]) for m in described}
         ANIMATED = MUTATIONS - NOT_ANIMATED
         self.creates, self.models = [], {}
         for index in range(self.views):

@@ -5,41 +5,38 @@
         client.daemon_hello(protocol=[1])
         snapshot = client.view_create("photos", "flow", {"width": 320, "height": 200}, ...)
 """
+from . import _errors, wire
+from ._coverage import RAW_ONLY
+from ._names import EVENTS, METHODS, PROTOCOL_VERSIONS
 from .aio import AsyncClient, AsyncSubscription
+from .aio_reconnect import AsyncReconnector, wait_until_serving_async
 from .client import Client, RequestId, Subscription, encode_request
+from .core import Core
 from .discovery import SYSTEM_SOCKET, socket_path
-from .errors import (
-    ParseError, LineTooLong, InvalidRequest, MethodNotFound, InvalidParams, InternalError,
-    ViewNotFound, ViewExists, UnknownStrategy, UnknownParameter, InvalidParameter, InvalidViewport,
-    InvalidSize, InvalidID, DuplicateItemID, DuplicateSectionID, ItemNotFound, SectionNotFound,
-    InvalidBatch, IndexOutOfRange, StaleEpoch, LimitExceeded, PermissionDenied, UnsupportedVersion,
-    DuplicateStrategy, ReloadFailed, IdleTimeout, OutputOverflow, ElementNotFound, TransitionInProgress, NoActiveTransition, MoveInProgress, NoActiveMove, SectionNotOrthogonal,
-)
-from .errors import ERRORS, ClientError, ConnectionClosed, LayoutdError, SequenceGap, error_from_reply
+from ._errors import *  # noqa: F401,F403 - one exception class per error name
+from .errors import (CONNECTION_ERRORS, ERRORS, LINE_ERRORS, ClientError, ConnectionClosed, LayoutdError, SequenceGap,
+                     error_from_reply)
 from .mirror import Mirror
 from .model import (Attributes, Context, ElementKey, Event, Insets, Invalidation, Item, JSONObject, Point, QueryPage, Rect,
                     Section, Segment, Size, Snapshot, Transform, Transition, Viewport, to_wire)
 from .reconnect import Reconnector, wait_until_serving
-from .aio_reconnect import AsyncReconnector, wait_until_serving_async
+from .transition import CURVES, TransitionPlayer, attributes_at, cubic_bezier, interpolate, linear, transition_at
 from .updates import (DeleteItems, DeleteSections, InsertItems, InsertSections, MoveItem, MoveSection, ReloadItems,
                       ReloadSections, Update)
-from .transition import CURVES, TransitionPlayer, attributes_at, cubic_bezier, interpolate, linear, transition_at
+from .wire import AnchorPolicy
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "AsyncClient", "AsyncSubscription", "Client", "RequestId", "Subscription", "encode_request", "Core",
+    "SYSTEM_SOCKET", "socket_path", "Mirror", "Reconnector", "AsyncReconnector", "wait_until_serving",
+    "wait_until_serving_async", "PROTOCOL_VERSIONS", "METHODS", "EVENTS", "RAW_ONLY", "wire", "AnchorPolicy",
+    "Attributes", "Context", "ElementKey", "Event", "Insets", "Invalidation", "Item", "JSONObject", "Point", "QueryPage",
+    "Rect", "Section", "Segment", "Size", "Snapshot", "Transform", "Transition", "Viewport", "to_wire",
     "DeleteItems", "DeleteSections", "InsertItems", "InsertSections", "MoveItem", "MoveSection", "ReloadItems",
     "ReloadSections", "Update",
-    "AsyncClient", "AsyncSubscription", "Client", "RequestId", "Subscription", "encode_request",
-    "SYSTEM_SOCKET", "socket_path", "ERRORS", "ClientError", "ConnectionClosed", "LayoutdError",
-    "SequenceGap", "error_from_reply", "Mirror", "Attributes", "Context", "ElementKey", "Event",
-    "Insets", "Invalidation", "Item", "JSONObject", "Point", "QueryPage", "Rect", "Section",
-    "Segment", "Size", "Snapshot", "Transform", "Transition", "Viewport", "to_wire", "Reconnector", "AsyncReconnector", "wait_until_serving_async",
-    "wait_until_serving", "TransitionPlayer", "attributes_at", "interpolate", "linear", "CURVES", "cubic_bezier",
-    "transition_at", "ParseError", "LineTooLong", "InvalidRequest", "MethodNotFound",
-    "InvalidParams", "InternalError", "ViewNotFound", "ViewExists", "UnknownStrategy",
-    "UnknownParameter", "InvalidParameter", "InvalidViewport", "InvalidSize", "InvalidID",
-    "DuplicateItemID", "DuplicateSectionID", "ItemNotFound", "SectionNotFound", "InvalidBatch",
-    "IndexOutOfRange", "StaleEpoch", "LimitExceeded", "PermissionDenied", "UnsupportedVersion",
-    "DuplicateStrategy", "ReloadFailed", "IdleTimeout", "OutputOverflow", "ElementNotFound", "TransitionInProgress", "NoActiveTransition", "MoveInProgress", "NoActiveMove", "SectionNotOrthogonal",
+    "TransitionPlayer", "attributes_at", "interpolate", "linear", "CURVES", "cubic_bezier", "transition_at",
+    "ClientError", "ConnectionClosed", "LayoutdError", "SequenceGap", "ERRORS", "CONNECTION_ERRORS", "LINE_ERRORS",
+    "error_from_reply",
 ]
+__all__ += _errors.__all__

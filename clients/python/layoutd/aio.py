@@ -1,40 +1,39 @@
-"""The asyncio client: the same methods as :class:`layoutd.Client`, as coroutines. A reader
-task matches replies to requests by id (in order for repeated ids) and routes events to
-:class:`AsyncSubscription` queues, checking ``seq``."""
+"""The asyncio client: the same methods as :class:`layoutd.Client`, as coroutines, over the same
+:class:`~layoutd.core.Core`. A reader task feeds it what the socket gives; replies wake their
+callers (in order for repeated ids) and events go to :class:`AsyncSubscription` queues."""
 from __future__ import annotations
 
 import asyncio
-import collections
-from typing import Any, Deque, Dict, List, Optional, Mapping
+from typing import Any, Callable, Deque, Mapping, Optional
 
 from ._methods import AsyncMethods
-from .client import RequestId, _apply_own_reply, decode_line, encode_request
+from ._names import METHOD_VIEW_SUBSCRIBE
+from .core import Core, CoreState, SubscriptionBase
 from .discovery import socket_path
-from .errors import CONNECTION_ERRORS, ConnectionClosed, LayoutdError, error_from_reply
-from .mirror import Mirror
+from .errors import ClientError, ConnectionClosed, LayoutdError, error_from_reply
+from .framing import RequestId, encode_request
 from .model import Event, JSONObject, Snapshot
 
 _END = Event("<end of stream>", 0, {})
 
+#: Bytes asked of one read.
+RECEIVE = 1 << 18
 
-class AsyncClient(AsyncMethods):
+
+class AsyncClient(AsyncMethods, CoreState):
     """``client = await AsyncClient.connect(path)``; ``await client.view_get("photos")``."""
 
     def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, path: str) -> None:
         self.path = path
         self._reader = reader
         self._writer = writer
-        self._next_id = 1
-        self._waiting: Dict[Any, Deque["asyncio.Future[JSONObject]"]] = collections.defaultdict(collections.deque)
-        self._subscriptions: Dict[int, AsyncSubscription] = {}
-        self._early: Dict[int, List[Event]] = {}
+        self._core = Core()
+        self._closing = False
+        #: Connection-wide events (``daemon.shutdown``, unknown ones without a subscription).
         self.events: "asyncio.Queue[Event]" = asyncio.Queue()
-        self.stray: List[JSONObject] = []
-        self.connection_error: Optional[LayoutdError] = None
-        self.shutdown: Optional[JSONObject] = None
-        self.last_seq = 0
-        self.gap = False
-        self.closed = False
+        self._core.on_event = self.events.put_nowait
+        #: Called with every line read (bytes without the newline), before it is handled.
+        self.trace: Optional[Callable[[bytes], None]] = None
         self._task = asyncio.get_running_loop().create_task(self._read_loop())
 
     @classmethod
@@ -44,7 +43,7 @@ class AsyncClient(AsyncMethods):
         return cls(reader, writer, resolved)
 
     async def close(self) -> None:
-        self.closed = True
+        self._closing = True
         self._writer.close()
         try:
             await self._writer.wait_closed()
@@ -62,6 +61,15 @@ class AsyncClient(AsyncMethods):
     async def __aexit__(self, *exc: object) -> None:
         await self.close()
 
+    # The protocol state (core.Core) ------------------------------------------------------------
+
+    @property
+    def closed(self) -> bool:
+        """Closed by us, or the stream ended."""
+        return self._closing or self._core.ended
+
+    # Requests --------------------------------------------------------------------------------
+
     async def send_raw(self, data: bytes) -> None:
         self._writer.write(data)
         await self._writer.drain()
@@ -72,115 +80,113 @@ class AsyncClient(AsyncMethods):
     async def call(self, method: str, params: Optional[Mapping[str, Any]] = None, *,
                    id: Optional[RequestId] = None) -> JSONObject:
         """Sends a request and returns its ``result``; raises the error reply's exception."""
-        if self.closed:
-            raise self.connection_error or ConnectionClosed("the connection is closed")
-        request_id: RequestId
-        if id is None:
-            request_id = self._next_id
-            self._next_id += 1
-        else:
-            request_id = id
-        future: "asyncio.Future[JSONObject]" = asyncio.get_running_loop().create_future()
-        self._waiting[request_id].append(future)
-        await self.send_raw(encode_request(method, params, request_id))
-        reply = await future
-        if "error" in reply:
-            raise error_from_reply(reply["error"] if isinstance(reply["error"], dict) else {}, request_id)
-        result = reply.get("result")
-        result = result if isinstance(result, dict) else {}
-        _apply_own_reply(result, list(self._subscriptions.values()))
-        return result
+        return self._result(await self._request(method, params, id))
 
     async def _invoke(self, method: str, params: JSONObject) -> JSONObject:
         return await self.call(method, params)
 
+    async def _request(self, method: str, params: Optional[Mapping[str, Any]], id: Optional[RequestId],
+                       arrived: Optional[Callable[[JSONObject], None]] = None) -> JSONObject:
+        """Sends a request and returns its reply message. ``arrived`` runs in the reader task as
+        the reply is handled, before any later line (a subscription registers itself there)."""
+        if self.closed:
+            raise self.connection_error or ConnectionClosed("the connection is closed")
+        request_id = self._core.request_id(id)
+        future: "asyncio.Future[JSONObject]" = asyncio.get_running_loop().create_future()
+
+        def reply(message: Optional[JSONObject]) -> None:
+            if future.done():
+                return
+            if message is None:
+                future.set_exception(self.connection_error or ConnectionClosed("the daemon closed the connection"))
+                return
+            if arrived is not None:
+                arrived(message)
+            future.set_result(message)
+
+        pending = self._core.expect(request_id, reply)
+        try:
+            await self.send_raw(encode_request(method, params, request_id))
+            return await future
+        except BaseException:
+            self._core.cancel(pending)  # a reply that still comes is stray
+            raise
+
+    @staticmethod
+    def _result(reply: JSONObject) -> JSONObject:
+        if "error" in reply:
+            raise error_from_reply(reply["error"] if isinstance(reply["error"], dict) else {}, reply.get("id"))
+        result = reply.get("result")
+        return result if isinstance(result, dict) else {}
+
     async def _read_loop(self) -> None:
+        core = self._core
         try:
             while True:
-                line = await self._reader.readline()
-                if not line.endswith(b"\n"):
+                chunk = await self._reader.read(RECEIVE)
+                if not chunk:
                     break
-                self._dispatch(decode_line(line[:-1]))
-        except (OSError, ValueError):
-            pass
+                core.lines.feed(chunk)
+                line = core.lines.next_line()
+                while line is not None:
+                    if self.trace is not None:
+                        self.trace(line)
+                    core.handle_line(line)
+                    line = core.lines.next_line()
+        except (OSError, ValueError, TypeError, ClientError):
+            pass  # a broken connection, or a line that is not a message: the stream ends here
         finally:
-            self.closed = True
-            error = self.connection_error or ConnectionClosed("the daemon closed the connection")
-            for futures in self._waiting.values():
-                for future in futures:
-                    if not future.done():
-                        future.set_exception(error)
-            self._waiting.clear()
-            for subscription in self._subscriptions.values():
-                subscription._queue.put_nowait(_END)
+            core.end()
             self.events.put_nowait(_END)
 
-    def _dispatch(self, message: JSONObject) -> None:
-        if "event" in message:
-            event = Event.from_json(message)
-            if event.seq != self.last_seq + 1:
-                self.gap = True
-            self.last_seq = event.seq
-            if event.name == "daemon.shutdown":
-                self.shutdown = event.params
-            if event.subscription is None:
-                self.events.put_nowait(event)
-                for subscription in self._subscriptions.values():
-                    subscription._queue.put_nowait(event)
-            elif event.subscription in self._subscriptions:
-                self._subscriptions[event.subscription]._queue.put_nowait(event)
-            else:
-                # A subscription whose reply the caller has not taken yet (or an ended one).
-                self._early.setdefault(event.subscription, []).append(event)
-            return
-        request_id = message.get("id")
-        if request_id is None:
-            self.stray.append(message)
-            error = message.get("error")
-            if isinstance(error, dict) and error.get("name") in CONNECTION_ERRORS:
-                self.connection_error = error_from_reply(error)
-            return
-        futures = self._waiting.get(request_id)
-        if futures:
-            future = futures.popleft()
-            if not futures:
-                del self._waiting[request_id]
-            if not future.done():
-                future.set_result(message)
-        else:
-            self.stray.append(message)
+    # Subscriptions ---------------------------------------------------------------------------
 
     async def subscribe(self, view: str) -> "AsyncSubscription":
         """``view.subscribe``: an async iterator of its events with a live ``mirror``."""
-        result = await self.call("view.subscribe", {"view": view})
-        subscription = AsyncSubscription(self, view, int(result["subscription"]), Snapshot.from_json(result["snapshot"]))
-        self._register(subscription)
-        return subscription
+        made = []
 
-    def _register(self, subscription: "AsyncSubscription") -> None:
-        self._subscriptions[subscription.id] = subscription
-        for event in self._early.pop(subscription.id, []):
-            subscription._queue.put_nowait(event)
+        def register(reply: JSONObject) -> None:
+            result = reply.get("result")
+            if isinstance(result, dict) and "subscription" in result:
+                subscription = AsyncSubscription(self, view, int(result["subscription"]), Snapshot.from_json(result["snapshot"]))
+                self._core.register(subscription)
+                made.append(subscription)
+
+        self._result(await self._request(METHOD_VIEW_SUBSCRIBE, {"view": view}, None, register))
+        return made[0]
 
     view_subscribe = subscribe
 
+    async def _resubscribe_all(self) -> None:
+        """After a seq gap: every subscription subscribes again (protocol/subscriptions.md)."""
+        self._core.gap = False
+        for subscription in list(self._core.subscriptions.values()):
+            if not subscription.ended and isinstance(subscription, AsyncSubscription):
+                await subscription.resubscribe()
+
     async def sync(self) -> None:
-        await self.call("daemon.sync")
+        await self.daemon_sync()
 
 
-class AsyncSubscription:
+class AsyncSubscription(SubscriptionBase):
     """``async for event in subscription``: events applied to ``mirror`` as they are taken;
     ends after ``view.deleted``; raises ConnectionClosed at end of file. After a ``seq`` gap
     it subscribes again and yields a synthetic ``view.resync``."""
 
     def __init__(self, client: AsyncClient, view: str, id: int, snapshot: Snapshot) -> None:
+        super().__init__(view, id, snapshot)
         self.client = client
-        self.view = view
-        self.id = id
-        self.snapshot = snapshot
-        self.mirror = Mirror(snapshot)
-        self.ended = False
         self._queue: "asyncio.Queue[Event]" = asyncio.Queue()
+
+    def _deliver(self, event: Event) -> None:
+        self._queue.put_nowait(event)
+
+    def _clear(self) -> None:
+        while not self._queue.empty():
+            self._queue.get_nowait()
+
+    def _end(self) -> None:
+        self._queue.put_nowait(_END)
 
     def __aiter__(self) -> "AsyncSubscription":
         return self
@@ -197,39 +203,39 @@ class AsyncSubscription:
 
     async def next(self, timeout: Optional[float] = None) -> Optional[Event]:
         if self.client.gap:
-            self.client.gap = False
-            for subscription in list(self.client._subscriptions.values()):
-                await subscription.resubscribe()
+            await self.client._resubscribe_all()
         if self.ended and self._queue.empty():
             return None
+        if self.client.closed and self._queue.empty():
+            self._queue.put_nowait(_END)  # ended before this subscription was made
         event = await asyncio.wait_for(self._queue.get(), timeout)
         if event is _END:
             self._queue.put_nowait(_END)
             raise self.client.connection_error or ConnectionClosed("the daemon closed the connection")
-        if not self.mirror.handle(event):
+        if not self._take(event):
             self.mirror.reset(await self.client.view_get(self.view))
-        if event.name == "view.deleted":
-            self.ended = True
-            self.client._subscriptions.pop(self.id, None)
         return event
 
     async def resubscribe(self) -> None:
-        old = self.id
-        self.client._subscriptions.pop(old, None)
+        """Subscribes again (after lost events); the new snapshot comes as a synthetic
+        ``view.resync`` before any event of the new subscription."""
+        core = self.client._core
+        core.unregister(self)
         try:
-            await self.client.call("view.unsubscribe", {"subscription": old})
+            await self.client.view_unsubscribe(self.id)
         except LayoutdError:
             pass
-        result = await self.client.call("view.subscribe", {"view": self.view})
-        self.id = int(result["subscription"])
-        self.snapshot = Snapshot.from_json(result["snapshot"])
-        while not self._queue.empty():
-            self._queue.get_nowait()
-        self._queue.put_nowait(Event("view.resync", 0, {"view": self.view, "skipped": 0, "snapshot": result["snapshot"]}, self.id))
-        self.client._register(self)
+
+        def restart(reply: JSONObject) -> None:
+            result = reply.get("result")
+            if isinstance(result, dict) and "subscription" in result:
+                self._restart(result)
+                core.register(self)
+
+        self.client._result(await self.client._request(METHOD_VIEW_SUBSCRIBE, {"view": self.view}, None, restart))
 
     async def unsubscribe(self) -> None:
         if not self.ended:
             self.ended = True
-            self.client._subscriptions.pop(self.id, None)
-            await self.client.call("view.unsubscribe", {"subscription": self.id})
+            self.client._core.unregister(self)
+            await self.client.view_unsubscribe(self.id)

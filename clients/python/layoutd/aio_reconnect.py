@@ -10,6 +10,7 @@ import asyncio
 import time
 from typing import Awaitable, Callable, Dict, List, Optional, TypeVar
 
+from ._names import EVENT_DAEMON_SHUTDOWN, METHOD_VIEW_CREATE, PROTOCOL_VERSIONS
 from .aio import AsyncClient, AsyncSubscription
 from .discovery import socket_path
 from .errors import ClientError, LayoutdError, ViewExists
@@ -31,7 +32,7 @@ async def wait_until_serving_async(path: Optional[str] = None, timeout: float = 
         try:
             client = await AsyncClient.connect(path)
             try:
-                await asyncio.wait_for(client.daemon_hello(protocol=[1]), max(0.1, deadline - time.monotonic()))
+                await asyncio.wait_for(client.daemon_hello(protocol=list(PROTOCOL_VERSIONS)), max(0.1, deadline - time.monotonic()))
                 return client
             except BaseException:
                 await client.close()
@@ -82,7 +83,7 @@ class AsyncReconnector:
         params = dict(self.views[name]())
         params["view"] = name
         try:
-            await self.client.call("view.create", params)
+            await self.client.call(METHOD_VIEW_CREATE, params)
         except ViewExists:
             pass
         subscription = await self.client.subscribe(name)
@@ -130,7 +131,7 @@ class AsyncReconnector:
                     timeout = 0.0
                 timeout = 0.0
             if self.client.shutdown is not None or self.client.closed:
-                raise ClientError("daemon.shutdown")
+                raise ClientError(EVENT_DAEMON_SHUTDOWN)
         except RETRYABLE:
             await self.reconnect()
         return events

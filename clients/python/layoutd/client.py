@@ -1,91 +1,64 @@
-"""The synchronous client: one Unix-socket connection, replies matched by id, events routed to
-:class:`Subscription` objects with gapless ``seq`` checking (protocol/README.md §5–§7)."""
+"""The blocking client: one Unix-socket connection whose protocol state is a
+:class:`~layoutd.core.Core` (replies matched by id, events routed to :class:`Subscription`
+objects with gapless ``seq`` checking); this module only reads and writes the socket."""
 from __future__ import annotations
 
 import collections
-import json
 import select
 import socket
-from typing import Any, Callable, Deque, Dict, Iterator, List, Mapping, Optional, Union
+from typing import Any, Callable, Deque, Iterator, List, Mapping, Optional
 
 from ._methods import SyncMethods
+from ._names import METHOD_VIEW_SUBSCRIBE
+from .core import Core, CoreState, SubscriptionBase
 from .discovery import socket_path
-from .errors import CONNECTION_ERRORS, ClientError, ConnectionClosed, LayoutdError, error_from_reply
-from .mirror import Mirror
-from .model import Event, Invalidation, JSONObject, Snapshot, to_wire
+from .errors import ConnectionClosed, LayoutdError, error_from_reply
+from .framing import RequestId, decode_line, encode_request
+from .model import Event, JSONObject, Snapshot
 
-RequestId = Union[int, str]
+__all__ = ["Client", "RequestId", "Subscription", "decode_line", "encode_request"]
 
-
-def encode_request(method: str, params: Optional[Mapping[str, Any]], id: Optional[RequestId]) -> bytes:
-    """One request line: compact JSON, raw UTF-8, keys ``id``, ``method``, ``params``."""
-    message: JSONObject = {} if id is None else {"id": id}
-    message["method"] = method
-    if params:  # absent means {} (README.md §5)
-        message["params"] = to_wire(params)
-    return json.dumps(message, separators=(",", ":"), ensure_ascii=False, allow_nan=False).encode() + b"\n"
+#: Bytes asked of one recv.
+RECEIVE = 1 << 18
 
 
-def decode_line(line: bytes) -> JSONObject:
-    value = json.loads(line.decode("utf-8"))
-    if not isinstance(value, dict):
-        raise ClientError("the daemon wrote a line that is not an object: %r" % line[:200])
-    return value
-
-
-def _apply_own_reply(result: JSONObject, subscriptions: Any) -> None:
-    """A mutation's reply is the invalidation its event will carry: mirrors of that view apply
-    it now when it is their next epoch (the event is then skipped as already seen)."""
-    if "entered" in result and "epoch" in result and not result.get("dryRun"):
-        change = None
-        for subscription in subscriptions:
-            if subscription.view == result.get("view") and not subscription.ended:
-                if change is None:
-                    change = Invalidation.from_json(result)
-                if change.epoch == subscription.mirror.epoch + 1:
-                    subscription.mirror.apply(change)
-
-
-class Client(SyncMethods):
+class Client(SyncMethods, CoreState):
     """A connection to layoutd.
 
-    ``Client()`` connects to the discovered socket (:func:`layoutd.socket_path`); every protocol
-    method is a method (``view_create``, ``view_scroll_to``, ``daemon_sync`` …); ``call`` sends
-    any method with raw params. Error replies raise the :mod:`layoutd.errors` class of their name.
-    One thread at a time: use one client per thread, or :class:`layoutd.AsyncClient`.
+    ``Client()`` connects to the discovered socket (:func:`layoutd.socket_path`); ``Client(sock=s)``
+    takes a Unix socket already connected. Every protocol method is a method (``view_create``,
+    ``view_scroll_to``, ``daemon_sync`` …); ``call`` sends any method with raw params. Error
+    replies raise the :mod:`layoutd.errors` class of their name. One thread at a time: use one
+    client per thread, or :class:`layoutd.AsyncClient`.
+
+    A ``timeout`` argument of -1 (the default) means the client's ``timeout``; None blocks.
     """
 
-    def __init__(self, path: Optional[str] = None, *, timeout: Optional[float] = 30.0) -> None:
-        self.path = socket_path(path)
+    def __init__(self, path: Optional[str] = None, *, timeout: Optional[float] = 30.0,
+                 sock: Optional[socket.socket] = None) -> None:
         self.timeout = timeout
-        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        try:
-            self.sock.settimeout(timeout)
-            self.sock.connect(self.path)
-        except OSError:
-            self.sock.close()
-            raise
-        self._buffer = b""
-        self._next_id = 1
-        self._replies: Dict[Any, Deque[JSONObject]] = collections.defaultdict(collections.deque)
-        self._subscriptions: Dict[int, Subscription] = {}
+        if sock is None:
+            self.path = socket_path(path)
+            sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            try:
+                sock.settimeout(timeout)
+                sock.connect(self.path)
+            except OSError:
+                sock.close()
+                raise
+        else:
+            self.path = path if path is not None else str(sock.getpeername() or "")
+            sock.settimeout(timeout)
+        self.sock = sock
+        self._core = Core()
         self._closed = False
-        self.last_seq = 0
-        self.gap = False
         #: Connection-wide events (``daemon.shutdown``, unknown ones without a subscription) not yet taken.
         self.events: Deque[Event] = collections.deque()
-        #: Replies no call waits for, such as ``id`` null errors of undecodable lines.
-        self.stray: List[JSONObject] = []
-        #: The connection-level error line that preceded the daemon closing the connection.
-        self.connection_error: Optional[LayoutdError] = None
-        #: ``daemon.shutdown``'s params once it arrived.
-        self.shutdown: Optional[JSONObject] = None
-        #: Called with every line read (bytes without the newline), before it is handled.
+        self._core.on_event = self.events.append
+        #: Called with every line ``read_message`` reads (bytes without the newline), before it is handled.
         self.trace: Optional[Callable[[bytes], None]] = None
-        #: The id of the next request, instead of the next counter value (once).
-        self.next_request_id: Optional[RequestId] = None
 
-    # Connection ----------------------------------------------------------------------------
+    # Connection ------------------------------------------------------------------------------
 
     def close(self) -> None:
         self._closed = True
@@ -99,7 +72,21 @@ class Client(SyncMethods):
 
     @property
     def closed(self) -> bool:
-        return self._closed
+        """Closed by us, or the stream ended."""
+        return self._closed or self._core.ended
+
+    # The protocol state (core.Core) ------------------------------------------------------------
+
+    @property
+    def next_request_id(self) -> Optional[RequestId]:
+        """The id of the next request, instead of the next counter value (once)."""
+        return self._core.next_request_id
+
+    @next_request_id.setter
+    def next_request_id(self, value: Optional[RequestId]) -> None:
+        self._core.next_request_id = value
+
+    # Requests --------------------------------------------------------------------------------
 
     def send_raw(self, data: bytes) -> None:
         """Sends bytes as they are (for tests and tools: nothing checks them). When the daemon
@@ -118,17 +105,18 @@ class Client(SyncMethods):
 
     def send(self, method: str, params: Optional[Mapping[str, Any]] = None, *,
              id: Optional[RequestId] = None, notification: bool = False) -> Optional[RequestId]:
-        """Sends a request without waiting (pipelining); returns its id (None for a notification)."""
+        """Sends a request without waiting (pipelining); returns its id (None for a
+        notification), whose reply ``wait_reply`` takes."""
         if notification:
-            request_id: Optional[RequestId] = None
-        elif id is not None:
-            request_id = id
-        elif self.next_request_id is not None:
-            request_id, self.next_request_id = self.next_request_id, None
-        else:
-            request_id = self._next_id
-            self._next_id += 1
-        self.send_raw(encode_request(method, params, request_id))
+            self.send_raw(encode_request(method, params, None))
+            return None
+        request_id = self._core.request_id(id)
+        pending = self._core.expect(request_id)
+        try:
+            self.send_raw(encode_request(method, params, request_id))
+        except BaseException:
+            self._core.cancel(pending)
+            raise
         return request_id
 
     def notify(self, method: str, params: Optional[Mapping[str, Any]] = None) -> None:
@@ -138,84 +126,78 @@ class Client(SyncMethods):
     def call(self, method: str, params: Optional[Mapping[str, Any]] = None, *,
              id: Optional[RequestId] = None) -> JSONObject:
         """Sends a request and returns its ``result``; raises the error reply's exception."""
-        request_id = self.send(method, params, id=id)
-        result = self.wait_reply(request_id)
-        _apply_own_reply(result, self._subscriptions.values())
-        return result
+        return self.wait_reply(self.send(method, params, id=id))
 
     def _invoke(self, method: str, params: JSONObject) -> JSONObject:
         return self.call(method, params)
 
     def wait_reply(self, request_id: Optional[RequestId]) -> JSONObject:
-        """Reads until the reply to ``request_id``; events met meanwhile are queued."""
-        queue = self._replies[request_id]
-        while not queue:
+        """Reads until the reply to ``request_id`` (an id ``send`` returned) and returns its
+        ``result``, or raises its error; events met meanwhile are queued."""
+        if request_id is None:
+            raise ValueError("a notification has no reply")
+        if not self._core.waits_for(request_id):
+            self._core.expect(request_id)  # sent with send_raw: its reply may still come
+        while True:
+            reply = self._core.take(request_id)
+            if reply is not None:
+                break
             if self.read_message() is None:
                 raise self.connection_error or ConnectionClosed("connection closed before the reply to %r" % (request_id,))
-        reply = queue.popleft()
         if "error" in reply:
             raise error_from_reply(reply["error"] if isinstance(reply["error"], dict) else {}, request_id)
         result = reply.get("result")
         return result if isinstance(result, dict) else {}
 
+    # Reading ---------------------------------------------------------------------------------
+
+    def read_line(self, timeout: Optional[float] = -1.0) -> Optional[bytes]:
+        """The next line's bytes without the newline, None at end of stream; ``socket.timeout``
+        when ``timeout`` passes first, and a reset raises ConnectionResetError. The line is not
+        handled (no reply matched, no event routed or ``seq`` checked): for tools that read
+        lines themselves. ``read_message`` is the same read, handled."""
+        lines = self._core.lines
+        line = lines.next_line()
+        if line is not None:
+            return line
+        wanted = self.timeout if timeout == -1.0 else timeout
+        if self.sock.gettimeout() != wanted:
+            self.sock.settimeout(wanted)
+        while line is None:
+            chunk = self.sock.recv(RECEIVE)
+            if not chunk:
+                self._core.end()
+                return None
+            lines.feed(chunk)
+            line = lines.next_line()
+        return line
+
     def read_message(self, timeout: Optional[float] = -1.0) -> Optional[JSONObject]:
-        """Reads and dispatches one line; None at end of file. ``timeout`` in seconds (None
-        blocks; the default is the client's timeout); ``socket.timeout`` when it passes."""
-        line = self._read_line(self.timeout if timeout == -1.0 else timeout)
+        """Reads and handles one line (a reply kept for its caller, an event routed); returns
+        it, or None at end of stream (a reset counts as one). ``socket.timeout`` when
+        ``timeout`` passes first."""
+        try:
+            line = self.read_line(timeout)
+        except ConnectionResetError:
+            line = None
+            self._core.end()
         if line is None:
             return None
         if self.trace is not None:
             self.trace(line)
-        message = decode_line(line)
-        self._dispatch(message)
-        return message
+        return self._core.handle_line(line)
 
     def pending(self, timeout: float = 0.0) -> bool:
         """Whether a line is (or bytes are) readable within ``timeout`` seconds."""
-        if b"\n" in self._buffer:
+        if self._core.lines.has_line():
             return True
         ready, _, _ = select.select([self.sock], [], [], timeout)
         return bool(ready)
 
-    def _read_line(self, timeout: Optional[float]) -> Optional[bytes]:
-        self.sock.settimeout(timeout)
-        while b"\n" not in self._buffer:
-            try:
-                chunk = self.sock.recv(1 << 16)
-            except ConnectionResetError:
-                chunk = b""
-            if not chunk:
-                self._closed = True
-                return None
-            self._buffer += chunk
-        line, _, self._buffer = self._buffer.partition(b"\n")
-        return line
-
-    def _dispatch(self, message: JSONObject) -> None:
-        if "event" in message:
-            event = Event.from_json(message)
-            if event.seq != self.last_seq + 1:
-                self.gap = True
-            self.last_seq = event.seq
-            if event.name == "daemon.shutdown":
-                self.shutdown = event.params
-            target = self._subscriptions.get(event.subscription) if event.subscription is not None else None
-            if target is not None:
-                target._queue.append(event)
-            elif event.subscription is None:
-                self.events.append(event)
-                for subscription in self._subscriptions.values():
-                    subscription._queue.append(event)
-            return
-        if "id" in message:
-            request_id = message["id"]
-            error = message.get("error")
-            if request_id is None:
-                self.stray.append(message)
-                if isinstance(error, dict) and error.get("name") in CONNECTION_ERRORS:
-                    self.connection_error = error_from_reply(error)
-                return
-            self._replies[request_id].append(message)
+    @property
+    def buffered(self) -> bytes:
+        """The bytes read after the last whole line (a line still arriving)."""
+        return self._core.lines.partial
 
     def next_event(self, timeout: Optional[float] = -1.0) -> Optional[Event]:
         """The next connection-wide event (``daemon.shutdown`` …); None at end of file."""
@@ -224,44 +206,47 @@ class Client(SyncMethods):
                 return None
         return self.events.popleft()
 
-    # Subscriptions -------------------------------------------------------------------------
+    # Subscriptions ---------------------------------------------------------------------------
 
     def subscribe(self, view: str) -> "Subscription":
         """``view.subscribe``: a :class:`Subscription` (an iterator of its events) whose
         ``mirror`` starts from the snapshot and follows every event."""
-        result = self.call("view.subscribe", {"view": view})
+        result = self.call(METHOD_VIEW_SUBSCRIBE, {"view": view})
+        # Registered before anything after the reply is read: its events find it.
         subscription = Subscription(self, view, int(result["subscription"]), Snapshot.from_json(result["snapshot"]))
-        self._subscriptions[subscription.id] = subscription
+        self._core.register(subscription)
         return subscription
 
     view_subscribe = subscribe
 
     def _resubscribe_all(self) -> None:
         """After a seq gap: every subscription subscribes again (protocol/subscriptions.md)."""
-        self.gap = False
-        for subscription in list(self._subscriptions.values()):
-            if not subscription.ended:
+        self._core.gap = False
+        for subscription in list(self._core.subscriptions.values()):
+            if not subscription.ended and isinstance(subscription, Subscription):
                 subscription.resubscribe()
 
     def sync(self) -> None:
         """``daemon.sync``: afterwards every event of requests started before it has been read."""
-        self.call("daemon.sync")
+        self.daemon_sync()
 
 
-class Subscription:
+class Subscription(SubscriptionBase):
     """One subscription: iterate it for its events (``view.invalidated``, ``view.resync``,
     ``view.deleted``, ``daemon.shutdown``, unknown ones); ``mirror`` is kept up to date with
     every event taken. Iteration ends after ``view.deleted`` and raises ConnectionClosed at
     end of file."""
 
     def __init__(self, client: Client, view: str, id: int, snapshot: Snapshot) -> None:
+        super().__init__(view, id, snapshot)
         self.client = client
-        self.view = view
-        self.id = id
-        self.snapshot = snapshot
-        self.mirror = Mirror(snapshot)
-        self.ended = False
         self._queue: Deque[Event] = collections.deque()
+
+    def _deliver(self, event: Event) -> None:
+        self._queue.append(event)
+
+    def _clear(self) -> None:
+        self._queue.clear()
 
     def __iter__(self) -> Iterator[Event]:
         return self
@@ -285,12 +270,9 @@ class Subscription:
             if self.client.read_message(timeout) is None:
                 raise self.client.connection_error or ConnectionClosed("the daemon closed the connection")
         event = self._queue.popleft()
-        if not self.mirror.handle(event):
+        if not self._take(event):
             # Not the next epoch: fetch the view's state now (events up to it are skipped).
             self.mirror.reset(self.client.view_get(self.view))
-        if event.name == "view.deleted":
-            self.ended = True
-            self.client._subscriptions.pop(self.id, None)
         return event
 
     def poll(self, timeout: float = 0.0) -> List[Event]:
@@ -309,21 +291,17 @@ class Subscription:
     def resubscribe(self) -> None:
         """Subscribes again (after lost events) and replaces the mirror with the new snapshot;
         the new snapshot is also queued as a synthetic ``view.resync`` event."""
-        old = self.id
-        self.client._subscriptions.pop(old, None)
+        core = self.client._core
+        core.unregister(self)
         try:
-            self.client.call("view.unsubscribe", {"subscription": old})
+            self.client.view_unsubscribe(self.id)
         except LayoutdError:
             pass
-        result = self.client.call("view.subscribe", {"view": self.view})
-        self.id = int(result["subscription"])
-        self.snapshot = Snapshot.from_json(result["snapshot"])
-        self._queue.clear()
-        self._queue.append(Event("view.resync", 0, {"view": self.view, "skipped": 0, "snapshot": result["snapshot"]}, self.id))
-        self.client._subscriptions[self.id] = self
+        self._restart(self.client.call(METHOD_VIEW_SUBSCRIBE, {"view": self.view}))
+        core.register(self)
 
     def unsubscribe(self) -> None:
         if not self.ended:
             self.ended = True
-            self.client._subscriptions.pop(self.id, None)
-            self.client.call("view.unsubscribe", {"subscription": self.id})
+            self.client._core.unregister(self)
+            self.client.view_unsubscribe(self.id)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Dict, Iterator, List, Optional
 
+from ._names import EVENT_VIEW_DELETED, EVENT_VIEW_INVALIDATED, EVENT_VIEW_RESYNC
 from .model import Attributes, ElementKey, Event, Invalidation, Point, Rect, Size, Snapshot
 
 
@@ -61,12 +62,12 @@ class Mirror:
     def handle(self, event: Event) -> bool:
         """Applies one event; False when the mirror needs a fresh snapshot. Events of other
         views and events this version does not know are ignored."""
-        if event.name == "view.invalidated":
+        if event.name == EVENT_VIEW_INVALIDATED:
             change = event.invalidation
             return self.view is not None and change.view != self.view or self.apply(change)
-        if event.name == "view.resync":
+        if event.name == EVENT_VIEW_RESYNC:
             self.reset(event.snapshot)
-        elif event.name == "view.deleted" and event.params.get("view") == self.view:
+        elif event.name == EVENT_VIEW_DELETED and event.params.get("view") == self.view:
             self.elements = {}
             self.deleted = True
         return True

@@ -405,6 +405,15 @@ class QueryPage:
                    [str(i) for i in value.get("selected") or []], dict(nxt) if isinstance(nxt, dict) else None)
 
 
+def key_to_json(value: Union[ElementKey, Mapping[str, Any]]) -> Any:
+    """An element key as a request writes it: ``{"kind", "id"}`` from a ``(kind, id)`` tuple;
+    a mapping as it is."""
+    if isinstance(value, tuple):
+        kind, id = value
+        return {"kind": kind, "id": id}
+    return to_wire(value)
+
+
 def optional_attributes(value: Any) -> Optional[Attributes]:
     """An attributes object, or None for JSON null."""
     return Attributes.from_json(value) if isinstance(value, dict) else None

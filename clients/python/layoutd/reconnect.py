@@ -10,6 +10,7 @@ import socket
 import time
 from typing import Any, Callable, Dict, List, Mapping, Optional, TypeVar
 
+from ._names import EVENT_DAEMON_SHUTDOWN, METHOD_VIEW_CREATE, PROTOCOL_VERSIONS
 from .client import Client, Subscription
 from .discovery import socket_path
 from .errors import ClientError, LayoutdError, ViewExists
@@ -30,7 +31,7 @@ def wait_until_serving(path: Optional[str] = None, timeout: float = 30.0, interv
         try:
             client = Client(path, timeout=max(0.1, min(10.0, deadline - time.monotonic())))
             try:
-                client.daemon_hello(protocol=[1])
+                client.daemon_hello(protocol=list(PROTOCOL_VERSIONS))
                 client.timeout = None
                 return client
             except BaseException:
@@ -76,7 +77,7 @@ class Reconnector:
         params = dict(self.views[name]())
         params["view"] = name
         try:
-            self.client.call("view.create", params)
+            self.client.call(METHOD_VIEW_CREATE, params)
         except ViewExists:
             pass
         subscription = self.client.subscribe(name)
@@ -118,7 +119,7 @@ class Reconnector:
                 events += subscription.poll(timeout)
                 timeout = 0.0
             if self.client.shutdown is not None or self.client.closed:
-                raise ClientError("daemon.shutdown")
+                raise ClientError(EVENT_DAEMON_SHUTDOWN)
         except socket.timeout:
             raise
         except RETRYABLE:

@@ -22,16 +22,6 @@ class Package(unittest.TestCase):
         self.assertEqual(run.returncode, 0, run.stdout + run.stderr)
         self.assertIn("Success", run.stdout)
 
-    def test_generated_methods_match_the_schemas(self) -> None:
-        sys.path.insert(0, os.path.join(PACKAGE, "tools"))
-        try:
-            import generate_methods
-        finally:
-            sys.path.pop(0)
-        with open(generate_methods.OUTPUT) as handle:
-            self.assertEqual(handle.read(), generate_methods.generate(),
-                             "layoutd/_methods.py is stale: run python3 clients/python/tools/generate_methods.py")
-
     def test_pip_install_offline(self) -> None:
         if importlib.util.find_spec("pip") is None:
             self.skipTest("pip is not installed for %s" % sys.executable)

@@ -172,7 +172,7 @@ def replay(test: unittest.TestCase, path: str, counts: Dict[str, int]) -> None:
                 client.trace = seen.append
                 watch(client)
         if client.pending(0.2):
-            extra = client._read_line(1)
+            extra = client.read_line(1)
             test.assertIsNone(extra, "unexpected extra line")
         client.close()
 

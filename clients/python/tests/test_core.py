@@ -1,0 +1,207 @@
+"""The protocol core without a socket (layoutd.core, layoutd.framing): lines cut from any chunks,
+replies matched to their callers and then forgotten, stray lines counted within a bound,
+connection-level errors, seq gaps, event routing and the own-reply rule."""
+from __future__ import annotations
+
+import json
+import unittest
+from typing import Any, List, Optional
+
+from layoutd.core import Core, SubscriptionBase
+from layoutd.framing import LineBuffer
+from layoutd.model import Event, JSONObject, Snapshot
+
+
+def line(value: Any) -> bytes:
+    return json.dumps(value, separators=(",", ":")).encode()
+
+
+def snapshot(view: str = "v", epoch: int = 0) -> JSONObject:
+    return {"view": view, "strategy": "flow", "params": {}, "epoch": epoch,
+            "viewport": {"width": 100, "height": 100, "offset": {"x": 0, "y": 0}}, "windowMargin": 0,
+            "window": {"x": 0, "y": 0, "width": 100, "height": 100}, "contentSize": {"width": 100, "height": 100},
+            "sectionCount": 1, "itemCount": 1, "elements": []}
+
+
+def invalidation(view: str, epoch: int, dry_run: bool = False) -> JSONObject:
+    value: JSONObject = {"view": view, "epoch": epoch, "contentSize": {"width": 100, "height": 200},
+                         "contentOffset": {"x": 0, "y": 10 * epoch},
+                         "context": {"everything": False, "dataSourceCounts": False, "invalidated": []},
+                         "window": {"x": 0, "y": 10 * epoch, "width": 100, "height": 100},
+                         "entered": [{"id": "e%d" % epoch, "kind": "cell", "section": 0, "item": 0,
+                                      "frame": {"x": 0, "y": 0, "width": 10, "height": 10}, "zIndex": 0, "alpha": 1,
+                                      "hidden": False}],
+                         "changed": [], "left": []}
+    if dry_run:
+        value["dryRun"] = True
+    return value
+
+
+class Recorder(SubscriptionBase):
+    def __init__(self, view: str, id: int) -> None:
+        super().__init__(view, id, Snapshot.from_json(snapshot(view)))
+        self.events: List[Event] = []
+        self.ends = 0
+
+    def _deliver(self, event: Event) -> None:
+        self.events.append(event)
+
+    def _clear(self) -> None:
+        self.events.clear()
+
+    def _end(self) -> None:
+        self.ends += 1
+
+
+class Lines(unittest.TestCase):
+    def test_lines_cut_from_any_chunks(self) -> None:
+        data = b'{"id":1}\n{"id":2,"result":{}}\n\n{"event":"x"}\n{"partial'
+        for size in (1, 2, 3, 7, len(data)):
+            buffer, lines = LineBuffer(), []
+            for start in range(0, len(data), size):
+                buffer.feed(data[start:start + size])
+                while True:
+                    taken = buffer.next_line()
+                    if taken is None:
+                        break
+                    lines.append(taken)
+            self.assertEqual(lines, [b'{"id":1}', b'{"id":2,"result":{}}', b"", b'{"event":"x"}'], size)
+            self.assertEqual(buffer.partial, b'{"partial')
+            self.assertEqual(len(buffer), len(b'{"partial'))
+
+    def test_a_long_line_in_small_pieces_and_compaction(self) -> None:
+        buffer = LineBuffer()
+        long = b"x" * (3 * LineBuffer.COMPACT)
+        for start in range(0, len(long), 1000):
+            buffer.feed(long[start:start + 1000])
+            self.assertIsNone(buffer.next_line())
+        self.assertFalse(buffer.has_line())
+        buffer.feed(b"\nshort\n" + b"y" * 10)
+        self.assertTrue(buffer.has_line())
+        self.assertEqual(buffer.next_line(), long)
+        buffer.feed(b"yy\n")  # taken bytes are dropped here; what remains stays whole
+        self.assertEqual(buffer.next_line(), b"short")
+        self.assertEqual(buffer.next_line(), b"y" * 12)
+        self.assertEqual(len(buffer), 0)
+
+
+class Replies(unittest.TestCase):
+    def test_a_reply_goes_to_its_caller_and_its_entry_then_goes(self) -> None:
+        core = Core()
+        first, second = core.request_id(), core.request_id()
+        self.assertEqual((first, second), (1, 2))
+        core.expect(first)
+        core.expect(second)
+        core.handle_line(line({"id": 2, "result": {"b": 1}}))
+        self.assertIsNone(core.take(first))
+        core.handle_line(line({"id": 1, "result": {"a": 1}}))
+        self.assertEqual(core.take(first), {"id": 1, "result": {"a": 1}})
+        self.assertEqual(core.take(second), {"id": 2, "result": {"b": 1}})
+        self.assertFalse(core.waits_for(first) or core.waits_for(second))
+        self.assertEqual(core.stray_count, 0)
+
+    def test_a_repeated_id_is_answered_in_request_order(self) -> None:
+        core = Core()
+        core.expect("same")
+        core.expect("same")
+        core.handle_line(line({"id": "same", "result": {"n": 1}}))
+        core.handle_line(line({"id": "same", "result": {"n": 2}}))
+        self.assertEqual([core.take("same"), core.take("same")], [{"id": "same", "result": {"n": 1}},
+                                                                 {"id": "same", "result": {"n": 2}}])
+        self.assertFalse(core.waits_for("same"))
+
+    def test_callbacks_hear_the_reply_or_the_end(self) -> None:
+        core = Core()
+        heard: List[Optional[JSONObject]] = []
+        core.expect(1, heard.append)
+        core.expect(2, heard.append)
+        core.handle_line(line({"id": 1, "result": {}}))
+        self.assertEqual(heard, [{"id": 1, "result": {}}])
+        self.assertFalse(core.waits_for(1))
+        core.end()
+        self.assertEqual(heard, [{"id": 1, "result": {}}, None])
+        self.assertTrue(core.ended)
+
+    def test_strays_are_counted_and_only_the_latest_kept(self) -> None:
+        core = Core()
+        pending = core.expect(7)
+        core.cancel(pending)  # its caller gave up: the reply is stray
+        core.handle_line(line({"id": 7, "result": {}}))
+        for n in range(100):
+            core.handle_line(line({"id": None, "error": {"code": -32700, "name": "ParseError", "message": "m%d" % n}}))
+        self.assertEqual(core.stray_count, 101)
+        self.assertEqual(len(core.stray), Core.STRAY_KEPT)
+        self.assertEqual(core.stray[-1]["error"]["message"], "m99")
+        self.assertIsNone(core.connection_error)  # a ParseError answers a line
+        self.assertEqual(core._expected, {})
+
+    def test_connection_level_errors(self) -> None:
+        for name, closes in (("LineTooLong", True), ("IdleTimeout", True), ("LimitExceeded", True), ("SomethingNew", True),
+                             ("ParseError", False), ("InvalidRequest", False)):
+            core = Core()
+            core.handle_line(line({"id": None, "error": {"code": -32000, "name": name, "message": "m"}}))
+            self.assertEqual(core.connection_error is not None, closes, name)
+            if closes:
+                assert core.connection_error is not None
+                self.assertEqual(core.connection_error.name, name)
+
+    def test_next_request_id_is_used_once(self) -> None:
+        core = Core()
+        core.next_request_id = "mine"
+        self.assertEqual([core.request_id(), core.request_id(), core.request_id(9)], ["mine", 1, 9])
+
+
+class Events(unittest.TestCase):
+    def test_routing_and_seq(self) -> None:
+        core = Core()
+        wide: List[Event] = []
+        core.on_event = wide.append
+        a, b = Recorder("v", 1), Recorder("w", 2)
+        core.register(a)
+        core.register(b)
+        core.handle_line(line({"event": "view.invalidated", "subscription": 1, "seq": 1, "params": invalidation("v", 1)}))
+        core.handle_line(line({"event": "view.deleted", "subscription": 2, "seq": 2, "params": {"view": "w"}}))
+        core.handle_line(line({"event": "view.invalidated", "subscription": 9, "seq": 3, "params": invalidation("x", 1)}))
+        self.assertFalse(core.gap)
+        core.handle_line(line({"event": "daemon.shutdown", "seq": 5, "params": {"deadline": 5}}))
+        self.assertTrue(core.gap)
+        self.assertEqual(core.last_seq, 5)
+        self.assertEqual(core.shutdown, {"deadline": 5})
+        self.assertEqual([e.name for e in a.events], ["view.invalidated", "daemon.shutdown"])
+        self.assertEqual([e.name for e in b.events], ["view.deleted", "daemon.shutdown"])
+        self.assertEqual([e.name for e in wide], ["daemon.shutdown"])
+        self.assertEqual(core.unrouted_events, 1)
+        self.assertTrue(b._take(b.events[0]))
+        self.assertTrue(b.ended and b.mirror.deleted)
+        self.assertNotIn(2, core.subscriptions)
+        core.end()
+        self.assertEqual((a.ends, b.ends), (1, 0))
+
+    def test_own_reply_applies_to_the_mirror_when_it_is_the_next_epoch(self) -> None:
+        core = Core()
+        subscription = Recorder("v", 1)
+        core.register(subscription)
+        core.expect(1)
+        core.handle_line(line({"id": 1, "result": invalidation("v", 1, dry_run=True)}))
+        self.assertEqual(subscription.mirror.epoch, 0)  # a dry run changes nothing
+        core.handle_line(line({"id": 2, "result": invalidation("v", 3)}))
+        self.assertEqual(subscription.mirror.epoch, 0)  # not the next epoch: the event will say
+        core.handle_line(line({"id": 3, "result": invalidation("v", 1)}))
+        self.assertEqual(subscription.mirror.epoch, 1)
+        self.assertIn(("cell", "e1"), subscription.mirror)
+        event = Event.from_json({"event": "view.invalidated", "subscription": 1, "seq": 1, "params": invalidation("v", 1)})
+        self.assertTrue(subscription._take(event))  # its event is then a no-op
+        self.assertEqual(subscription.mirror.epoch, 1)
+
+    def test_restart_replaces_what_was_not_taken(self) -> None:
+        subscription = Recorder("v", 1)
+        subscription._deliver(Event("view.invalidated", 1, invalidation("v", 1), 1))
+        subscription._restart({"subscription": 4, "snapshot": snapshot("v", 7)})
+        self.assertEqual(subscription.id, 4)
+        self.assertEqual([e.name for e in subscription.events], ["view.resync"])
+        subscription._take(subscription.events[0])
+        self.assertEqual(subscription.mirror.epoch, 7)
+
+
+if __name__ == "__main__":
+    unittest.main()
