@@ -174,13 +174,14 @@ public final class LayoutdConnection: Sendable {
                 deliver(event: message)
                 continue
             }
-            if observesReplies { replySink.yield(message) }
-            if let id = message["id"]?.integerValue, let waiting = state.withLock({ $0.pending.removeValue(forKey: id) }) {
-                waiting.resume(returning: message)
-            } else if !observesReplies {
-                // A reply to a raw line, or to a line the daemon could not read (`id: null`).
+            // The call waiting for this id is taken before anyone can see the reply: once a
+            // reply is observed, a caller may send its next request, whose id must not find it.
+            let waiting = message["id"]?.integerValue.flatMap { id in state.withLock { $0.pending.removeValue(forKey: id) } }
+            if observesReplies || waiting == nil {
+                // Observed, or a reply to a raw line or to a line the daemon could not read (`id: null`).
                 replySink.yield(message)
             }
+            waiting?.resume(returning: message)
         }
     }
 
