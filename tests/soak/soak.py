@@ -442,8 +442,16 @@ class WellBehavedClient(threading.Thread):
                 self.coverage.append(method)  # next batch, once we hold one
             return self.churn_batch()
         if method not in self.WEIGHTS:
-            self.soak.fail("the driver does not know method %s (from daemon.describe)" % method)
-            return [Request("daemon.sync")]
+            # A read that needs at most a view goes as it is, with a view every client shares
+            # (it must succeed); a change needs a request of its own here, to keep the models.
+            described = self.soak.described[method]
+            required = {p["name"] for p in described["params"] if p["required"]}
+            if described["mutates"] or not required <= {"view"}:
+                self.soak.fail("the driver does not know method %s (from daemon.describe)" % method)
+                return [Request("daemon.sync")]
+            request = Request(method, {"view": self.home} if "view" in required else None)
+            request.cover = True
+            return [request]
         if method in self.GESTURES:
             return self.transition_batch()
         if method in self.MOVES:
@@ -1233,6 +1241,7 @@ class Soak:
         description = setup.call({"id": 1, "method": "daemon.describe"})["result"]
         described = description["methods"]
         self.methods = [m["name"] for m in described]
+        self.described = {m["name"]: m for m in described}
         global MUTATIONS, ANIMATED, REQUEST_ERRORS, DECLARED_ERRORS
         MUTATIONS = frozenset(m["name"] for m in described if m["mutates"] and any(p["name"] == "view" for p in m["params"]))
         # What each method may answer with: the request-level errors and the method's own.
