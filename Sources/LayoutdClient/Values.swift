@@ -38,20 +38,11 @@ struct Fields {
         return value
     }
 
-    func point(_ key: String) throws(DecodingFailure) -> Point {
-        let fields = try Fields(object[key], "\(context).\(key)")
-        return Point(x: try fields.number("x"), y: try fields.number("y"))
-    }
+    func point(_ key: String) throws(DecodingFailure) -> Point { try WireDecode.point(object[key], "\(context).\(key)") }
 
-    func size(_ key: String) throws(DecodingFailure) -> Size {
-        let fields = try Fields(object[key], "\(context).\(key)")
-        return Size(width: try fields.number("width"), height: try fields.number("height"))
-    }
+    func size(_ key: String) throws(DecodingFailure) -> Size { try WireDecode.size(object[key], "\(context).\(key)") }
 
-    func rect(_ key: String) throws(DecodingFailure) -> Rect {
-        let fields = try Fields(object[key], "\(context).\(key)")
-        return Rect(x: try fields.number("x"), y: try fields.number("y"), width: try fields.number("width"), height: try fields.number("height"))
-    }
+    func rect(_ key: String) throws(DecodingFailure) -> Rect { try WireDecode.rect(object[key], "\(context).\(key)") }
 
     func array(_ key: String) throws(DecodingFailure) -> [JSONValue] {
         guard let value = object[key]?.arrayValue else { throw fail(key) }

@@ -68,7 +68,7 @@ class Parameter:
 
 
 class Method:
-    def __init__(self, entry, protocol):
+    def __init__(self, entry):
         where = "method %s" % entry.get("name", "?")
         _check_keys(entry, METHOD_KEYS, METHOD_KEYS, where)
         self.name = entry["name"]
@@ -100,14 +100,6 @@ class Method:
     def takes_view(self):
         """Whether the method works on an existing view named by `view`."""
         return any(p.name == "view" and p.required for p in self.parameters) and self.name != "view.create"
-
-    @property
-    def words(self):
-        """['view', 'scroll', 'To'] style parts: the name split at dots and capitals."""
-        parts = []
-        for piece in self.name.split("."):
-            parts += re.findall(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])", piece)
-        return parts
 
 
 class Event:
@@ -160,7 +152,7 @@ class Protocol:
         self.versions = interface["protocol"]
         self.errors = [Error(entry) for entry in interface["errors"]]
         self.events = [Event(entry) for entry in interface["events"]]
-        self.methods = [Method(entry, self) for entry in interface["methods"]]
+        self.methods = [Method(entry) for entry in interface["methods"]]
         self.defs = self.common["$defs"]
         self._check()
 

@@ -12,6 +12,7 @@ unmodelled to JSONValue; the shared definitions to the types that own them (Layo
 Point, Size, Rect and EdgeInsets, LayoutProtocol's WireItem, WireSection, WireUpdate and
 WireAnchor, the client's Attributes, Snapshot, Invalidation, Transition, ElementKey and
 ElementKind); other objects to structs generated here."""
+import collections
 import os
 import re
 
@@ -55,6 +56,10 @@ OWNED = {
 RESERVED = {"Point", "Size", "Rect", "EdgeInsets", "WireItem", "WireSection", "WireUpdate", "WireAnchor", "Attributes",
             "Snapshot", "Invalidation", "Transition", "ElementKey", "ElementKind", "JSONObject", "JSONValue", "String",
             "Int", "Double", "Bool", "Params", "Result", "Event"}
+
+
+# A generated struct: its lines, its members and the names of the types declared inside it.
+Declaration = collections.namedtuple("Declaration", "lines members nested")
 
 
 def fill(template, v=None, c=None, e=None):
@@ -103,10 +108,6 @@ class Generator:
     def swift(self, node, role, nested, hint, taken):
         """(Swift type, decode template with {v} {c}, encode template with {e} or None) for
         `node`; `nested` collects type declarations for objects and enums met on the way."""
-        result = self._swift(node, role, nested, hint, taken)
-        return result
-
-    def _swift(self, node, role, nested, hint, taken):
         if isinstance(node, t.Prim):
             return {
                 "string": ("String", "try WireDecode.string({v}, {c})", ".string({e})"),
@@ -145,11 +146,11 @@ class Generator:
             return self.swift(definition, role, nested, hint, taken)
         if isinstance(node, t.Extended):
             name = self.type_name(pascal(hint), taken)
-            nested.append(self.struct(name, self.flatten(node), role))
+            nested.append(self.struct(name, self.flatten(node), role).lines)
             return (name, "try %s(WireDecode.present({v}, {c}), {c})" % name, ".object({e}.json)" if role == "params" else None)
         if isinstance(node, t.Obj):
             name = self.type_name(pascal(hint), taken)
-            nested.append(self.struct(name, node.fields, role))
+            nested.append(self.struct(name, node.fields, role).lines)
             return (name, "try %s(WireDecode.present({v}, {c}), {c})" % name, ".object({e}.json)" if role == "params" else None)
         return ("JSONValue", "WireDecode.any({v})", "{e}")
 
@@ -169,21 +170,20 @@ class Generator:
                 struct_name += "Entry"
             self.definitions[name] = struct_name
             fields = self.flatten(definition) if isinstance(definition, t.Extended) else definition.fields
-            self.definition_order.append(self.struct(struct_name, fields, role, description=t.description_of(self.protocol.defs[name])))
+            self.definition_order.append(self.struct(struct_name, fields, role, description=t.description_of(self.protocol.defs[name])).lines)
         return self.definitions[name]
 
     # ---- declarations ------------------------------------------------------------------
 
     def struct(self, name, fields, role, description=""):
         """A struct for an object: fields, a memberwise init, a decoder from the object and,
-        for params, an encoder in field order."""
+        for params, an encoder in field order. Returns its lines, its members (field, Swift
+        type, decode, encode, optional) and the names of the types nested in it."""
         nested, taken, members = [], set(RESERVED) - {"Params", "Result"}, []
         for field in fields:
             swift_type, decode, encode = self.swift(field.type, role, nested, field.name, taken)
             optional = not field.required or field.type.nullable
             members.append((field, swift_type, decode, encode, optional))
-        self.last_members = members
-        self.last_nested = [declaration[0].split()[2].rstrip(":") for declaration in nested]
         out = []
         for line in wrap(description, 96, "/// "):
             out.append(line)
@@ -242,7 +242,8 @@ class Generator:
             out.append("        return object")
             out.append("    }")
         out.append("}")
-        return out
+        nested_names = [declaration[0].split()[2].rstrip(":") for declaration in nested]
+        return Declaration(out, members, nested_names)
 
     def method(self, method):
         namespace = pascal(method.name)
@@ -254,8 +255,9 @@ class Generator:
         out.append("    public static let mutates = %s" % ("true" if method.mutates else "false"))
         out.append("")
         params = t.convert(method.params, self.protocol, method.name)
-        out += ["    " + line for line in self.struct("Params", params.fields, "params")]
-        params = (self.last_members, self.last_nested)
+        declared = self.struct("Params", params.fields, "params")
+        out += ["    " + line for line in declared.lines]
+        params = (declared.members, declared.nested)
         out.append("")
         result = t.convert(method.result, self.protocol, method.name)
         if isinstance(result, t.Extended) and result.base.name in OWNED:
@@ -270,7 +272,7 @@ class Generator:
         else:
             fields = self.flatten(result) if isinstance(result, t.Extended) else (
                 t.definition(self.protocol, result.name).fields if isinstance(result, t.Ref) else result.fields)
-            out += ["    " + line for line in self.struct("Result", fields, "result")]
+            out += ["    " + line for line in self.struct("Result", fields, "result").lines]
             out.append("")
             out.append("    public static func result(_ value: JSONValue) throws(DecodingFailure) -> Result { try Result(value, %s) }" % swift_string("result"))
         out.append("}")
