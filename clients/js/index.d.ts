@@ -74,6 +74,8 @@ export interface CallOptions {
 }
 
 export const PROTOCOL_METHODS: readonly MethodName[];
+/** The layoutd release this client belongs to (Sources/LayoutProtocol/Release.swift). */
+export const VERSION: string;
 
 /**
  * The Client's method functions are MethodGroups' (generated: client.daemon.hello, client.view.scroll,

@@ -1,11 +1,11 @@
 """Runs every generator and writes (or checks) their files."""
 import os
 
-from . import c, docs, javascript, python, schemas, swift_catalog, swift_client
+from . import c, docs, javascript, python, schemas, swift_catalog, swift_client, version
 from .model import ROOT, DescriptionError, Protocol
 
 # Each generator: a module with outputs(protocol) -> {absolute path: text}.
-GENERATORS = [schemas, swift_catalog, docs, swift_client, c, python, javascript]
+GENERATORS = [schemas, swift_catalog, docs, swift_client, c, python, javascript, version]
 
 
 def all_outputs(protocol):

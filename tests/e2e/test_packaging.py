@@ -389,6 +389,8 @@ class PackageTests(InstalledTreeChecks, unittest.TestCase):
         environment = dict(os.environ, PKG_CONFIG_SYSROOT_DIR=root, PKG_CONFIG_LIBDIR=os.path.join(libdir, "pkgconfig"))
         flags = run(["pkg-config", "--cflags", "--libs", "layoutd-client"], env=environment)
         self.assertEqual(flags.returncode, 0, flags.stderr)
+        # The pkg-config file says the release, as every client does (one version).
+        self.assertEqual(run(["pkg-config", "--modversion", "layoutd-client"], env=environment).stdout.strip(), release_version())
         binary = os.path.join(root, "scroll-example")
         built = run(["cc", "-O2", os.path.join(ROOT, "clients/c/examples/scroll.c"), "-o", binary] + flags.stdout.split(), env=environment)
         self.assertEqual(built.returncode, 0, built.stderr)

@@ -1,5 +1,6 @@
 // layoutd client: the protocol over any line transport (browser-safe: no Node imports here).
 export { Client, Subscription, PROTOCOL_METHODS } from "./client.js";
+export { VERSION } from "./version.js";
 export * from "./errors.js";
 export * from "./error-classes.js";
 export { Mirror, elementKey, compareElements, compareIds } from "./mirror.js";

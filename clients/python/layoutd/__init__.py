@@ -25,7 +25,7 @@ from .updates import (DeleteItems, DeleteSections, InsertItems, InsertSections, 
                       ReloadSections, Update)
 from .wire import AnchorPolicy
 
-__version__ = "0.1.0"
+from ._version import __version__  # noqa: F401 - the release (Sources/LayoutProtocol/Release.swift)
 
 __all__ = [
     "AsyncClient", "AsyncSubscription", "Client", "RequestId", "Subscription", "encode_request", "Core",
