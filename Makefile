@@ -18,10 +18,11 @@ LAYOUTD_ARGS ?=
 # dpkg-dev (dpkg-shlibdeps computes Depends) and lintian build and check the Debian package;
 # groff-base and man-db check that the man pages render without warnings; zsh runs
 # layoutctl's zsh completion; chromium, chromium-driver and python3-selenium load the live
-# viewer (layoutctl web) in a real headless browser.
+# viewer (layoutctl web) in a real headless browser. libglib2.0-dev builds the C client's GSource
+# example, and python3-gi with gir1.2-glib-2.0 runs the Python client's GLib main-loop example.
 DEB_PACKAGES := libsystemd-dev pkg-config socat python3 python3-jsonschema systemd bubblewrap libseccomp-dev gcc jq librsvg2-bin \
   patchelf binutils dpkg-dev lintian groff-base man-db zsh nodejs build-essential python3-venv node-typescript \
-  chromium chromium-driver python3-selenium
+  chromium chromium-driver python3-selenium libglib2.0-dev python3-gi gir1.2-glib-2.0
 # The one version (Sources/LayoutProtocol/Release.swift), for the package and pkg-config files.
 VERSION := $(shell sed -n 's/^ *public static let version = "\(.*\)"$$/\1/p' Sources/LayoutProtocol/Release.swift)
 # Debian's interpreter, where python3-jsonschema lives (not a pyenv shim).

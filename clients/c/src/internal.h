@@ -6,13 +6,15 @@
  * a layer that the library defines must come from that layer or an earlier one, and every C
  * file of src/ must be listed.
  *
- *   json.c       the JSON reader and writer, arenas, output buffers
+ *   json.c       the JSON reader and writer, the line scanner, arenas, output buffers
  *   protocol.c   protocol.h's tables of method, event and error names (generated)
  *   wire.c       protocol objects both ways: kinds, curves, attributes, snapshots, invalidations,
  *                transitions and the typed results read from JSON; request params written as
  *                JSON; the error struct; every _from_json and _free
  *   mirror.c     mirrors, and sampling a transition at a time
- *   client.c     the connection: discovery, framing, calls, events, subscriptions, tracked views
+ *   client.c     the connection: discovery, the connect's deadline, framing (the line cap; lines
+ *                consumed by offset), each line checked without a tree (ld_json_scan_object),
+ *                calls with one deadline each, strays, events, subscriptions, tracked views
  *   typed.c      the typed methods: params written, the call made, the result read
  *   reconnect.c  layoutd_client_reconnect (says hello and re-creates views with typed.c)
  *   coverage.c   which typed function serves each protocol method (tests/test_coverage.c)
@@ -44,6 +46,19 @@ void ld_arena_free(ld_arena *a);
 
 size_t ld_utf8_seq(const unsigned char *p, const unsigned char *end);
 ld_json *ld_json_parse_in(ld_arena *arena, const char *text, size_t len, char *err, size_t errlen);
+
+/* One top-level member of an object found by ld_json_scan_object: spans into the text. */
+typedef struct {
+    const char *key, *value;   /* value NULL: the key is absent */
+    size_t key_len, value_len;
+    char type;                 /* the value's first byte: '{', '[', '"', 't', 'f', 'n', or a number's */
+} ld_member;
+/* Checks that text is one JSON object with the reader's strictness (UTF-8, escapes, numbers,
+   nesting at most LD_JSON_MAX_DEPTH) without building a tree, allocating or recursing, and
+   finds the top-level members named in `wanted` (NULL-terminated): found[i] for wanted[i].
+   Keys are compared as written (a key spelled with escapes is not found). A wanted key given
+   twice is refused; other duplicate keys and the key limit are left to the tree reader. */
+int ld_json_scan_object(const char *text, size_t len, const char *const *wanted, ld_member *found, char *err, size_t errlen);
 
 typedef struct {
     char *data;

@@ -8,6 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define LD_TEXT_OF_(x) #x
+#define LD_TEXT_OF(x) LD_TEXT_OF_(x)
+
 /* ---- arena ---- */
 
 struct arena_block {
@@ -380,6 +383,186 @@ ld_json *ld_json_parse_in(ld_arena *arena, const char *text, size_t len, char *e
     skip_ws(&r);
     if (r.s != r.end) { fail(&r, "trailing characters after the value"); return NULL; }
     return root;
+}
+
+/* ---- scanning a line without building a tree ---- */
+
+/* Skips the string at p (at its opening quote) with the reader's checks; returns the byte after
+   its closing quote, or NULL. */
+static const unsigned char *skip_string(const unsigned char *p, const unsigned char *end, const char **why)
+{
+    p++;
+    while (1) {
+        if (p >= end) { *why = "unterminated string"; return NULL; }
+        unsigned c = *p;
+        if (c == '"') return p + 1;
+        if (c < 0x20) { *why = "control character in string"; return NULL; }
+        if (c == '\\') {
+            if (end - p < 2) { *why = "unterminated string"; return NULL; }
+            c = p[1];
+            if (c == 'u') {
+                unsigned cp = 0;
+                for (int k = 0; k < 2; k++) {
+                    if (end - p < 6 || p[0] != '\\' || p[1] != 'u') { *why = "unpaired surrogate escape"; return NULL; }
+                    unsigned v = 0;
+                    for (int i = 2; i < 6; i++) {
+                        unsigned h = p[i], d;
+                        if (h >= '0' && h <= '9') d = h - '0';
+                        else if (h >= 'a' && h <= 'f') d = h - 'a' + 10;
+                        else if (h >= 'A' && h <= 'F') d = h - 'A' + 10;
+                        else { *why = "bad \\u escape"; return NULL; }
+                        v = v * 16 + d;
+                    }
+                    p += 6;
+                    if (k == 0) {
+                        if (v >= 0xDC00 && v <= 0xDFFF) { *why = "unpaired surrogate escape"; return NULL; }
+                        if (v < 0xD800 || v > 0xDBFF) break;
+                        cp = v;
+                    } else if (v < 0xDC00 || v > 0xDFFF || !cp) {
+                        *why = "unpaired surrogate escape";
+                        return NULL;
+                    }
+                }
+                continue;
+            }
+            if (!strchr("\"\\/bfnrt", (int)c) || !c) { *why = "bad escape"; return NULL; }
+            p += 2;
+            continue;
+        }
+        size_t n = ld_utf8_seq(p, end);
+        if (!n) { *why = "invalid UTF-8"; return NULL; }
+        p += n;
+    }
+}
+
+static const unsigned char *skip_number(const unsigned char *p, const unsigned char *end)
+{
+    const unsigned char *start = p;
+    bool big = false;
+    if (p < end && *p == '-') p++;
+    if (p >= end) return NULL;
+    if (*p == '0') p++;
+    else if (*p >= '1' && *p <= '9') { while (p < end && *p >= '0' && *p <= '9') p++; }
+    else return NULL;
+    if (p < end && *p == '.') {
+        p++;
+        if (p >= end || *p < '0' || *p > '9') return NULL;
+        while (p < end && *p >= '0' && *p <= '9') p++;
+    }
+    if (p < end && (*p == 'e' || *p == 'E')) {
+        big = true;
+        p++;
+        if (p < end && (*p == '+' || *p == '-')) p++;
+        if (p >= end || *p < '0' || *p > '9') return NULL;
+        while (p < end && *p >= '0' && *p <= '9') p++;
+    }
+    if (big || p - start > 300) { /* the reader refuses what does not fit a double */
+        size_t n = (size_t)(p - start);
+        char small[64], *buf = n < sizeof small ? small : malloc(n + 1);
+        if (!buf) return NULL;
+        memcpy(buf, start, n);
+        buf[n] = 0;
+        double v = strtod(buf, NULL);
+        if (buf != small) free(buf);
+        if (!isfinite(v)) return NULL;
+    }
+    return p;
+}
+
+int ld_json_scan_object(const char *text, size_t len, const char *const *wanted, ld_member *found, char *err, size_t errlen)
+{
+    const unsigned char *start = (const unsigned char *)text, *p = start, *end = start + len;
+    size_t nwanted = 0;
+    while (wanted[nwanted]) nwanted++;
+    memset(found, 0, nwanted * sizeof *found);
+    /* The open containers, innermost last: no recursion, so no depth can overflow a stack. */
+    unsigned char stack[LD_JSON_MAX_DEPTH];
+    int depth = 0;
+    const char *why = NULL;
+    ld_member *member = NULL;        /* the top-level member being read, when wanted */
+    const unsigned char *key = NULL;
+    size_t key_len = 0;
+#define WS() while (p < end && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')) p++
+#define FAIL(msg) do { why = (msg); goto failed; } while (0)
+    WS();
+    if (p >= end || *p != '{') FAIL(p >= end ? "an empty line" : "not a JSON object");
+    stack[depth++] = '{';
+    p++;
+    WS();
+    if (p < end && *p == '}') { p++; depth = 0; goto after_value; }
+    goto expect_key;
+value:
+    WS();
+    if (p >= end) FAIL("unexpected end of input");
+    if (depth == 1) {
+        member = NULL;
+        for (size_t i = 0; i < nwanted; i++)
+            if (strlen(wanted[i]) == key_len && memcmp(wanted[i], key, key_len) == 0) {
+                if (found[i].value) FAIL("duplicate key");
+                member = &found[i];
+                member->key = (const char *)key;
+                member->key_len = key_len;
+                member->value = (const char *)p;
+                member->type = (char)*p;
+            }
+    }
+    switch (*p) {
+    case '{':
+    case '[':
+        if (depth >= LD_JSON_MAX_DEPTH) FAIL("nesting deeper than " LD_TEXT_OF(LAYOUTD_JSON_MAX_DEPTH));
+        stack[depth++] = *p;
+        p++;
+        WS();
+        if (p < end && *p == (stack[depth - 1] == '{' ? '}' : ']')) { p++; depth--; goto after_value; }
+        if (stack[depth - 1] == '{') goto expect_key;
+        goto value;
+    case '"':
+        if (!(p = skip_string(p, end, &why))) goto failed_at_unknown;
+        goto after_value;
+    case 't': if (end - p < 4 || memcmp(p, "true", 4)) FAIL("unexpected character"); p += 4; goto after_value;
+    case 'f': if (end - p < 5 || memcmp(p, "false", 5)) FAIL("unexpected character"); p += 5; goto after_value;
+    case 'n': if (end - p < 4 || memcmp(p, "null", 4)) FAIL("unexpected character"); p += 4; goto after_value;
+    default:
+        if (*p != '-' && (*p < '0' || *p > '9')) FAIL("unexpected character");
+        if (!(p = skip_number(p, end))) { why = "bad number"; goto failed_at_unknown; }
+        goto after_value;
+    }
+after_value:
+    if (depth == 1 && member) {
+        member->value_len = (size_t)((const char *)p - member->value);
+        member = NULL;
+    }
+    if (depth == 0) {
+        WS();
+        if (p != end) FAIL("trailing characters after the value");
+        return 0;
+    }
+    WS();
+    if (p < end && *p == ',') {
+        p++;
+        if (stack[depth - 1] == '{') goto expect_key;
+        goto value;
+    }
+    if (p < end && *p == (stack[depth - 1] == '{' ? '}' : ']')) { p++; depth--; goto after_value; }
+    FAIL(stack[depth - 1] == '{' ? "expected ',' or '}'" : "expected ',' or ']'");
+expect_key:
+    WS();
+    if (p >= end || *p != '"') FAIL("expected a key");
+    key = p + 1;
+    if (!(p = skip_string(p, end, &why))) goto failed_at_unknown;
+    key_len = (size_t)(p - 1 - key);
+    WS();
+    if (p >= end || *p != ':') FAIL("expected ':'");
+    p++;
+    goto value;
+failed_at_unknown:
+    if (err && errlen) snprintf(err, errlen, "%s", why);
+    return -1;
+failed:
+    if (err && errlen) snprintf(err, errlen, "%s at byte %zu", why, (size_t)(p - start));
+    return -1;
+#undef WS
+#undef FAIL
 }
 
 /* The copy of the text lives in the arena, so `text` pointers stay valid. */

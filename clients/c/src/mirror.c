@@ -23,6 +23,8 @@ struct layoutd_mirror {
     bool dirty;
     ld_arena *transition_arena;
     layoutd_transition *transition;
+    layoutd_mirror_change_cb change_cb;
+    void *change_user;
 };
 
 static uint64_t key_hash(layoutd_kind kind, const char *id)
@@ -58,6 +60,122 @@ static void clear(layoutd_mirror *m)
     free(m->sorted);
     m->sorted = NULL;
     m->dirty = true;
+}
+
+static bool same_attributes(const layoutd_attributes *a, const layoutd_attributes *b)
+{
+    if (a->kind != b->kind || strcmp(a->id, b->id) || a->section != b->section || a->item != b->item) return false;
+    if (a->frame.x != b->frame.x || a->frame.y != b->frame.y || a->frame.width != b->frame.width ||
+        a->frame.height != b->frame.height)
+        return false;
+    if (a->z_index != b->z_index || a->alpha != b->alpha || a->hidden != b->hidden || a->has_transform != b->has_transform)
+        return false;
+    if (a->has_transform && memcmp(&a->transform, &b->transform, sizeof a->transform)) return false;
+    if (a->effect_count != b->effect_count) return false;
+    for (size_t i = 0; i < a->effect_count; i++)
+        if (strcmp(a->effects[i].name, b->effects[i].name) || a->effects[i].value != b->effects[i].value) return false;
+    return true;
+}
+
+/* ---- change reports ---- */
+
+/* A key a change touches, with what the mirror held for it before the change. */
+typedef struct {
+    layoutd_kind kind;
+    const char *id;
+    bool present;
+    layoutd_attributes before;
+} touched;
+
+/* The keys a change touches, noted before it is applied. Only kept while a handler is set. */
+typedef struct {
+    ld_arena *arena;
+    touched *keys;
+    size_t count, cap;
+    bool failed;
+} change_log;
+
+static const char *arena_str(ld_arena *a, const char *s) { return s ? ld_arena_strndup(a, s, strlen(s)) : NULL; }
+
+static void note(change_log *log, layoutd_mirror *m, layoutd_kind kind, const char *id)
+{
+    if (!log->arena || log->failed || !id) return;
+    if (log->count == log->cap) {
+        size_t cap = log->cap ? log->cap * 2 : 64;
+        touched *t = realloc(log->keys, cap * sizeof *t);
+        if (!t) { log->failed = true; return; }
+        log->keys = t;
+        log->cap = cap;
+    }
+    touched *t = &log->keys[log->count];
+    memset(t, 0, sizeof *t);
+    t->kind = kind;
+    t->id = arena_str(log->arena, id);
+    const layoutd_attributes *old = layoutd_mirror_find(m, kind, id);
+    if (old) {
+        t->present = true;
+        t->before = *old;
+        t->before.id = t->id;
+        if (old->effect_count) {
+            layoutd_effect *ef = ld_arena_alloc(log->arena, old->effect_count * sizeof *ef);
+            if (!ef) { log->failed = true; return; }
+            for (size_t i = 0; i < old->effect_count; i++) ef[i] = (layoutd_effect){arena_str(log->arena, old->effects[i].name), old->effects[i].value};
+            t->before.effects = ef;
+        }
+    }
+    if (!t->id) { log->failed = true; return; }
+    log->count++;
+}
+
+static void begin_change(change_log *log, layoutd_mirror *m)
+{
+    memset(log, 0, sizeof *log);
+    if (m->change_cb && !(log->arena = ld_arena_new())) log->failed = true;
+}
+
+static void note_all(change_log *log, layoutd_mirror *m)
+{
+    for (size_t i = 0; i < m->nbuckets; i++)
+        for (entry *e = m->buckets[i]; e; e = e->next) note(log, m, e->a.kind, e->a.id);
+}
+
+static int touched_cmp(const void *x, const void *y)
+{
+    const touched *a = x, *b = y;
+    int kinds = layoutd_kind_compare(a->kind, b->kind);
+    return kinds ? kinds : strcmp(a->id, b->id);
+}
+
+/* After the change: each touched key (once, in key order) compared with what the mirror holds
+   now, and the handler told what entered, changed and left. */
+static void end_change(change_log *log, layoutd_mirror *m, bool reset)
+{
+    if (log->arena && !log->failed && m->change_cb) {
+        qsort(log->keys, log->count, sizeof *log->keys, touched_cmp);
+        layoutd_attributes *entered = ld_arena_alloc(log->arena, (log->count + 1) * sizeof *entered);
+        layoutd_attributes *changed = ld_arena_alloc(log->arena, (log->count + 1) * sizeof *changed);
+        layoutd_key *left = ld_arena_alloc(log->arena, (log->count + 1) * sizeof *left);
+        if (entered && changed && left) {
+            layoutd_mirror_change ch = {reset, m->epoch, 0, 0, 0, entered, changed, left};
+            for (size_t i = 0; i < log->count; i++) {
+                const touched *t = &log->keys[i];
+                if (i && !touched_cmp(t, &log->keys[i - 1])) continue;
+                const layoutd_attributes *now = layoutd_mirror_find(m, t->kind, t->id);
+                if (now && !t->present) entered[ch.entered_count++] = *now;
+                else if (!now && t->present) left[ch.left_count++] = (layoutd_key){t->kind, t->id};
+                else if (now && !same_attributes(&t->before, now)) changed[ch.changed_count++] = *now;
+            }
+            m->change_cb(m, &ch, m->change_user);
+        }
+    }
+    free(log->keys);
+    ld_arena_free(log->arena);
+}
+
+void layoutd_mirror_set_change_handler(layoutd_mirror *m, layoutd_mirror_change_cb cb, void *user)
+{
+    m->change_cb = cb;
+    m->change_user = user;
 }
 
 void ld_mirror_set_transition(layoutd_mirror *m, const layoutd_transition *tr)
@@ -101,14 +219,19 @@ void ld_mirror_set_transition(layoutd_mirror *m, const layoutd_transition *tr)
 void ld_mirror_invalidate(layoutd_mirror *m)
 {
     if (!m) return;
+    change_log log;
+    begin_change(&log, m);
+    note_all(&log, m);
     clear(m);
     m->valid = false;
     ld_mirror_set_transition(m, NULL);
+    end_change(&log, m, true);
 }
 
 void layoutd_mirror_free(layoutd_mirror *m)
 {
     if (!m) return;
+    m->change_cb = NULL;
     ld_mirror_invalidate(m);
     free(m->buckets);
     free(m);
@@ -203,6 +326,10 @@ static void del(layoutd_mirror *m, layoutd_kind kind, const char *id)
 
 void layoutd_mirror_reset(layoutd_mirror *m, const layoutd_snapshot *s)
 {
+    change_log log;
+    begin_change(&log, m);
+    note_all(&log, m);
+    for (size_t i = 0; i < s->element_count; i++) note(&log, m, s->elements[i].kind, s->elements[i].id);
     clear(m);
     for (size_t i = 0; i < s->element_count; i++) put(m, &s->elements[i]);
     m->valid = true;
@@ -212,11 +339,17 @@ void layoutd_mirror_reset(layoutd_mirror *m, const layoutd_snapshot *s)
     m->content_offset = s->viewport.offset;
     m->truncated = s->window_truncated;
     ld_mirror_set_transition(m, NULL);
+    end_change(&log, m, true);
 }
 
 int layoutd_mirror_apply(layoutd_mirror *m, const layoutd_invalidation *inv)
 {
     if (!m->valid || inv->epoch != m->epoch + 1 || inv->dry_run) return -1;
+    change_log log;
+    begin_change(&log, m);
+    for (size_t i = 0; i < inv->left_count; i++) note(&log, m, inv->left[i].kind, inv->left[i].id);
+    for (size_t i = 0; i < inv->entered_count; i++) note(&log, m, inv->entered[i].kind, inv->entered[i].id);
+    for (size_t i = 0; i < inv->changed_count; i++) note(&log, m, inv->changed[i].kind, inv->changed[i].id);
     for (size_t i = 0; i < inv->left_count; i++) del(m, inv->left[i].kind, inv->left[i].id);
     for (size_t i = 0; i < inv->entered_count; i++) put(m, &inv->entered[i]);
     for (size_t i = 0; i < inv->changed_count; i++) put(m, &inv->changed[i]);
@@ -226,6 +359,7 @@ int layoutd_mirror_apply(layoutd_mirror *m, const layoutd_invalidation *inv)
     m->content_offset = inv->content_offset;
     m->truncated = inv->window_truncated;
     ld_mirror_set_transition(m, inv->transition);
+    end_change(&log, m, false);
     return 0;
 }
 
@@ -265,21 +399,6 @@ const layoutd_attributes *layoutd_mirror_at(layoutd_mirror *m, size_t index)
         m->dirty = false;
     }
     return &m->sorted[index];
-}
-
-static bool same_attributes(const layoutd_attributes *a, const layoutd_attributes *b)
-{
-    if (a->kind != b->kind || strcmp(a->id, b->id) || a->section != b->section || a->item != b->item) return false;
-    if (a->frame.x != b->frame.x || a->frame.y != b->frame.y || a->frame.width != b->frame.width ||
-        a->frame.height != b->frame.height)
-        return false;
-    if (a->z_index != b->z_index || a->alpha != b->alpha || a->hidden != b->hidden || a->has_transform != b->has_transform)
-        return false;
-    if (a->has_transform && memcmp(&a->transform, &b->transform, sizeof a->transform)) return false;
-    if (a->effect_count != b->effect_count) return false;
-    for (size_t i = 0; i < a->effect_count; i++)
-        if (strcmp(a->effects[i].name, b->effects[i].name) || a->effects[i].value != b->effects[i].value) return false;
-    return true;
 }
 
 bool layoutd_mirror_equals(layoutd_mirror *m, size_t count, const layoutd_attributes *elements)

@@ -9,18 +9,19 @@
 
 int layoutd_client_reconnect(layoutd_client *c, int timeout_ms, layoutd_error *err)
 {
-    ld_drop_connection(c);
+    ld_drop_connection(c, NULL);
     c->last_seq = 0;
     c->shutdown_seen = false;
     int64_t deadline = ld_now_ms() + (timeout_ms < 0 ? 0x7fffffff : timeout_ms);
     layoutd_error e;
     while (1) {
-        int fd = ld_open_socket(c->path, &e);
+        int left = (int)(deadline - ld_now_ms());
+        int fd = ld_open_socket(c->path, left > 0 ? left : 0, &e);
         if (fd >= 0) {
             c->fd = fd;
             layoutd_hello_result h;
             if (layoutd_hello(c, &h, &e) == 0) { layoutd_hello_free(&h); break; }
-            ld_drop_connection(c);
+            ld_drop_connection(c, NULL);
         }
         if (ld_now_ms() >= deadline) {
             if (err) *err = e;

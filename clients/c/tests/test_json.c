@@ -40,13 +40,52 @@ int main(void)
     CHECK(!parses_n("\"a\0b\"", 5), "raw NUL in a string");
     CHECK(parses_n("\"a\\u0000b\"", 10), "escaped NUL");
 
-    /* depth: 64 nested containers are fine, 65 are not */
-    char deep[300];
-    for (int d = 63; d <= 66; d++) {
+    /* depth: 128 nested containers are fine, 129 are not */
+    char deep[600];
+    for (int d = 127; d <= 130; d++) {
         memset(deep, '[', (size_t)d);
         memset(deep + d, ']', (size_t)d);
         deep[2 * d] = 0;
-        CHECK(parses(deep) == (d <= 64), "depth %d", d);
+        CHECK(parses(deep) == (d <= LAYOUTD_JSON_MAX_DEPTH), "depth %d", d);
+    }
+
+    /* the line scanner (client.c checks every line with it, without a tree) agrees with the
+       reader on every case above, wrapped as a member of an object */
+    static const char *const wanted[] = {"a", "b", "id", NULL};
+    ld_member found[3];
+    for (int pass = 0; pass < 2; pass++)
+        for (int i = 0; (pass ? bad : good)[i]; i++) {
+            const char *v = (pass ? bad : good)[i];
+            char line[256];
+            snprintf(line, sizeof line, "{\"id\":1,\"x\":%s}", v);
+            char why[200] = "";
+            layoutd_json *t = layoutd_json_parse(line, strlen(line), why, sizeof why);
+            layoutd_json_free(t);
+            bool tree = t != NULL, scan = ld_json_scan_object(line, strlen(line), wanted, found, NULL, 0) == 0;
+            if (strstr(why, "duplicate")) tree = true; /* nested duplicate keys are the reader's to refuse */
+            CHECK(tree == scan, "scanner and reader disagree on %s (reader %d, scanner %d)", line, tree, scan);
+            bool top_tree = parses(v) && v[strspn(v, " ")] == '{';
+            bool top_scan = ld_json_scan_object(v, strlen(v), wanted, found, NULL, 0) == 0;
+            CHECK(top_tree == top_scan, "scanner and reader disagree on %s as a line (reader %d, scanner %d)", v, top_tree, top_scan);
+        }
+    {
+        const char *line = "{\"id\":7,\"result\":{\"x\":[1,{\"y\":\"\\u00e9\"}]} , \"b\":null}";
+        CHECK(ld_json_scan_object(line, strlen(line), wanted, found, NULL, 0) == 0, "a reply line scans");
+        CHECK(found[2].value && found[2].value_len == 1 && found[2].value[0] == '7', "the id's span");
+        CHECK(!found[0].value && found[1].type == 'n' && found[1].value_len == 4, "an absent key; b's span");
+        const char *twice = "{\"id\":1,\"id\":2}";
+        CHECK(ld_json_scan_object(twice, strlen(twice), wanted, found, NULL, 0) < 0, "a wanted key given twice");
+        /* 100,000 levels are refused at level 129, without recursion */
+        size_t n = 100000;
+        char *very = malloc(2 * n + 16);
+        strcpy(very, "{\"a\":");
+        memset(very + 5, '[', n);
+        memset(very + 5 + n, ']', n);
+        strcpy(very + 5 + 2 * n, "}");
+        char why[200];
+        CHECK(ld_json_scan_object(very, strlen(very), wanted, found, why, sizeof why) < 0 && strstr(why, "nesting"), "100,000 deep: %s", why);
+        CHECK(!parses(very), "100,000 deep: the reader refuses too");
+        free(very);
     }
     /* keys: 1024 are fine, 1025 are not; duplicates found among many */
     for (int n = 1024; n <= 1025; n++) {

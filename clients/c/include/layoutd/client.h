@@ -31,7 +31,7 @@ typedef enum {
     LAYOUTD_JSON_STRING, LAYOUTD_JSON_ARRAY, LAYOUTD_JSON_OBJECT
 } layoutd_json_type;
 
-#define LAYOUTD_JSON_MAX_DEPTH 64   /* arrays/objects nested deeper are refused */
+#define LAYOUTD_JSON_MAX_DEPTH 128  /* arrays/objects nested deeper are refused (the reader recurses at most this deep) */
 #define LAYOUTD_JSON_MAX_KEYS 1024  /* keys in one object */
 
 typedef struct layoutd_json {
@@ -406,23 +406,58 @@ typedef struct layoutd_mirror layoutd_mirror;
    unset), else $XDG_RUNTIME_DIR/layoutd/ipc.sock, else /run/layoutd/ipc.sock. Writes into buf. */
 int layoutd_socket_path(const char *explicit_path, char *buf, size_t size, layoutd_error *err);
 
-/* Connects (blocking connect, then the socket is non-blocking). No fallback to the next
-   discovery rule when nothing listens. Does not send daemon.hello (see layoutd_hello). */
+/* Connects within the default deadline (30 s): layoutd_client_connect_timeout(path, 30000, err).
+   No fallback to the next discovery rule when nothing listens. Does not send daemon.hello (see
+   layoutd_hello). */
 layoutd_client *layoutd_client_connect(const char *explicit_path, layoutd_error *err);
+/* Connects within timeout_ms (-1: no limit): a listener that does not accept in time (its
+   backlog full) gives Timeout (LAYOUTD_ERR_TIMEOUT); no socket or nobody listening gives
+   IOError at once. The socket is non-blocking from the start. */
+layoutd_client *layoutd_client_connect_timeout(const char *explicit_path, int timeout_ms, layoutd_error *err);
 void layoutd_client_close(layoutd_client *c);   /* not from inside one of its callbacks */
 const char *layoutd_client_path(const layoutd_client *c);
 bool layoutd_client_connected(const layoutd_client *c);
 
 /* Event-loop integration: poll layoutd_client_fd for POLLIN always, and for POLLOUT while
-   layoutd_client_wants_write() is true; call layoutd_client_dispatch() when it is ready.
-   dispatch reads what is available without blocking, writes pending output, handles every
-   complete line (reply callbacks, event callbacks, subscriptions and mirrors) and returns the
-   number of lines handled, or -1 (err) when the connection failed or ended (the lines that
+   layoutd_client_wants_write() is true; call layoutd_client_dispatch() when it is ready, and
+   again while layoutd_client_has_pending() is true (lines already buffered: no poll reports
+   them). dispatch reads what is available without blocking, writes pending output, handles
+   every complete line (reply callbacks, event callbacks, subscriptions and mirrors) and returns
+   the number of lines handled, or -1 (err) when the connection failed or ended (the lines that
    arrived before the end were handled; pending requests then fail with ConnectionClosed, or
-   DaemonShutdown after a daemon.shutdown event). */
+   DaemonShutdown after a daemon.shutdown event). A line no layoutd writes (not UTF-8, not JSON,
+   not an object, nested deeper than 128, over the line cap, a reply or event of the wrong
+   shape: protocol/README.md §9) ends the connection with ProtocolError (LAYOUTD_ERR_PROTOCOL),
+   and every pending request fails with that error. */
 int layoutd_client_fd(const layoutd_client *c);
 bool layoutd_client_wants_write(const layoutd_client *c);
 int layoutd_client_dispatch(layoutd_client *c, layoutd_error *err);
+/* Whether whole lines wait in the client's input buffer, read from the socket but not handled
+   yet (a blocking call made inside a callback reads ahead of the dispatch that called it). No
+   fd watch reports them: call layoutd_client_dispatch() until this is false before going back
+   to poll (a GSource's prepare returns it). */
+bool layoutd_client_has_pending(const layoutd_client *c);
+/* Requests sent and not yet answered (replies owed to layoutd_send callbacks and blocking calls).
+   A request leaves the table when its reply, its deadline or the connection's end takes it. */
+size_t layoutd_client_pending_count(const layoutd_client *c);
+/* Lines that answered nobody: replies to an id no request waits for (unknown, answered twice,
+   or a blocking call's reply after its deadline) and id-null errors after which the daemon
+   keeps the connection. Counted and dropped, never errors. */
+uint64_t layoutd_client_stray_count(const layoutd_client *c);
+/* The index-th most recent stray line (0: the latest), its first 1024 bytes; NULL past the 16
+   kept. Valid until the next stray. */
+const char *layoutd_client_stray(const layoutd_client *c, size_t index);
+/* Events nobody took: no event handler was set and no subscription of this client owned them
+   (connection-wide events, or a subscription already gone). The C client keeps no queue of
+   events: they are handed to the handlers as they are read, or counted here and dropped. */
+uint64_t layoutd_client_dropped_events(const layoutd_client *c);
+/* The longest line accepted from the daemon, in bytes (0: the default, 67108864 = 64 MiB, the
+   daemon's default output-limit, so no legal reply is longer). A longer line is refused as
+   soon as the cap is passed, before its newline: dispatch fails with ProtocolError
+   (LAYOUTD_ERR_PROTOCOL), the connection is closed and every pending request fails with that
+   error. The input buffer never grows much beyond the cap. */
+void layoutd_client_set_line_cap(layoutd_client *c, size_t bytes);
+size_t layoutd_client_line_cap(const layoutd_client *c);
 /* Blocks (poll) until something was handled or timeout_ms passed (-1: forever). */
 int layoutd_client_wait(layoutd_client *c, int timeout_ms, layoutd_error *err);
 
@@ -472,7 +507,12 @@ void layoutd_client_set_error_handler(layoutd_client *c, layoutd_conn_error_cb c
    free with layoutd_json_free). On a protocol error returns -1 with err filled from it. */
 int layoutd_call_raw(layoutd_client *c, const char *method, const char *params_json,
                      char **result_json, layoutd_json **result, layoutd_error *err);
-/* Timeout for blocking calls in ms (default 30000; -1 forever). */
+/* layoutd_call_raw with its own deadline (ms; -1: none) instead of the connection's. */
+int layoutd_call_raw_timeout(layoutd_client *c, const char *method, const char *params_json, int timeout_ms,
+                             char **result_json, layoutd_json **result, layoutd_error *err);
+/* The deadline of every blocking call in ms (default 30000; -1 forever): one deadline for the
+   whole call, from the send to the reply; then Timeout, the request is forgotten (its late
+   reply counts as a stray) and the connection stays usable. */
 void layoutd_client_set_timeout(layoutd_client *c, int timeout_ms);
 
 /* ------------------------------------------------------------------------------------------ */
@@ -681,6 +721,26 @@ const layoutd_transition *layoutd_mirror_transition(const layoutd_mirror *m);
 const layoutd_attributes *layoutd_mirror_at(layoutd_mirror *m, size_t index);
 /* Whether the mirror equals `elements` (sorted by key) element for element. */
 bool layoutd_mirror_equals(layoutd_mirror *m, size_t count, const layoutd_attributes *elements);
+
+/* What one change did to a mirror's window, computed against what the mirror held before it:
+   applying `left` (remove), then `entered` and `changed` (put) to a copy of the old window
+   gives the new one. Each list is in key order; a key is in at most one. An element the
+   daemon re-sent with the same attributes is in none (nothing to redraw). */
+typedef struct {
+    bool reset;                         /* the window was replaced (a snapshot: subscribe, resync)
+                                           or emptied (view.deleted); false: an invalidation */
+    int64_t epoch;                      /* the mirror's epoch after the change */
+    size_t entered_count, changed_count, left_count;
+    const layoutd_attributes *entered;  /* in the window now, not before (the mirror's values) */
+    const layoutd_attributes *changed;  /* in it before and now, with other attributes */
+    const layoutd_key *left;            /* in it before, not now */
+} layoutd_mirror_change;
+/* Called after each change applied to the mirror (layoutd_mirror_apply, layoutd_mirror_reset,
+   and a subscription's events: invalidation, resync, re-subscribe, deletion), so a front end
+   touches only those widgets. Everything it points to is valid during the call. Not called for
+   a change that was refused (an epoch gap) nor by layoutd_mirror_free. */
+typedef void (*layoutd_mirror_change_cb)(layoutd_mirror *m, const layoutd_mirror_change *change, void *user);
+void layoutd_mirror_set_change_handler(layoutd_mirror *m, layoutd_mirror_change_cb cb, void *user);
 
 /* ------------------------------------------------------------------------------------------ */
 /* Subscriptions                                                                               */
