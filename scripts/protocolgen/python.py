@@ -370,7 +370,10 @@ class Methods:
                 keywords.append("%s: Optional[%s] = None" % (argument, spelled))
                 value = "None if %s is None else %s(%s)" % (argument, converter, argument) if converter else argument
             pairs.append("(%s, %s)" % (python_string(parameter.name), value))
-        arguments = required + (["*"] + keywords if keywords else [])
+        if "timeout" in [identifier(p.name) for p in method.parameters]:
+            raise DescriptionError("%s: a parameter named timeout hides the call's own timeout= (name it otherwise)" % method.name)
+        # Every call's own deadline (the clients' Timeout), after the protocol's parameters.
+        arguments = required + ["*"] + keywords + ["timeout: Optional[float] = -1.0"]
         returns, read = self.results[method.name]
         prefix = "async def" if asynchronous else "def"
         head = "    %s %s(%s) -> %s:" % (prefix, name, ", ".join(arguments), returns)
@@ -383,12 +386,23 @@ class Methods:
             lines.append("        _request = _params([%s])" % ", ".join(pairs))
             if len(lines[-1]) > WIDTH:
                 lines[-1:] = ["        _request = _params(["] + ["            %s," % pair for pair in pairs] + ["        ])"]
-        call = invoke + ("_request)" if pairs else "{})")
+        call = invoke + ("_request, timeout)" if pairs else "{}, timeout)")
         if read is None:
             read = "cast(%s, _result)" % returns
             if len("        return cast(%s, %s)" % (returns, call)) <= WIDTH:
                 return lines + ["        return cast(%s, %s)" % (returns, call)]
-        return lines + ["        _result = " + call, "        return " + read.replace("(result", "(_result")]
+        read = read.replace("(result", "(_result")
+        if not read.startswith("cast("):
+            # A result of the wrong shape is the client's ProtocolError, never a KeyError or TypeError.
+            read = "_read_model(lambda _result: %s, _result, %s)" % (read, python_string("the result of " + method.name))
+        tail = ["        return " + read]
+        if len(tail[0]) > WIDTH and read.startswith("_read_model("):
+            inner = read[len("_read_model("):]
+            tail = ["        return _read_model(", "            " + inner]
+            if len(tail[1]) > WIDTH:
+                function, rest = inner.split(", _result, ", 1)
+                tail[1:] = ["            %s," % function, "            _result, %s" % rest]
+        return lines + ["        _result = " + call] + tail
 
     def doc(self, method):
         paragraphs = ["``%s``: %s (protocol/%s)." % (method.name, method.summary, method.doc)]
@@ -410,9 +424,12 @@ class Methods:
             body += ["", "", "class %s:" % ("AsyncMethods" if asynchronous else "SyncMethods")]
             body += docstring(["Every protocol method as a typed %s (protocol/interface.json): required parameters "
                                "positional, optional ones keyword-only and left out of the request when None; params "
-                               "written in the schema's order. Written by hand in the client: %s." % (
+                               "written in the schema's order. Each also takes ``timeout=``: seconds for the whole call "
+                               "(-1, the default: the client's ``timeout``; None: no deadline), after which it raises "
+                               "``layoutd.Timeout``. Written by hand in the client: %s." % (
                                    "coroutine" if asynchronous else "method", ", ".join(HAND_WRITTEN))], "    ")
-            body += ["", "    %sdef _invoke(self, method: str, params: JSONObject) -> JSONObject:" % ("async " if asynchronous else ""),
+            body += ["", "    %sdef _invoke(self, method: str, params: JSONObject, timeout: Optional[float] = -1.0) -> JSONObject:"
+                     % ("async " if asynchronous else ""),
                      "        raise NotImplementedError"]
             for method in self.protocol.methods:
                 if method.name not in HAND_WRITTEN:
@@ -433,6 +450,7 @@ class Methods:
                                                              "Tuple", "TypeVar")),
             "",
             "from . import wire",
+            "from .core import read_model as _read_model",
         ] + import_lines(".model", sorted(set(models) | {"JSONObject", "to_wire"}))
         if updates:
             header += import_lines(".updates", updates)

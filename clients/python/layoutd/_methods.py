@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any, Callable, Literal, Mapping, Optional, Sequence, Tuple, TypeVar, Union, cast
 
 from . import wire
+from .core import read_model as _read_model
 from .model import (
     Attributes, ElementKey, Insets, Invalidation, JSONObject, Point, QueryPage, Rect, Section,
     Size, Snapshot, Viewport, key_to_json, to_wire,
@@ -29,13 +30,20 @@ def _optional(read: Callable[[Mapping[str, Any]], T], value: Any) -> Optional[T]
 class SyncMethods:
     """Every protocol method as a typed method (protocol/interface.json): required parameters
     positional, optional ones keyword-only and left out of the request when None; params
-    written in the schema's order. Written by hand in the client: view.subscribe.
+    written in the schema's order. Each also takes ``timeout=``: seconds for the whole call
+    (-1, the default: the client's ``timeout``; None: no deadline), after which it raises
+    ``layoutd.Timeout``. Written by hand in the client: view.subscribe.
     """
 
-    def _invoke(self, method: str, params: JSONObject) -> JSONObject:
+    def _invoke(self, method: str, params: JSONObject, timeout: Optional[float] = -1.0) -> JSONObject:
         raise NotImplementedError
 
-    def daemon_hello(self, *, protocol: Optional[Sequence[int]] = None) -> wire.DaemonHelloResult:
+    def daemon_hello(
+            self,
+            *,
+            protocol: Optional[Sequence[int]] = None,
+            timeout: Optional[float] = -1.0,
+    ) -> wire.DaemonHelloResult:
         """``daemon.hello``: agree on a protocol version; limits and capabilities
         (protocol/daemon.md#daemonhello).
 
@@ -45,39 +53,39 @@ class SyncMethods:
         Errors besides the request errors: UnsupportedVersion.
         """
         _request = _params([("protocol", protocol)])
-        return cast(wire.DaemonHelloResult, self._invoke("daemon.hello", _request))
+        return cast(wire.DaemonHelloResult, self._invoke("daemon.hello", _request, timeout))
 
-    def daemon_describe(self) -> wire.DaemonDescribeResult:
+    def daemon_describe(self, *, timeout: Optional[float] = -1.0) -> wire.DaemonDescribeResult:
         """``daemon.describe``: every method, error and strategy
         (protocol/daemon.md#daemondescribe).
         """
-        return cast(wire.DaemonDescribeResult, self._invoke("daemon.describe", {}))
+        return cast(wire.DaemonDescribeResult, self._invoke("daemon.describe", {}, timeout))
 
-    def daemon_status(self) -> wire.DaemonStatusResult:
+    def daemon_status(self, *, timeout: Optional[float] = -1.0) -> wire.DaemonStatusResult:
         """``daemon.status``: views, items, requests served, errors, connections, memory
         (protocol/daemon.md#daemonstatus).
         """
-        return cast(wire.DaemonStatusResult, self._invoke("daemon.status", {}))
+        return cast(wire.DaemonStatusResult, self._invoke("daemon.status", {}, timeout))
 
-    def daemon_sync(self) -> wire.DaemonSyncResult:
+    def daemon_sync(self, *, timeout: Optional[float] = -1.0) -> wire.DaemonSyncResult:
         """``daemon.sync``: replies after every earlier event for this connection
         (protocol/daemon.md#daemonsync).
         """
-        return cast(wire.DaemonSyncResult, self._invoke("daemon.sync", {}))
+        return cast(wire.DaemonSyncResult, self._invoke("daemon.sync", {}, timeout))
 
-    def daemon_reload(self) -> wire.DaemonReloadResult:
+    def daemon_reload(self, *, timeout: Optional[float] = -1.0) -> wire.DaemonReloadResult:
         """``daemon.reload``: re-read the configuration file (as SIGHUP does)
         (protocol/daemon.md#daemonreload).
 
         Errors besides the request errors: ReloadFailed.
         """
-        return cast(wire.DaemonReloadResult, self._invoke("daemon.reload", {}))
+        return cast(wire.DaemonReloadResult, self._invoke("daemon.reload", {}, timeout))
 
-    def strategy_list(self) -> wire.StrategyListResult:
+    def strategy_list(self, *, timeout: Optional[float] = -1.0) -> wire.StrategyListResult:
         """``strategy.list``: registered strategies with parameters and defaults
         (protocol/strategies.md#strategylist).
         """
-        return cast(wire.StrategyListResult, self._invoke("strategy.list", {}))
+        return cast(wire.StrategyListResult, self._invoke("strategy.list", {}, timeout))
 
     def view_create(
             self,
@@ -90,6 +98,7 @@ class SyncMethods:
             sections: Optional[Sequence[Union[Section, Mapping[str, Any]]]] = None,
             anchor: Optional[wire.AnchorPolicy] = None,
             layout_direction: Optional[Literal["ltr", "rtl"]] = None,
+            timeout: Optional[float] = -1.0,
     ) -> Snapshot:
         """``view.create``: create a named view (protocol/views.md#viewcreate).
 
@@ -120,10 +129,11 @@ class SyncMethods:
             ("anchor", anchor),
             ("layoutDirection", layout_direction),
         ])
-        _result = self._invoke("view.create", _request)
-        return Snapshot.from_json(_result)
+        _result = self._invoke("view.create", _request, timeout)
+        return _read_model(
+            lambda _result: Snapshot.from_json(_result), _result, "the result of view.create")
 
-    def view_delete(self, view: str) -> wire.ViewDeleteResult:
+    def view_delete(self, view: str, *, timeout: Optional[float] = -1.0) -> wire.ViewDeleteResult:
         """``view.delete``: delete a view (protocol/views.md#viewdelete).
 
         view: the view's name
@@ -131,13 +141,13 @@ class SyncMethods:
         Errors besides the request errors: ViewNotFound.
         """
         _request = _params([("view", view)])
-        return cast(wire.ViewDeleteResult, self._invoke("view.delete", _request))
+        return cast(wire.ViewDeleteResult, self._invoke("view.delete", _request, timeout))
 
-    def view_list(self) -> wire.ViewListResult:
+    def view_list(self, *, timeout: Optional[float] = -1.0) -> wire.ViewListResult:
         """``view.list``: every view with its strategy and epoch (protocol/views.md#viewlist)."""
-        return cast(wire.ViewListResult, self._invoke("view.list", {}))
+        return cast(wire.ViewListResult, self._invoke("view.list", {}, timeout))
 
-    def view_get(self, view: str) -> Snapshot:
+    def view_get(self, view: str, *, timeout: Optional[float] = -1.0) -> Snapshot:
         """``view.get``: a view's state and the elements in its window
         (protocol/views.md#viewget).
 
@@ -146,8 +156,9 @@ class SyncMethods:
         Errors besides the request errors: ViewNotFound.
         """
         _request = _params([("view", view)])
-        _result = self._invoke("view.get", _request)
-        return Snapshot.from_json(_result)
+        _result = self._invoke("view.get", _request, timeout)
+        return _read_model(
+            lambda _result: Snapshot.from_json(_result), _result, "the result of view.get")
 
     def view_set_data(
             self,
@@ -158,6 +169,7 @@ class SyncMethods:
             if_epoch: Optional[int] = None,
             dry_run: Optional[bool] = None,
             anchor: Optional[wire.AnchorPolicy] = None,
+            timeout: Optional[float] = -1.0,
     ) -> Invalidation:
         """``view.setData``: replace all data, diffed by id (protocol/mutations.md#viewsetdata).
 
@@ -183,8 +195,9 @@ class SyncMethods:
             ("anchor", anchor),
             ("sections", sections),
         ])
-        _result = self._invoke("view.setData", _request)
-        return Invalidation.from_json(_result)
+        _result = self._invoke("view.setData", _request, timeout)
+        return _read_model(
+            lambda _result: Invalidation.from_json(_result), _result, "the result of view.setData")
 
     def view_update(
             self,
@@ -195,6 +208,7 @@ class SyncMethods:
             if_epoch: Optional[int] = None,
             dry_run: Optional[bool] = None,
             anchor: Optional[wire.AnchorPolicy] = None,
+            timeout: Optional[float] = -1.0,
     ) -> Invalidation:
         """``view.update``: an atomic batch of inserts, deletes, moves and reloads
         (protocol/mutations.md#viewupdate).
@@ -221,8 +235,9 @@ class SyncMethods:
             ("anchor", anchor),
             ("updates", updates),
         ])
-        _result = self._invoke("view.update", _request)
-        return Invalidation.from_json(_result)
+        _result = self._invoke("view.update", _request, timeout)
+        return _read_model(
+            lambda _result: Invalidation.from_json(_result), _result, "the result of view.update")
 
     def view_measure(
             self,
@@ -233,6 +248,7 @@ class SyncMethods:
             if_epoch: Optional[int] = None,
             dry_run: Optional[bool] = None,
             anchor: Optional[wire.AnchorPolicy] = None,
+            timeout: Optional[float] = -1.0,
     ) -> Invalidation:
         """``view.measure``: measured sizes (self-sizing) (protocol/mutations.md#viewmeasure).
 
@@ -257,8 +273,9 @@ class SyncMethods:
             ("anchor", anchor),
             ("sizes", sizes),
         ])
-        _result = self._invoke("view.measure", _request)
-        return Invalidation.from_json(_result)
+        _result = self._invoke("view.measure", _request, timeout)
+        return _read_model(
+            lambda _result: Invalidation.from_json(_result), _result, "the result of view.measure")
 
     def view_select(
             self,
@@ -270,6 +287,7 @@ class SyncMethods:
             dry_run: Optional[bool] = None,
             anchor: Optional[wire.AnchorPolicy] = None,
             mode: Optional[Literal["set", "add", "remove", "toggle"]] = None,
+            timeout: Optional[float] = -1.0,
     ) -> Invalidation:
         """``view.select``: change the selection (protocol/mutations.md#viewselect).
 
@@ -296,8 +314,9 @@ class SyncMethods:
             ("ids", ids),
             ("mode", mode),
         ])
-        _result = self._invoke("view.select", _request)
-        return Invalidation.from_json(_result)
+        _result = self._invoke("view.select", _request, timeout)
+        return _read_model(
+            lambda _result: Invalidation.from_json(_result), _result, "the result of view.select")
 
     def view_scroll(
             self,
@@ -310,6 +329,7 @@ class SyncMethods:
             anchor: Optional[wire.AnchorPolicy] = None,
             velocity: Optional[Union[Point, Mapping[str, Any]]] = None,
             horizon: Optional[float] = None,
+            timeout: Optional[float] = -1.0,
     ) -> Invalidation:
         """``view.scroll``: a new content offset (protocol/mutations.md#viewscroll).
 
@@ -340,8 +360,9 @@ class SyncMethods:
             ("velocity", velocity),
             ("horizon", horizon),
         ])
-        _result = self._invoke("view.scroll", _request)
-        return Invalidation.from_json(_result)
+        _result = self._invoke("view.scroll", _request, timeout)
+        return _read_model(
+            lambda _result: Invalidation.from_json(_result), _result, "the result of view.scroll")
 
     def view_scroll_end(
             self,
@@ -353,6 +374,7 @@ class SyncMethods:
             dry_run: Optional[bool] = None,
             anchor: Optional[wire.AnchorPolicy] = None,
             velocity: Optional[Union[Point, Mapping[str, Any]]] = None,
+            timeout: Optional[float] = -1.0,
     ) -> Invalidation:
         """``view.scrollEnd``: where scrolling comes to rest (snapping)
         (protocol/mutations.md#viewscrollend).
@@ -379,8 +401,10 @@ class SyncMethods:
             ("proposed", proposed),
             ("velocity", velocity),
         ])
-        _result = self._invoke("view.scrollEnd", _request)
-        return Invalidation.from_json(_result)
+        _result = self._invoke("view.scrollEnd", _request, timeout)
+        return _read_model(
+            lambda _result: Invalidation.from_json(_result),
+            _result, "the result of view.scrollEnd")
 
     def view_scroll_section(
             self,
@@ -392,6 +416,7 @@ class SyncMethods:
             if_epoch: Optional[int] = None,
             dry_run: Optional[bool] = None,
             anchor: Optional[wire.AnchorPolicy] = None,
+            timeout: Optional[float] = -1.0,
     ) -> Invalidation:
         """``view.scrollSection``: scroll an orthogonal section (compositional) across the main
         direction on its own (protocol/views.md#viewscrollsection).
@@ -421,8 +446,10 @@ class SyncMethods:
             ("section", section),
             ("offset", offset),
         ])
-        _result = self._invoke("view.scrollSection", _request)
-        return Invalidation.from_json(_result)
+        _result = self._invoke("view.scrollSection", _request, timeout)
+        return _read_model(
+            lambda _result: Invalidation.from_json(_result),
+            _result, "the result of view.scrollSection")
 
     def view_scroll_section_end(
             self,
@@ -435,6 +462,7 @@ class SyncMethods:
             anchor: Optional[wire.AnchorPolicy] = None,
             proposed: Optional[float] = None,
             velocity: Optional[float] = None,
+            timeout: Optional[float] = -1.0,
     ) -> Invalidation:
         """``view.scrollSectionEnd``: where an orthogonal section comes to rest: its behaviour's
         paging or snapping, clamped (protocol/views.md#viewscrollsectionend).
@@ -465,8 +493,10 @@ class SyncMethods:
             ("proposed", proposed),
             ("velocity", velocity),
         ])
-        _result = self._invoke("view.scrollSectionEnd", _request)
-        return Invalidation.from_json(_result)
+        _result = self._invoke("view.scrollSectionEnd", _request, timeout)
+        return _read_model(
+            lambda _result: Invalidation.from_json(_result),
+            _result, "the result of view.scrollSectionEnd")
 
     def view_scroll_to(
             self,
@@ -480,6 +510,7 @@ class SyncMethods:
             kind: Optional[str] = None,
             align: Optional[Literal["start", "center", "end", "nearest"]] = None,
             offset: Optional[float] = None,
+            timeout: Optional[float] = -1.0,
     ) -> Invalidation:
         """``view.scrollTo``: scroll so an item (or a section's header or footer) sits exactly
         where asked; it stays put while the content settles
@@ -516,8 +547,9 @@ class SyncMethods:
             ("align", align),
             ("offset", offset),
         ])
-        _result = self._invoke("view.scrollTo", _request)
-        return Invalidation.from_json(_result)
+        _result = self._invoke("view.scrollTo", _request, timeout)
+        return _read_model(
+            lambda _result: Invalidation.from_json(_result), _result, "the result of view.scrollTo")
 
     def view_resize(
             self,
@@ -531,6 +563,7 @@ class SyncMethods:
             safe_area_insets: Optional[Union[Insets, Mapping[str, Any]]] = None,
             layout_margins: Optional[Union[Insets, Mapping[str, Any]]] = None,
             readable_width: Optional[float] = None,
+            timeout: Optional[float] = -1.0,
     ) -> Invalidation:
         """``view.resize``: a new viewport size (protocol/mutations.md#viewresize).
 
@@ -564,8 +597,9 @@ class SyncMethods:
             ("layoutMargins", layout_margins),
             ("readableWidth", readable_width),
         ])
-        _result = self._invoke("view.resize", _request)
-        return Invalidation.from_json(_result)
+        _result = self._invoke("view.resize", _request, timeout)
+        return _read_model(
+            lambda _result: Invalidation.from_json(_result), _result, "the result of view.resize")
 
     def view_configure(
             self,
@@ -576,6 +610,7 @@ class SyncMethods:
             if_epoch: Optional[int] = None,
             dry_run: Optional[bool] = None,
             anchor: Optional[wire.AnchorPolicy] = None,
+            timeout: Optional[float] = -1.0,
     ) -> Invalidation:
         """``view.configure``: change strategy parameters (protocol/mutations.md#viewconfigure).
 
@@ -600,8 +635,10 @@ class SyncMethods:
             ("anchor", anchor),
             ("params", params),
         ])
-        _result = self._invoke("view.configure", _request)
-        return Invalidation.from_json(_result)
+        _result = self._invoke("view.configure", _request, timeout)
+        return _read_model(
+            lambda _result: Invalidation.from_json(_result),
+            _result, "the result of view.configure")
 
     def view_set_strategy(
             self,
@@ -613,6 +650,7 @@ class SyncMethods:
             dry_run: Optional[bool] = None,
             anchor: Optional[wire.AnchorPolicy] = None,
             params: Optional[Mapping[str, Any]] = None,
+            timeout: Optional[float] = -1.0,
     ) -> Invalidation:
         """``view.setStrategy``: switch strategy, first visible item anchored
         (protocol/mutations.md#viewsetstrategy).
@@ -640,8 +678,10 @@ class SyncMethods:
             ("strategy", strategy),
             ("params", params),
         ])
-        _result = self._invoke("view.setStrategy", _request)
-        return Invalidation.from_json(_result)
+        _result = self._invoke("view.setStrategy", _request, timeout)
+        return _read_model(
+            lambda _result: Invalidation.from_json(_result),
+            _result, "the result of view.setStrategy")
 
     def view_set_window_margin(
             self,
@@ -652,6 +692,7 @@ class SyncMethods:
             if_epoch: Optional[int] = None,
             dry_run: Optional[bool] = None,
             anchor: Optional[wire.AnchorPolicy] = None,
+            timeout: Optional[float] = -1.0,
     ) -> Invalidation:
         """``view.setWindowMargin``: change the window margin
         (protocol/mutations.md#viewsetwindowmargin).
@@ -676,8 +717,10 @@ class SyncMethods:
             ("anchor", anchor),
             ("margin", margin),
         ])
-        _result = self._invoke("view.setWindowMargin", _request)
-        return Invalidation.from_json(_result)
+        _result = self._invoke("view.setWindowMargin", _request, timeout)
+        return _read_model(
+            lambda _result: Invalidation.from_json(_result),
+            _result, "the result of view.setWindowMargin")
 
     def view_set_anchor(
             self,
@@ -687,6 +730,7 @@ class SyncMethods:
             animated: Optional[bool] = None,
             if_epoch: Optional[int] = None,
             dry_run: Optional[bool] = None,
+            timeout: Optional[float] = -1.0,
     ) -> Invalidation:
         """``view.setAnchor``: what later changes keep still on screen
         (protocol/mutations.md#viewsetanchor).
@@ -709,8 +753,10 @@ class SyncMethods:
             ("dryRun", dry_run),
             ("anchor", anchor),
         ])
-        _result = self._invoke("view.setAnchor", _request)
-        return Invalidation.from_json(_result)
+        _result = self._invoke("view.setAnchor", _request, timeout)
+        return _read_model(
+            lambda _result: Invalidation.from_json(_result),
+            _result, "the result of view.setAnchor")
 
     def view_set_layout_direction(
             self,
@@ -721,6 +767,7 @@ class SyncMethods:
             if_epoch: Optional[int] = None,
             dry_run: Optional[bool] = None,
             anchor: Optional[wire.AnchorPolicy] = None,
+            timeout: Optional[float] = -1.0,
     ) -> Invalidation:
         """``view.setLayoutDirection``: lay the view out left to right or right to left
         (mirrored), anchor kept (protocol/mutations.md#viewsetlayoutdirection).
@@ -746,8 +793,10 @@ class SyncMethods:
             ("anchor", anchor),
             ("layoutDirection", layout_direction),
         ])
-        _result = self._invoke("view.setLayoutDirection", _request)
-        return Invalidation.from_json(_result)
+        _result = self._invoke("view.setLayoutDirection", _request, timeout)
+        return _read_model(
+            lambda _result: Invalidation.from_json(_result),
+            _result, "the result of view.setLayoutDirection")
 
     def view_begin_move(
             self,
@@ -759,6 +808,7 @@ class SyncMethods:
             dry_run: Optional[bool] = None,
             anchor: Optional[wire.AnchorPolicy] = None,
             point: Optional[Union[Point, Mapping[str, Any]]] = None,
+            timeout: Optional[float] = -1.0,
     ) -> Invalidation:
         """``view.beginMove``: start an interactive move: the item follows the finger, the others
         re-flow around its target (protocol/views.md#viewbeginmove).
@@ -788,8 +838,10 @@ class SyncMethods:
             ("id", id),
             ("point", point),
         ])
-        _result = self._invoke("view.beginMove", _request)
-        return Invalidation.from_json(_result)
+        _result = self._invoke("view.beginMove", _request, timeout)
+        return _read_model(
+            lambda _result: Invalidation.from_json(_result),
+            _result, "the result of view.beginMove")
 
     def view_update_move(
             self,
@@ -800,6 +852,7 @@ class SyncMethods:
             if_epoch: Optional[int] = None,
             dry_run: Optional[bool] = None,
             anchor: Optional[wire.AnchorPolicy] = None,
+            timeout: Optional[float] = -1.0,
     ) -> Invalidation:
         """``view.updateMove``: the finger moved (or stayed while the client scrolled): new
         target and auto-scroll (protocol/views.md#viewupdatemove).
@@ -825,8 +878,10 @@ class SyncMethods:
             ("anchor", anchor),
             ("point", point),
         ])
-        _result = self._invoke("view.updateMove", _request)
-        return Invalidation.from_json(_result)
+        _result = self._invoke("view.updateMove", _request, timeout)
+        return _read_model(
+            lambda _result: Invalidation.from_json(_result),
+            _result, "the result of view.updateMove")
 
     def view_end_move(
             self,
@@ -837,6 +892,7 @@ class SyncMethods:
             if_epoch: Optional[int] = None,
             dry_run: Optional[bool] = None,
             anchor: Optional[wire.AnchorPolicy] = None,
+            timeout: Optional[float] = -1.0,
     ) -> Invalidation:
         """``view.endMove``: drop the moving item at its target (one batch move) or put it back
         (protocol/views.md#viewendmove).
@@ -862,8 +918,9 @@ class SyncMethods:
             ("anchor", anchor),
             ("commit", commit),
         ])
-        _result = self._invoke("view.endMove", _request)
-        return Invalidation.from_json(_result)
+        _result = self._invoke("view.endMove", _request, timeout)
+        return _read_model(
+            lambda _result: Invalidation.from_json(_result), _result, "the result of view.endMove")
 
     def view_begin_transition(
             self,
@@ -873,6 +930,7 @@ class SyncMethods:
             params: Optional[Mapping[str, Any]] = None,
             if_epoch: Optional[int] = None,
             anchor: Optional[wire.AnchorPolicy] = None,
+            timeout: Optional[float] = -1.0,
     ) -> wire.ViewBeginTransitionResult:
         """``view.beginTransition``: prepare an interactive transition to a strategy or
         parameters; the from/to pairs (protocol/mutations.md#viewbegintransition).
@@ -896,9 +954,16 @@ class SyncMethods:
             ("ifEpoch", if_epoch),
             ("anchor", anchor),
         ])
-        return cast(wire.ViewBeginTransitionResult, self._invoke("view.beginTransition", _request))
+        _result = self._invoke("view.beginTransition", _request, timeout)
+        return cast(wire.ViewBeginTransitionResult, _result)
 
-    def view_update_transition(self, view: str, progress: float) -> wire.ViewUpdateTransitionResult:
+    def view_update_transition(
+            self,
+            view: str,
+            progress: float,
+            *,
+            timeout: Optional[float] = -1.0,
+    ) -> wire.ViewUpdateTransitionResult:
         """``view.updateTransition``: scrub the interactive transition: every element at a
         progress (protocol/mutations.md#viewupdatetransition).
 
@@ -908,7 +973,7 @@ class SyncMethods:
         Errors besides the request errors: ViewNotFound, InvalidParameter, NoActiveTransition.
         """
         _request = _params([("view", view), ("progress", progress)])
-        _result = self._invoke("view.updateTransition", _request)
+        _result = self._invoke("view.updateTransition", _request, timeout)
         return cast(wire.ViewUpdateTransitionResult, _result)
 
     def view_end_transition(
@@ -920,6 +985,7 @@ class SyncMethods:
             if_epoch: Optional[int] = None,
             dry_run: Optional[bool] = None,
             anchor: Optional[wire.AnchorPolicy] = None,
+            timeout: Optional[float] = -1.0,
     ) -> Invalidation:
         """``view.endTransition``: finish the interactive transition to the target (commit) or
         back, animated from the progress (protocol/mutations.md#viewendtransition).
@@ -944,14 +1010,17 @@ class SyncMethods:
             ("anchor", anchor),
             ("commit", commit),
         ])
-        _result = self._invoke("view.endTransition", _request)
-        return Invalidation.from_json(_result)
+        _result = self._invoke("view.endTransition", _request, timeout)
+        return _read_model(
+            lambda _result: Invalidation.from_json(_result),
+            _result, "the result of view.endTransition")
 
     def view_stage_begin(
             self,
             view: str,
             *,
             if_epoch: Optional[int] = None,
+            timeout: Optional[float] = -1.0,
     ) -> wire.ViewStageBeginResult:
         """``view.stage.begin``: open a staged upload: data for one setData too large for one
         line or batch (protocol/mutations.md#staged-uploads).
@@ -962,12 +1031,14 @@ class SyncMethods:
         Errors besides the request errors: ViewNotFound, StaleEpoch, LimitExceeded.
         """
         _request = _params([("view", view), ("ifEpoch", if_epoch)])
-        return cast(wire.ViewStageBeginResult, self._invoke("view.stage.begin", _request))
+        return cast(wire.ViewStageBeginResult, self._invoke("view.stage.begin", _request, timeout))
 
     def view_stage_append(
             self,
             upload: str,
             sections: Sequence[Union[Section, Mapping[str, Any]]],
+            *,
+            timeout: Optional[float] = -1.0,
     ) -> wire.ViewStageAppendResult:
         """``view.stage.append``: add sections and items to an open upload of this connection
         (protocol/mutations.md#staged-uploads).
@@ -979,7 +1050,8 @@ class SyncMethods:
         Errors besides the request errors: LimitExceeded.
         """
         _request = _params([("upload", upload), ("sections", sections)])
-        return cast(wire.ViewStageAppendResult, self._invoke("view.stage.append", _request))
+        _result = self._invoke("view.stage.append", _request, timeout)
+        return cast(wire.ViewStageAppendResult, _result)
 
     def view_stage_commit(
             self,
@@ -989,6 +1061,7 @@ class SyncMethods:
             if_epoch: Optional[int] = None,
             dry_run: Optional[bool] = None,
             anchor: Optional[wire.AnchorPolicy] = None,
+            timeout: Optional[float] = -1.0,
     ) -> Invalidation:
         """``view.stage.commit``: apply an upload as one view.setData and end it
         (protocol/mutations.md#staged-uploads).
@@ -1015,17 +1088,24 @@ class SyncMethods:
             ("dryRun", dry_run),
             ("anchor", anchor),
         ])
-        _result = self._invoke("view.stage.commit", _request)
-        return Invalidation.from_json(_result)
+        _result = self._invoke("view.stage.commit", _request, timeout)
+        return _read_model(
+            lambda _result: Invalidation.from_json(_result),
+            _result, "the result of view.stage.commit")
 
-    def view_stage_abort(self, upload: str) -> wire.ViewStageAbortResult:
+    def view_stage_abort(
+            self,
+            upload: str,
+            *,
+            timeout: Optional[float] = -1.0,
+    ) -> wire.ViewStageAbortResult:
         """``view.stage.abort``: end an upload unapplied (protocol/mutations.md#staged-uploads).
 
         upload: an id from view.stage.begin on this connection, still open (InvalidParams
             otherwise)
         """
         _request = _params([("upload", upload)])
-        return cast(wire.ViewStageAbortResult, self._invoke("view.stage.abort", _request))
+        return cast(wire.ViewStageAbortResult, self._invoke("view.stage.abort", _request, timeout))
 
     def view_query(
             self,
@@ -1034,6 +1114,7 @@ class SyncMethods:
             *,
             limit: Optional[int] = None,
             after: Optional[Union[ElementKey, Mapping[str, Any]]] = None,
+            timeout: Optional[float] = -1.0,
     ) -> QueryPage:
         """``view.query``: elements intersecting a rect, a page at a time in key order
         (protocol/views.md#viewquery).
@@ -1056,10 +1137,11 @@ class SyncMethods:
             ("limit", limit),
             ("after", None if after is None else key_to_json(after)),
         ])
-        _result = self._invoke("view.query", _request)
-        return QueryPage.from_json(_result)
+        _result = self._invoke("view.query", _request, timeout)
+        return _read_model(
+            lambda _result: QueryPage.from_json(_result), _result, "the result of view.query")
 
-    def view_item(self, view: str, id: str) -> Attributes:
+    def view_item(self, view: str, id: str, *, timeout: Optional[float] = -1.0) -> Attributes:
         """``view.item``: one item's attributes (protocol/views.md#viewitem).
 
         view: the view's name
@@ -1068,8 +1150,10 @@ class SyncMethods:
         Errors besides the request errors: ViewNotFound, ItemNotFound.
         """
         _request = _params([("view", view), ("id", id)])
-        _result = self._invoke("view.item", _request)
-        return Attributes.from_json(_result["attributes"])
+        _result = self._invoke("view.item", _request, timeout)
+        return _read_model(
+            lambda _result: Attributes.from_json(_result["attributes"]),
+            _result, "the result of view.item")
 
     def view_selection(
             self,
@@ -1077,6 +1161,7 @@ class SyncMethods:
             *,
             limit: Optional[int] = None,
             after: Optional[str] = None,
+            timeout: Optional[float] = -1.0,
     ) -> wire.ViewSelectionResult:
         """``view.selection``: the selected items in data order, a page at a time
         (protocol/views.md#viewselection).
@@ -1090,7 +1175,7 @@ class SyncMethods:
         Errors besides the request errors: ViewNotFound, ItemNotFound, LimitExceeded.
         """
         _request = _params([("view", view), ("limit", limit), ("after", after)])
-        return cast(wire.ViewSelectionResult, self._invoke("view.selection", _request))
+        return cast(wire.ViewSelectionResult, self._invoke("view.selection", _request, timeout))
 
     def view_hit_test(
             self,
@@ -1098,6 +1183,7 @@ class SyncMethods:
             point: Union[Point, Mapping[str, Any]],
             *,
             kinds: Optional[Sequence[str]] = None,
+            timeout: Optional[float] = -1.0,
     ) -> Optional[Attributes]:
         """``view.hitTest``: the topmost element at a point (protocol/views.md#viewhittest).
 
@@ -1108,14 +1194,18 @@ class SyncMethods:
         Errors besides the request errors: ViewNotFound.
         """
         _request = _params([("view", view), ("point", point), ("kinds", kinds)])
-        _result = self._invoke("view.hitTest", _request)
-        return _optional(Attributes.from_json, _result.get("element"))
+        _result = self._invoke("view.hitTest", _request, timeout)
+        return _read_model(
+            lambda _result: _optional(Attributes.from_json, _result.get("element")),
+            _result, "the result of view.hitTest")
 
     def view_neighbor(
             self,
             view: str,
             id: str,
             direction: Literal["up", "down", "left", "right", "next", "previous"],
+            *,
+            timeout: Optional[float] = -1.0,
     ) -> Optional[Attributes]:
         """``view.neighbor``: the item a keyboard moves to from an item
         (protocol/views.md#viewneighbor).
@@ -1127,31 +1217,41 @@ class SyncMethods:
         Errors besides the request errors: ViewNotFound, ItemNotFound.
         """
         _request = _params([("view", view), ("id", id), ("direction", direction)])
-        _result = self._invoke("view.neighbor", _request)
-        return _optional(Attributes.from_json, _result.get("element"))
+        _result = self._invoke("view.neighbor", _request, timeout)
+        return _read_model(
+            lambda _result: _optional(Attributes.from_json, _result.get("element")),
+            _result, "the result of view.neighbor")
 
-    def view_unsubscribe(self, subscription: int) -> wire.ViewUnsubscribeResult:
+    def view_unsubscribe(
+            self,
+            subscription: int,
+            *,
+            timeout: Optional[float] = -1.0,
+    ) -> wire.ViewUnsubscribeResult:
         """``view.unsubscribe``: stop events (protocol/subscriptions.md#viewunsubscribe).
 
         subscription: an id from view.subscribe on this connection (InvalidParams otherwise)
         """
         _request = _params([("subscription", subscription)])
-        return cast(wire.ViewUnsubscribeResult, self._invoke("view.unsubscribe", _request))
+        return cast(wire.ViewUnsubscribeResult, self._invoke("view.unsubscribe", _request, timeout))
 
 
 class AsyncMethods:
     """Every protocol method as a typed coroutine (protocol/interface.json): required parameters
     positional, optional ones keyword-only and left out of the request when None; params
-    written in the schema's order. Written by hand in the client: view.subscribe.
+    written in the schema's order. Each also takes ``timeout=``: seconds for the whole call
+    (-1, the default: the client's ``timeout``; None: no deadline), after which it raises
+    ``layoutd.Timeout``. Written by hand in the client: view.subscribe.
     """
 
-    async def _invoke(self, method: str, params: JSONObject) -> JSONObject:
+    async def _invoke(self, method: str, params: JSONObject, timeout: Optional[float] = -1.0) -> JSONObject:
         raise NotImplementedError
 
     async def daemon_hello(
             self,
             *,
             protocol: Optional[Sequence[int]] = None,
+            timeout: Optional[float] = -1.0,
     ) -> wire.DaemonHelloResult:
         """``daemon.hello``: agree on a protocol version; limits and capabilities
         (protocol/daemon.md#daemonhello).
@@ -1162,39 +1262,43 @@ class AsyncMethods:
         Errors besides the request errors: UnsupportedVersion.
         """
         _request = _params([("protocol", protocol)])
-        return cast(wire.DaemonHelloResult, await self._invoke("daemon.hello", _request))
+        return cast(wire.DaemonHelloResult, await self._invoke("daemon.hello", _request, timeout))
 
-    async def daemon_describe(self) -> wire.DaemonDescribeResult:
+    async def daemon_describe(
+            self,
+            *,
+            timeout: Optional[float] = -1.0,
+    ) -> wire.DaemonDescribeResult:
         """``daemon.describe``: every method, error and strategy
         (protocol/daemon.md#daemondescribe).
         """
-        return cast(wire.DaemonDescribeResult, await self._invoke("daemon.describe", {}))
+        return cast(wire.DaemonDescribeResult, await self._invoke("daemon.describe", {}, timeout))
 
-    async def daemon_status(self) -> wire.DaemonStatusResult:
+    async def daemon_status(self, *, timeout: Optional[float] = -1.0) -> wire.DaemonStatusResult:
         """``daemon.status``: views, items, requests served, errors, connections, memory
         (protocol/daemon.md#daemonstatus).
         """
-        return cast(wire.DaemonStatusResult, await self._invoke("daemon.status", {}))
+        return cast(wire.DaemonStatusResult, await self._invoke("daemon.status", {}, timeout))
 
-    async def daemon_sync(self) -> wire.DaemonSyncResult:
+    async def daemon_sync(self, *, timeout: Optional[float] = -1.0) -> wire.DaemonSyncResult:
         """``daemon.sync``: replies after every earlier event for this connection
         (protocol/daemon.md#daemonsync).
         """
-        return cast(wire.DaemonSyncResult, await self._invoke("daemon.sync", {}))
+        return cast(wire.DaemonSyncResult, await self._invoke("daemon.sync", {}, timeout))
 
-    async def daemon_reload(self) -> wire.DaemonReloadResult:
+    async def daemon_reload(self, *, timeout: Optional[float] = -1.0) -> wire.DaemonReloadResult:
         """``daemon.reload``: re-read the configuration file (as SIGHUP does)
         (protocol/daemon.md#daemonreload).
 
         Errors besides the request errors: ReloadFailed.
         """
-        return cast(wire.DaemonReloadResult, await self._invoke("daemon.reload", {}))
+        return cast(wire.DaemonReloadResult, await self._invoke("daemon.reload", {}, timeout))
 
-    async def strategy_list(self) -> wire.StrategyListResult:
+    async def strategy_list(self, *, timeout: Optional[float] = -1.0) -> wire.StrategyListResult:
         """``strategy.list``: registered strategies with parameters and defaults
         (protocol/strategies.md#strategylist).
         """
-        return cast(wire.StrategyListResult, await self._invoke("strategy.list", {}))
+        return cast(wire.StrategyListResult, await self._invoke("strategy.list", {}, timeout))
 
     async def view_create(
             self,
@@ -1207,6 +1311,7 @@ class AsyncMethods:
             sections: Optional[Sequence[Union[Section, Mapping[str, Any]]]] = None,
             anchor: Optional[wire.AnchorPolicy] = None,
             layout_direction: Optional[Literal["ltr", "rtl"]] = None,
+            timeout: Optional[float] = -1.0,
     ) -> Snapshot:
         """``view.create``: create a named view (protocol/views.md#viewcreate).
 
@@ -1237,10 +1342,16 @@ class AsyncMethods:
             ("anchor", anchor),
             ("layoutDirection", layout_direction),
         ])
-        _result = await self._invoke("view.create", _request)
-        return Snapshot.from_json(_result)
+        _result = await self._invoke("view.create", _request, timeout)
+        return _read_model(
+            lambda _result: Snapshot.from_json(_result), _result, "the result of view.create")
 
-    async def view_delete(self, view: str) -> wire.ViewDeleteResult:
+    async def view_delete(
+            self,
+            view: str,
+            *,
+            timeout: Optional[float] = -1.0,
+    ) -> wire.ViewDeleteResult:
         """``view.delete``: delete a view (protocol/views.md#viewdelete).
 
         view: the view's name
@@ -1248,13 +1359,13 @@ class AsyncMethods:
         Errors besides the request errors: ViewNotFound.
         """
         _request = _params([("view", view)])
-        return cast(wire.ViewDeleteResult, await self._invoke("view.delete", _request))
+        return cast(wire.ViewDeleteResult, await self._invoke("view.delete", _request, timeout))
 
-    async def view_list(self) -> wire.ViewListResult:
+    async def view_list(self, *, timeout: Optional[float] = -1.0) -> wire.ViewListResult:
         """``view.list``: every view with its strategy and epoch (protocol/views.md#viewlist)."""
-        return cast(wire.ViewListResult, await self._invoke("view.list", {}))
+        return cast(wire.ViewListResult, await self._invoke("view.list", {}, timeout))
 
-    async def view_get(self, view: str) -> Snapshot:
+    async def view_get(self, view: str, *, timeout: Optional[float] = -1.0) -> Snapshot:
         """``view.get``: a view's state and the elements in its window
         (protocol/views.md#viewget).
 
@@ -1263,8 +1374,9 @@ class AsyncMethods:
         Errors besides the request errors: ViewNotFound.
         """
         _request = _params([("view", view)])
-        _result = await self._invoke("view.get", _request)
-        return Snapshot.from_json(_result)
+        _result = await self._invoke("view.get", _request, timeout)
+        return _read_model(
+            lambda _result: Snapshot.from_json(_result), _result, "the result of view.get")
 
     async def view_set_data(
             self,
@@ -1275,6 +1387,7 @@ class AsyncMethods:
             if_epoch: Optional[int] = None,
             dry_run: Optional[bool] = None,
             anchor: Optional[wire.AnchorPolicy] = None,
+            timeout: Optional[float] = -1.0,
     ) -> Invalidation:
         """``view.setData``: replace all data, diffed by id (protocol/mutations.md#viewsetdata).
 
@@ -1300,8 +1413,9 @@ class AsyncMethods:
             ("anchor", anchor),
             ("sections", sections),
         ])
-        _result = await self._invoke("view.setData", _request)
-        return Invalidation.from_json(_result)
+        _result = await self._invoke("view.setData", _request, timeout)
+        return _read_model(
+            lambda _result: Invalidation.from_json(_result), _result, "the result of view.setData")
 
     async def view_update(
             self,
@@ -1312,6 +1426,7 @@ class AsyncMethods:
             if_epoch: Optional[int] = None,
             dry_run: Optional[bool] = None,
             anchor: Optional[wire.AnchorPolicy] = None,
+            timeout: Optional[float] = -1.0,
     ) -> Invalidation:
         """``view.update``: an atomic batch of inserts, deletes, moves and reloads
         (protocol/mutations.md#viewupdate).
@@ -1338,8 +1453,9 @@ class AsyncMethods:
             ("anchor", anchor),
             ("updates", updates),
         ])
-        _result = await self._invoke("view.update", _request)
-        return Invalidation.from_json(_result)
+        _result = await self._invoke("view.update", _request, timeout)
+        return _read_model(
+            lambda _result: Invalidation.from_json(_result), _result, "the result of view.update")
 
     async def view_measure(
             self,
@@ -1350,6 +1466,7 @@ class AsyncMethods:
             if_epoch: Optional[int] = None,
             dry_run: Optional[bool] = None,
             anchor: Optional[wire.AnchorPolicy] = None,
+            timeout: Optional[float] = -1.0,
     ) -> Invalidation:
         """``view.measure``: measured sizes (self-sizing) (protocol/mutations.md#viewmeasure).
 
@@ -1374,8 +1491,9 @@ class AsyncMethods:
             ("anchor", anchor),
             ("sizes", sizes),
         ])
-        _result = await self._invoke("view.measure", _request)
-        return Invalidation.from_json(_result)
+        _result = await self._invoke("view.measure", _request, timeout)
+        return _read_model(
+            lambda _result: Invalidation.from_json(_result), _result, "the result of view.measure")
 
     async def view_select(
             self,
@@ -1387,6 +1505,7 @@ class AsyncMethods:
             dry_run: Optional[bool] = None,
             anchor: Optional[wire.AnchorPolicy] = None,
             mode: Optional[Literal["set", "add", "remove", "toggle"]] = None,
+            timeout: Optional[float] = -1.0,
     ) -> Invalidation:
         """``view.select``: change the selection (protocol/mutations.md#viewselect).
 
@@ -1413,8 +1532,9 @@ class AsyncMethods:
             ("ids", ids),
             ("mode", mode),
         ])
-        _result = await self._invoke("view.select", _request)
-        return Invalidation.from_json(_result)
+        _result = await self._invoke("view.select", _request, timeout)
+        return _read_model(
+            lambda _result: Invalidation.from_json(_result), _result, "the result of view.select")
 
     async def view_scroll(
             self,
@@ -1427,6 +1547,7 @@ class AsyncMethods:
             anchor: Optional[wire.AnchorPolicy] = None,
             velocity: Optional[Union[Point, Mapping[str, Any]]] = None,
             horizon: Optional[float] = None,
+            timeout: Optional[float] = -1.0,
     ) -> Invalidation:
         """``view.scroll``: a new content offset (protocol/mutations.md#viewscroll).
 
@@ -1457,8 +1578,9 @@ class AsyncMethods:
             ("velocity", velocity),
             ("horizon", horizon),
         ])
-        _result = await self._invoke("view.scroll", _request)
-        return Invalidation.from_json(_result)
+        _result = await self._invoke("view.scroll", _request, timeout)
+        return _read_model(
+            lambda _result: Invalidation.from_json(_result), _result, "the result of view.scroll")
 
     async def view_scroll_end(
             self,
@@ -1470,6 +1592,7 @@ class AsyncMethods:
             dry_run: Optional[bool] = None,
             anchor: Optional[wire.AnchorPolicy] = None,
             velocity: Optional[Union[Point, Mapping[str, Any]]] = None,
+            timeout: Optional[float] = -1.0,
     ) -> Invalidation:
         """``view.scrollEnd``: where scrolling comes to rest (snapping)
         (protocol/mutations.md#viewscrollend).
@@ -1496,8 +1619,10 @@ class AsyncMethods:
             ("proposed", proposed),
             ("velocity", velocity),
         ])
-        _result = await self._invoke("view.scrollEnd", _request)
-        return Invalidation.from_json(_result)
+        _result = await self._invoke("view.scrollEnd", _request, timeout)
+        return _read_model(
+            lambda _result: Invalidation.from_json(_result),
+            _result, "the result of view.scrollEnd")
 
     async def view_scroll_section(
             self,
@@ -1509,6 +1634,7 @@ class AsyncMethods:
             if_epoch: Optional[int] = None,
             dry_run: Optional[bool] = None,
             anchor: Optional[wire.AnchorPolicy] = None,
+            timeout: Optional[float] = -1.0,
     ) -> Invalidation:
         """``view.scrollSection``: scroll an orthogonal section (compositional) across the main
         direction on its own (protocol/views.md#viewscrollsection).
@@ -1538,8 +1664,10 @@ class AsyncMethods:
             ("section", section),
             ("offset", offset),
         ])
-        _result = await self._invoke("view.scrollSection", _request)
-        return Invalidation.from_json(_result)
+        _result = await self._invoke("view.scrollSection", _request, timeout)
+        return _read_model(
+            lambda _result: Invalidation.from_json(_result),
+            _result, "the result of view.scrollSection")
 
     async def view_scroll_section_end(
             self,
@@ -1552,6 +1680,7 @@ class AsyncMethods:
             anchor: Optional[wire.AnchorPolicy] = None,
             proposed: Optional[float] = None,
             velocity: Optional[float] = None,
+            timeout: Optional[float] = -1.0,
     ) -> Invalidation:
         """``view.scrollSectionEnd``: where an orthogonal section comes to rest: its behaviour's
         paging or snapping, clamped (protocol/views.md#viewscrollsectionend).
@@ -1582,8 +1711,10 @@ class AsyncMethods:
             ("proposed", proposed),
             ("velocity", velocity),
         ])
-        _result = await self._invoke("view.scrollSectionEnd", _request)
-        return Invalidation.from_json(_result)
+        _result = await self._invoke("view.scrollSectionEnd", _request, timeout)
+        return _read_model(
+            lambda _result: Invalidation.from_json(_result),
+            _result, "the result of view.scrollSectionEnd")
 
     async def view_scroll_to(
             self,
@@ -1597,6 +1728,7 @@ class AsyncMethods:
             kind: Optional[str] = None,
             align: Optional[Literal["start", "center", "end", "nearest"]] = None,
             offset: Optional[float] = None,
+            timeout: Optional[float] = -1.0,
     ) -> Invalidation:
         """``view.scrollTo``: scroll so an item (or a section's header or footer) sits exactly
         where asked; it stays put while the content settles
@@ -1633,8 +1765,9 @@ class AsyncMethods:
             ("align", align),
             ("offset", offset),
         ])
-        _result = await self._invoke("view.scrollTo", _request)
-        return Invalidation.from_json(_result)
+        _result = await self._invoke("view.scrollTo", _request, timeout)
+        return _read_model(
+            lambda _result: Invalidation.from_json(_result), _result, "the result of view.scrollTo")
 
     async def view_resize(
             self,
@@ -1648,6 +1781,7 @@ class AsyncMethods:
             safe_area_insets: Optional[Union[Insets, Mapping[str, Any]]] = None,
             layout_margins: Optional[Union[Insets, Mapping[str, Any]]] = None,
             readable_width: Optional[float] = None,
+            timeout: Optional[float] = -1.0,
     ) -> Invalidation:
         """``view.resize``: a new viewport size (protocol/mutations.md#viewresize).
 
@@ -1681,8 +1815,9 @@ class AsyncMethods:
             ("layoutMargins", layout_margins),
             ("readableWidth", readable_width),
         ])
-        _result = await self._invoke("view.resize", _request)
-        return Invalidation.from_json(_result)
+        _result = await self._invoke("view.resize", _request, timeout)
+        return _read_model(
+            lambda _result: Invalidation.from_json(_result), _result, "the result of view.resize")
 
     async def view_configure(
             self,
@@ -1693,6 +1828,7 @@ class AsyncMethods:
             if_epoch: Optional[int] = None,
             dry_run: Optional[bool] = None,
             anchor: Optional[wire.AnchorPolicy] = None,
+            timeout: Optional[float] = -1.0,
     ) -> Invalidation:
         """``view.configure``: change strategy parameters (protocol/mutations.md#viewconfigure).
 
@@ -1717,8 +1853,10 @@ class AsyncMethods:
             ("anchor", anchor),
             ("params", params),
         ])
-        _result = await self._invoke("view.configure", _request)
-        return Invalidation.from_json(_result)
+        _result = await self._invoke("view.configure", _request, timeout)
+        return _read_model(
+            lambda _result: Invalidation.from_json(_result),
+            _result, "the result of view.configure")
 
     async def view_set_strategy(
             self,
@@ -1730,6 +1868,7 @@ class AsyncMethods:
             dry_run: Optional[bool] = None,
             anchor: Optional[wire.AnchorPolicy] = None,
             params: Optional[Mapping[str, Any]] = None,
+            timeout: Optional[float] = -1.0,
     ) -> Invalidation:
         """``view.setStrategy``: switch strategy, first visible item anchored
         (protocol/mutations.md#viewsetstrategy).
@@ -1757,8 +1896,10 @@ class AsyncMethods:
             ("strategy", strategy),
             ("params", params),
         ])
-        _result = await self._invoke("view.setStrategy", _request)
-        return Invalidation.from_json(_result)
+        _result = await self._invoke("view.setStrategy", _request, timeout)
+        return _read_model(
+            lambda _result: Invalidation.from_json(_result),
+            _result, "the result of view.setStrategy")
 
     async def view_set_window_margin(
             self,
@@ -1769,6 +1910,7 @@ class AsyncMethods:
             if_epoch: Optional[int] = None,
             dry_run: Optional[bool] = None,
             anchor: Optional[wire.AnchorPolicy] = None,
+            timeout: Optional[float] = -1.0,
     ) -> Invalidation:
         """``view.setWindowMargin``: change the window margin
         (protocol/mutations.md#viewsetwindowmargin).
@@ -1793,8 +1935,10 @@ class AsyncMethods:
             ("anchor", anchor),
             ("margin", margin),
         ])
-        _result = await self._invoke("view.setWindowMargin", _request)
-        return Invalidation.from_json(_result)
+        _result = await self._invoke("view.setWindowMargin", _request, timeout)
+        return _read_model(
+            lambda _result: Invalidation.from_json(_result),
+            _result, "the result of view.setWindowMargin")
 
     async def view_set_anchor(
             self,
@@ -1804,6 +1948,7 @@ class AsyncMethods:
             animated: Optional[bool] = None,
             if_epoch: Optional[int] = None,
             dry_run: Optional[bool] = None,
+            timeout: Optional[float] = -1.0,
     ) -> Invalidation:
         """``view.setAnchor``: what later changes keep still on screen
         (protocol/mutations.md#viewsetanchor).
@@ -1826,8 +1971,10 @@ class AsyncMethods:
             ("dryRun", dry_run),
             ("anchor", anchor),
         ])
-        _result = await self._invoke("view.setAnchor", _request)
-        return Invalidation.from_json(_result)
+        _result = await self._invoke("view.setAnchor", _request, timeout)
+        return _read_model(
+            lambda _result: Invalidation.from_json(_result),
+            _result, "the result of view.setAnchor")
 
     async def view_set_layout_direction(
             self,
@@ -1838,6 +1985,7 @@ class AsyncMethods:
             if_epoch: Optional[int] = None,
             dry_run: Optional[bool] = None,
             anchor: Optional[wire.AnchorPolicy] = None,
+            timeout: Optional[float] = -1.0,
     ) -> Invalidation:
         """``view.setLayoutDirection``: lay the view out left to right or right to left
         (mirrored), anchor kept (protocol/mutations.md#viewsetlayoutdirection).
@@ -1863,8 +2011,10 @@ class AsyncMethods:
             ("anchor", anchor),
             ("layoutDirection", layout_direction),
         ])
-        _result = await self._invoke("view.setLayoutDirection", _request)
-        return Invalidation.from_json(_result)
+        _result = await self._invoke("view.setLayoutDirection", _request, timeout)
+        return _read_model(
+            lambda _result: Invalidation.from_json(_result),
+            _result, "the result of view.setLayoutDirection")
 
     async def view_begin_move(
             self,
@@ -1876,6 +2026,7 @@ class AsyncMethods:
             dry_run: Optional[bool] = None,
             anchor: Optional[wire.AnchorPolicy] = None,
             point: Optional[Union[Point, Mapping[str, Any]]] = None,
+            timeout: Optional[float] = -1.0,
     ) -> Invalidation:
         """``view.beginMove``: start an interactive move: the item follows the finger, the others
         re-flow around its target (protocol/views.md#viewbeginmove).
@@ -1905,8 +2056,10 @@ class AsyncMethods:
             ("id", id),
             ("point", point),
         ])
-        _result = await self._invoke("view.beginMove", _request)
-        return Invalidation.from_json(_result)
+        _result = await self._invoke("view.beginMove", _request, timeout)
+        return _read_model(
+            lambda _result: Invalidation.from_json(_result),
+            _result, "the result of view.beginMove")
 
     async def view_update_move(
             self,
@@ -1917,6 +2070,7 @@ class AsyncMethods:
             if_epoch: Optional[int] = None,
             dry_run: Optional[bool] = None,
             anchor: Optional[wire.AnchorPolicy] = None,
+            timeout: Optional[float] = -1.0,
     ) -> Invalidation:
         """``view.updateMove``: the finger moved (or stayed while the client scrolled): new
         target and auto-scroll (protocol/views.md#viewupdatemove).
@@ -1942,8 +2096,10 @@ class AsyncMethods:
             ("anchor", anchor),
             ("point", point),
         ])
-        _result = await self._invoke("view.updateMove", _request)
-        return Invalidation.from_json(_result)
+        _result = await self._invoke("view.updateMove", _request, timeout)
+        return _read_model(
+            lambda _result: Invalidation.from_json(_result),
+            _result, "the result of view.updateMove")
 
     async def view_end_move(
             self,
@@ -1954,6 +2110,7 @@ class AsyncMethods:
             if_epoch: Optional[int] = None,
             dry_run: Optional[bool] = None,
             anchor: Optional[wire.AnchorPolicy] = None,
+            timeout: Optional[float] = -1.0,
     ) -> Invalidation:
         """``view.endMove``: drop the moving item at its target (one batch move) or put it back
         (protocol/views.md#viewendmove).
@@ -1979,8 +2136,9 @@ class AsyncMethods:
             ("anchor", anchor),
             ("commit", commit),
         ])
-        _result = await self._invoke("view.endMove", _request)
-        return Invalidation.from_json(_result)
+        _result = await self._invoke("view.endMove", _request, timeout)
+        return _read_model(
+            lambda _result: Invalidation.from_json(_result), _result, "the result of view.endMove")
 
     async def view_begin_transition(
             self,
@@ -1990,6 +2148,7 @@ class AsyncMethods:
             params: Optional[Mapping[str, Any]] = None,
             if_epoch: Optional[int] = None,
             anchor: Optional[wire.AnchorPolicy] = None,
+            timeout: Optional[float] = -1.0,
     ) -> wire.ViewBeginTransitionResult:
         """``view.beginTransition``: prepare an interactive transition to a strategy or
         parameters; the from/to pairs (protocol/mutations.md#viewbegintransition).
@@ -2013,13 +2172,15 @@ class AsyncMethods:
             ("ifEpoch", if_epoch),
             ("anchor", anchor),
         ])
-        _result = await self._invoke("view.beginTransition", _request)
+        _result = await self._invoke("view.beginTransition", _request, timeout)
         return cast(wire.ViewBeginTransitionResult, _result)
 
     async def view_update_transition(
             self,
             view: str,
             progress: float,
+            *,
+            timeout: Optional[float] = -1.0,
     ) -> wire.ViewUpdateTransitionResult:
         """``view.updateTransition``: scrub the interactive transition: every element at a
         progress (protocol/mutations.md#viewupdatetransition).
@@ -2030,7 +2191,7 @@ class AsyncMethods:
         Errors besides the request errors: ViewNotFound, InvalidParameter, NoActiveTransition.
         """
         _request = _params([("view", view), ("progress", progress)])
-        _result = await self._invoke("view.updateTransition", _request)
+        _result = await self._invoke("view.updateTransition", _request, timeout)
         return cast(wire.ViewUpdateTransitionResult, _result)
 
     async def view_end_transition(
@@ -2042,6 +2203,7 @@ class AsyncMethods:
             if_epoch: Optional[int] = None,
             dry_run: Optional[bool] = None,
             anchor: Optional[wire.AnchorPolicy] = None,
+            timeout: Optional[float] = -1.0,
     ) -> Invalidation:
         """``view.endTransition``: finish the interactive transition to the target (commit) or
         back, animated from the progress (protocol/mutations.md#viewendtransition).
@@ -2066,14 +2228,17 @@ class AsyncMethods:
             ("anchor", anchor),
             ("commit", commit),
         ])
-        _result = await self._invoke("view.endTransition", _request)
-        return Invalidation.from_json(_result)
+        _result = await self._invoke("view.endTransition", _request, timeout)
+        return _read_model(
+            lambda _result: Invalidation.from_json(_result),
+            _result, "the result of view.endTransition")
 
     async def view_stage_begin(
             self,
             view: str,
             *,
             if_epoch: Optional[int] = None,
+            timeout: Optional[float] = -1.0,
     ) -> wire.ViewStageBeginResult:
         """``view.stage.begin``: open a staged upload: data for one setData too large for one
         line or batch (protocol/mutations.md#staged-uploads).
@@ -2084,12 +2249,15 @@ class AsyncMethods:
         Errors besides the request errors: ViewNotFound, StaleEpoch, LimitExceeded.
         """
         _request = _params([("view", view), ("ifEpoch", if_epoch)])
-        return cast(wire.ViewStageBeginResult, await self._invoke("view.stage.begin", _request))
+        _result = await self._invoke("view.stage.begin", _request, timeout)
+        return cast(wire.ViewStageBeginResult, _result)
 
     async def view_stage_append(
             self,
             upload: str,
             sections: Sequence[Union[Section, Mapping[str, Any]]],
+            *,
+            timeout: Optional[float] = -1.0,
     ) -> wire.ViewStageAppendResult:
         """``view.stage.append``: add sections and items to an open upload of this connection
         (protocol/mutations.md#staged-uploads).
@@ -2101,7 +2269,8 @@ class AsyncMethods:
         Errors besides the request errors: LimitExceeded.
         """
         _request = _params([("upload", upload), ("sections", sections)])
-        return cast(wire.ViewStageAppendResult, await self._invoke("view.stage.append", _request))
+        _result = await self._invoke("view.stage.append", _request, timeout)
+        return cast(wire.ViewStageAppendResult, _result)
 
     async def view_stage_commit(
             self,
@@ -2111,6 +2280,7 @@ class AsyncMethods:
             if_epoch: Optional[int] = None,
             dry_run: Optional[bool] = None,
             anchor: Optional[wire.AnchorPolicy] = None,
+            timeout: Optional[float] = -1.0,
     ) -> Invalidation:
         """``view.stage.commit``: apply an upload as one view.setData and end it
         (protocol/mutations.md#staged-uploads).
@@ -2137,17 +2307,25 @@ class AsyncMethods:
             ("dryRun", dry_run),
             ("anchor", anchor),
         ])
-        _result = await self._invoke("view.stage.commit", _request)
-        return Invalidation.from_json(_result)
+        _result = await self._invoke("view.stage.commit", _request, timeout)
+        return _read_model(
+            lambda _result: Invalidation.from_json(_result),
+            _result, "the result of view.stage.commit")
 
-    async def view_stage_abort(self, upload: str) -> wire.ViewStageAbortResult:
+    async def view_stage_abort(
+            self,
+            upload: str,
+            *,
+            timeout: Optional[float] = -1.0,
+    ) -> wire.ViewStageAbortResult:
         """``view.stage.abort``: end an upload unapplied (protocol/mutations.md#staged-uploads).
 
         upload: an id from view.stage.begin on this connection, still open (InvalidParams
             otherwise)
         """
         _request = _params([("upload", upload)])
-        return cast(wire.ViewStageAbortResult, await self._invoke("view.stage.abort", _request))
+        _result = await self._invoke("view.stage.abort", _request, timeout)
+        return cast(wire.ViewStageAbortResult, _result)
 
     async def view_query(
             self,
@@ -2156,6 +2334,7 @@ class AsyncMethods:
             *,
             limit: Optional[int] = None,
             after: Optional[Union[ElementKey, Mapping[str, Any]]] = None,
+            timeout: Optional[float] = -1.0,
     ) -> QueryPage:
         """``view.query``: elements intersecting a rect, a page at a time in key order
         (protocol/views.md#viewquery).
@@ -2178,10 +2357,11 @@ class AsyncMethods:
             ("limit", limit),
             ("after", None if after is None else key_to_json(after)),
         ])
-        _result = await self._invoke("view.query", _request)
-        return QueryPage.from_json(_result)
+        _result = await self._invoke("view.query", _request, timeout)
+        return _read_model(
+            lambda _result: QueryPage.from_json(_result), _result, "the result of view.query")
 
-    async def view_item(self, view: str, id: str) -> Attributes:
+    async def view_item(self, view: str, id: str, *, timeout: Optional[float] = -1.0) -> Attributes:
         """``view.item``: one item's attributes (protocol/views.md#viewitem).
 
         view: the view's name
@@ -2190,8 +2370,10 @@ class AsyncMethods:
         Errors besides the request errors: ViewNotFound, ItemNotFound.
         """
         _request = _params([("view", view), ("id", id)])
-        _result = await self._invoke("view.item", _request)
-        return Attributes.from_json(_result["attributes"])
+        _result = await self._invoke("view.item", _request, timeout)
+        return _read_model(
+            lambda _result: Attributes.from_json(_result["attributes"]),
+            _result, "the result of view.item")
 
     async def view_selection(
             self,
@@ -2199,6 +2381,7 @@ class AsyncMethods:
             *,
             limit: Optional[int] = None,
             after: Optional[str] = None,
+            timeout: Optional[float] = -1.0,
     ) -> wire.ViewSelectionResult:
         """``view.selection``: the selected items in data order, a page at a time
         (protocol/views.md#viewselection).
@@ -2212,7 +2395,8 @@ class AsyncMethods:
         Errors besides the request errors: ViewNotFound, ItemNotFound, LimitExceeded.
         """
         _request = _params([("view", view), ("limit", limit), ("after", after)])
-        return cast(wire.ViewSelectionResult, await self._invoke("view.selection", _request))
+        _result = await self._invoke("view.selection", _request, timeout)
+        return cast(wire.ViewSelectionResult, _result)
 
     async def view_hit_test(
             self,
@@ -2220,6 +2404,7 @@ class AsyncMethods:
             point: Union[Point, Mapping[str, Any]],
             *,
             kinds: Optional[Sequence[str]] = None,
+            timeout: Optional[float] = -1.0,
     ) -> Optional[Attributes]:
         """``view.hitTest``: the topmost element at a point (protocol/views.md#viewhittest).
 
@@ -2230,14 +2415,18 @@ class AsyncMethods:
         Errors besides the request errors: ViewNotFound.
         """
         _request = _params([("view", view), ("point", point), ("kinds", kinds)])
-        _result = await self._invoke("view.hitTest", _request)
-        return _optional(Attributes.from_json, _result.get("element"))
+        _result = await self._invoke("view.hitTest", _request, timeout)
+        return _read_model(
+            lambda _result: _optional(Attributes.from_json, _result.get("element")),
+            _result, "the result of view.hitTest")
 
     async def view_neighbor(
             self,
             view: str,
             id: str,
             direction: Literal["up", "down", "left", "right", "next", "previous"],
+            *,
+            timeout: Optional[float] = -1.0,
     ) -> Optional[Attributes]:
         """``view.neighbor``: the item a keyboard moves to from an item
         (protocol/views.md#viewneighbor).
@@ -2249,13 +2438,21 @@ class AsyncMethods:
         Errors besides the request errors: ViewNotFound, ItemNotFound.
         """
         _request = _params([("view", view), ("id", id), ("direction", direction)])
-        _result = await self._invoke("view.neighbor", _request)
-        return _optional(Attributes.from_json, _result.get("element"))
+        _result = await self._invoke("view.neighbor", _request, timeout)
+        return _read_model(
+            lambda _result: _optional(Attributes.from_json, _result.get("element")),
+            _result, "the result of view.neighbor")
 
-    async def view_unsubscribe(self, subscription: int) -> wire.ViewUnsubscribeResult:
+    async def view_unsubscribe(
+            self,
+            subscription: int,
+            *,
+            timeout: Optional[float] = -1.0,
+    ) -> wire.ViewUnsubscribeResult:
         """``view.unsubscribe``: stop events (protocol/subscriptions.md#viewunsubscribe).
 
         subscription: an id from view.subscribe on this connection (InvalidParams otherwise)
         """
         _request = _params([("subscription", subscription)])
-        return cast(wire.ViewUnsubscribeResult, await self._invoke("view.unsubscribe", _request))
+        _result = await self._invoke("view.unsubscribe", _request, timeout)
+        return cast(wire.ViewUnsubscribeResult, _result)

@@ -13,7 +13,7 @@ from typing import Awaitable, Callable, Dict, List, Optional, TypeVar
 from ._names import EVENT_DAEMON_SHUTDOWN, METHOD_VIEW_CREATE, PROTOCOL_VERSIONS
 from .aio import AsyncClient, AsyncSubscription
 from .discovery import socket_path
-from .errors import ClientError, LayoutdError, ViewExists
+from .errors import ClientError, LayoutdError, Timeout, ViewExists
 from .mirror import Mirror
 from .model import Event
 from .reconnect import ViewData
@@ -24,15 +24,17 @@ T = TypeVar("T")
 RETRYABLE = (OSError, ClientError)
 
 
-async def wait_until_serving_async(path: Optional[str] = None, timeout: float = 30.0, interval: float = 0.02) -> AsyncClient:
+async def wait_until_serving_async(path: Optional[str] = None, timeout: float = 30.0, interval: float = 0.02, *,
+                                   call_timeout: Optional[float] = 30.0) -> AsyncClient:
     """A new connected client once ``daemon.hello`` is answered on ``path``; the last error
-    once ``timeout`` seconds pass."""
+    once ``timeout`` seconds pass. The client's calls then have ``call_timeout`` (its ``timeout``)."""
     deadline = time.monotonic() + timeout
     while True:
         try:
-            client = await AsyncClient.connect(path)
+            client = await AsyncClient.connect(path, timeout=max(0.1, deadline - time.monotonic()))
             try:
-                await asyncio.wait_for(client.daemon_hello(protocol=list(PROTOCOL_VERSIONS)), max(0.1, deadline - time.monotonic()))
+                await client.daemon_hello(protocol=list(PROTOCOL_VERSIONS))
+                client.timeout = call_timeout
                 return client
             except BaseException:
                 await client.close()
@@ -108,6 +110,8 @@ class AsyncReconnector:
         """``await action(client)``; after a lost connection, reconnects and awaits it once more."""
         try:
             return await action(self.client)
+        except Timeout:
+            raise  # a slow daemon is not a lost connection
         except RETRYABLE:
             await self.reconnect()
             return await action(self.client)
@@ -123,7 +127,7 @@ class AsyncReconnector:
                         break
                     try:
                         event = await subscription.next(timeout if timeout > 0 else None)
-                    except asyncio.TimeoutError:
+                    except (asyncio.TimeoutError, Timeout):
                         break
                     if event is None:
                         break

@@ -14,23 +14,40 @@ A client feeds :class:`Core` the bytes it read (``core.lines``) and hands it eac
   subscription), checking that ``seq`` runs 1, 2, 3, … without a gap (``gap``);
 - keeps ``shutdown`` (``daemon.shutdown``'s params) and ``connection_error`` (the error line
   that comes before the daemon closes the connection);
-- at end of stream (``end()``), tells every request still waiting and every subscription.
+- at end of stream (``end()``), tells every request still waiting and every subscription;
+- on a line no layoutd writes (over the line cap, not JSON, the wrong shape: ProtocolError),
+  ends the same way (``fail``), keeping the error in ``failure`` for every waiting call.
+
+Every table here is bounded: a reply entry lives from ``expect`` until its caller takes it (or
+cancels), strays keep the STRAY_KEPT most recent, the line buffer holds at most a line cap.
 """
 from __future__ import annotations
 
 import collections
-from typing import Any, Callable, Deque, Dict, Optional
+from typing import Any, Callable, Deque, Dict, Optional, TypeVar
 
-from ._errorbase import LayoutdError
+from ._errorbase import ConnectionClosed, LayoutdError, ProtocolError
 from ._errors import CONNECTION_ERRORS, LINE_ERRORS
 from ._names import EVENT_DAEMON_SHUTDOWN, EVENT_VIEW_DELETED, EVENT_VIEW_RESYNC
 from .errors import error_from_reply
-from .framing import LineBuffer, RequestId, decode_line
+from .framing import DEFAULT_LINE_CAP, LineBuffer, RequestId, check_message, decode_line
 from .mirror import Mirror
 from .model import Event, Invalidation, JSONObject, Snapshot
 
 #: Called with a reply when it arrives, or with None when the connection ended first.
 ReplyCallback = Callable[[Optional[JSONObject]], None]
+
+T = TypeVar("T")
+#: What reading the daemon's values into the model's dataclasses raises on a wrong type.
+MODEL_ERRORS = (KeyError, TypeError, ValueError, AttributeError, OverflowError)
+
+
+def read_model(read: Callable[[Any], T], value: Any, what: str) -> T:
+    """``read(value)``, or ProtocolError when the daemon's value has the wrong shape for it."""
+    try:
+        return read(value)
+    except MODEL_ERRORS as error:
+        raise ProtocolError("the daemon wrote %s of the wrong shape (%s: %s)" % (what, type(error).__name__, error)) from None
 
 
 class Pending:
@@ -65,13 +82,22 @@ class SubscriptionBase:
         """Drops the events not yet taken."""
         raise NotImplementedError
 
+    def _queued(self) -> int:
+        """How many events were delivered and not yet taken."""
+        raise NotImplementedError
+
     def _end(self) -> None:
         """The connection ended."""
 
     def _take(self, event: Event) -> bool:
         """Applies a taken event to the mirror; False when the mirror needs a fresh snapshot
         (an invalidation that is not its next epoch). ``view.deleted`` ends the subscription."""
-        applied = self.mirror.handle(event)
+        try:
+            applied = read_model(self.mirror.handle, event, "a %s event" % event.name)
+        except ProtocolError as error:
+            if self._core is not None:
+                self._core.fail(error)
+            raise
         if event.name == EVENT_VIEW_DELETED:
             self.ended = True
             if self._core is not None:
@@ -81,8 +107,8 @@ class SubscriptionBase:
     def _restart(self, result: JSONObject) -> None:
         """A new ``view.subscribe`` reply for the same view (after lost events): the new id and
         snapshot, delivered as a synthetic ``view.resync`` in place of everything not taken."""
-        self.id = int(result["subscription"])
-        self.snapshot = Snapshot.from_json(result["snapshot"])
+        self.id = read_model(lambda r: int(r["subscription"]), result, "a view.subscribe result")
+        self.snapshot = read_model(lambda r: Snapshot.from_json(r["snapshot"]), result, "a view.subscribe result")
         self._clear()
         self._deliver(Event(EVENT_VIEW_RESYNC, 0, {"view": self.view, "skipped": 0, "snapshot": result["snapshot"]}, self.id))
 
@@ -92,9 +118,13 @@ class Core:
 
     #: How many stray messages ``stray`` keeps (the most recent).
     STRAY_KEPT = 16
+    #: How many events a subscription holds before nobody taking them counts as falling behind.
+    SUBSCRIPTION_EVENTS_KEPT = 4096
+    #: How many connection-wide events nobody took a client keeps (the most recent).
+    EVENTS_KEPT = 1024
 
-    def __init__(self) -> None:
-        self.lines = LineBuffer()
+    def __init__(self, line_cap: int = DEFAULT_LINE_CAP) -> None:
+        self.lines = LineBuffer(line_cap)
         #: The ``seq`` of the last event; a gap sets ``gap`` (events were lost).
         self.last_seq = 0
         self.gap = False
@@ -104,6 +134,8 @@ class Core:
         self.connection_error: Optional[LayoutdError] = None
         #: Whether the stream ended.
         self.ended = False
+        #: The ProtocolError that ended the stream (``fail``), else None.
+        self.failure: Optional[ProtocolError] = None
         #: The id of the next request, instead of the next counter value (once).
         self.next_request_id: Optional[RequestId] = None
         #: Replies nobody waited for and ``id`` null lines: the most recent, and how many in all.
@@ -112,6 +144,8 @@ class Core:
         #: Events for a subscription this connection holds but no subscription object has
         #: (one made with a raw ``view.subscribe``): counted, not kept.
         self.unrouted_events = 0
+        #: Events dropped from subscriptions that fell SUBSCRIPTION_EVENTS_KEPT behind (each then resubscribes).
+        self.subscription_events_dropped = 0
         #: Called with each connection-wide event (``daemon.shutdown``, unknown ones).
         self.on_event: Callable[[Event], None] = lambda event: None
         self.subscriptions: Dict[int, SubscriptionBase] = {}
@@ -141,6 +175,11 @@ class Core:
     def waits_for(self, request_id: RequestId) -> bool:
         return request_id in self._expected
 
+    @property
+    def waiting(self) -> int:
+        """How many requests wait for their reply, or hold one not yet taken (per-call state)."""
+        return sum(len(queue) for queue in self._expected.values())
+
     def take(self, request_id: RequestId) -> Optional[JSONObject]:
         """The oldest reply to ``request_id`` if it arrived (its entry goes with it), else None."""
         queue = self._expected.get(request_id)
@@ -150,6 +189,13 @@ class Core:
         if not queue:
             del self._expected[request_id]
         return message
+
+    def forget(self, request_id: RequestId) -> None:
+        """The oldest caller waiting for ``request_id`` (the one ``take`` serves) gives up: a
+        reply that comes later is stray."""
+        queue = self._expected.get(request_id)
+        if queue:
+            self.cancel(queue[0])
 
     def cancel(self, pending: Pending) -> None:
         """Its caller no longer waits: a reply that comes later is stray."""
@@ -161,18 +207,73 @@ class Core:
 
     # Input -----------------------------------------------------------------------------------
 
+    def feed(self, data: bytes) -> None:
+        """Bytes read from the connection (ProtocolError, and ``fail``, past the line cap)."""
+        try:
+            self.lines.feed(data)
+        except ProtocolError as error:
+            self.fail(error)
+            raise
+
+    def next_line(self) -> Optional[bytes]:
+        """The next whole line, not handled, or None (ProtocolError, and ``fail``, over the cap)."""
+        try:
+            return self.lines.next_line()
+        except ProtocolError as error:
+            self.fail(error)
+            raise
+
     def handle_line(self, line: bytes) -> JSONObject:
-        """Decodes one line and handles it (ValueError when it is not JSON)."""
-        message = decode_line(line)
-        self.handle(message)
+        """Decodes one line and handles it; ProtocolError (and ``fail``) when it is not a
+        message of the protocol's shape."""
+        try:
+            message = decode_line(line)
+            self._route(message)
+        except ProtocolError as error:
+            self.fail(error)
+            raise
         return message
 
+    def handle_buffered(self) -> int:
+        """Handles every whole line already fed; returns how many."""
+        handled = 0
+        while True:
+            line = self.next_line()
+            if line is None:
+                return handled
+            self.handle_line(line)
+            handled += 1
+
     def handle(self, message: JSONObject) -> None:
-        """A reply (it has ``id``) or an event (it has ``event``)."""
+        """A reply (it has ``id``) or an event (it has ``event``), checked as ``decode_line``
+        checks a line's (ProtocolError, and ``fail``, when it has the wrong shape)."""
+        try:
+            self._route(check_message(message))
+        except ProtocolError as error:
+            self.fail(error)
+            raise
+
+    def _route(self, message: JSONObject) -> None:
         if "event" in message:
             self._event(message)
-        elif "id" in message:
+        else:
             self._reply(message)
+
+    def fail(self, error: ProtocolError) -> None:
+        """The peer broke the protocol: the stream ends, every waiting request hears of it
+        (``failure`` is the error its caller raises)."""
+        if self.failure is None and not self.ended:
+            self.failure = error
+        self.end()
+
+    def closed_error(self, what: str = "the reply") -> Exception:
+        """What a call whose reply will not come raises: the ProtocolError that ended the
+        stream, the connection-level error line before the close, or ConnectionClosed."""
+        if self.failure is not None:
+            return self.failure
+        if self.connection_error is not None:
+            return self.connection_error
+        return ConnectionClosed("the daemon closed the connection before %s" % what)
 
     def end(self) -> None:
         """End of stream: every request still waiting hears None, every subscription ``_end``."""
@@ -210,10 +311,7 @@ class Core:
         result = message.get("result")
         if isinstance(result, dict):
             self._apply_own_reply(result)
-        try:
-            queue = self._expected.get(request_id)
-        except TypeError:  # an id that cannot be a key (the daemon echoes what it was sent)
-            queue = None
+        queue = self._expected.get(request_id)
         pending = next((p for p in queue if p.message is None), None) if queue else None
         if pending is None:
             self._stray(message)
@@ -242,12 +340,12 @@ class Core:
         for subscription in self.subscriptions.values():
             if subscription.view == result.get("view") and not subscription.ended:
                 if change is None:
-                    change = Invalidation.from_json(result)
+                    change = read_model(Invalidation.from_json, result, "a mutation's result")
                 if change.epoch == subscription.mirror.epoch + 1:
                     subscription.mirror.apply(change)
 
     def _event(self, message: JSONObject) -> None:
-        event = Event.from_json(message)
+        event = read_model(Event.from_json, message, "an event")
         if event.seq != self.last_seq + 1:
             self.gap = True
         self.last_seq = event.seq
@@ -256,13 +354,24 @@ class Core:
         if event.subscription is None:
             self.on_event(event)
             for subscription in list(self.subscriptions.values()):
-                subscription._deliver(event)
+                self._queue_event(subscription, event)
             return
         target = self.subscriptions.get(event.subscription)
         if target is not None:
-            target._deliver(event)
+            self._queue_event(target, event)
         else:
             self.unrouted_events += 1
+
+    def _queue_event(self, subscription: SubscriptionBase, event: Event) -> None:
+        """Queues an event for a subscription. One whose events nobody takes does not grow
+        without bound: past SUBSCRIPTION_EVENTS_KEPT its queue is dropped and the subscription
+        subscribes again when it is next read, as after a ``seq`` gap (its mirror then starts
+        from a fresh snapshot, so nothing dropped is missed)."""
+        if subscription._queued() >= self.SUBSCRIPTION_EVENTS_KEPT:
+            self.subscription_events_dropped += subscription._queued()
+            subscription._clear()
+            self.gap = True
+        subscription._deliver(event)
 
 
 class CoreState:

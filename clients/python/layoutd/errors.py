@@ -10,12 +10,12 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from . import _errors
-from ._errorbase import ClientError, ConnectionClosed, LayoutdError, SequenceGap
+from ._errorbase import ClientError, ConnectionClosed, LayoutdError, ProtocolError, SequenceGap, Timeout
 from ._errors import *  # noqa: F401,F403 - one class per error name
 from ._errors import CONNECTION_ERRORS, ERRORS, LINE_ERRORS
 
-__all__ = ["ClientError", "ConnectionClosed", "LayoutdError", "SequenceGap", "ERRORS", "CONNECTION_ERRORS",
-                      "LINE_ERRORS", "error_from_reply"]
+__all__ = ["ClientError", "ConnectionClosed", "LayoutdError", "ProtocolError", "SequenceGap", "Timeout", "ERRORS",
+           "CONNECTION_ERRORS", "LINE_ERRORS", "error_from_reply"]
 __all__ += _errors.__all__
 
 
@@ -25,5 +25,6 @@ def error_from_reply(error: Mapping[str, Any], request_id: Any = None) -> Layout
     code = error.get("code", -32000)
     data = error.get("data")
     cls = ERRORS.get(name, LayoutdError)
-    return cls(int(code) if isinstance(code, (int, float)) else -32000, name, str(error.get("message", "")),
+    whole = isinstance(code, int) and not isinstance(code, bool) or isinstance(code, float) and code.is_integer()
+    return cls(int(code) if whole else -32000, name, str(error.get("message", "")),
                data if isinstance(data, dict) else None, request_id)

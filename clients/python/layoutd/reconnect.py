@@ -23,16 +23,17 @@ ViewData = Callable[[], Mapping[str, Any]]
 RETRYABLE = (OSError, ClientError)
 
 
-def wait_until_serving(path: Optional[str] = None, timeout: float = 30.0, interval: float = 0.02) -> Client:
+def wait_until_serving(path: Optional[str] = None, timeout: float = 30.0, interval: float = 0.02, *,
+                       call_timeout: Optional[float] = 30.0) -> Client:
     """A new connected client once ``daemon.hello`` is answered on ``path``; the last error
-    once ``timeout`` seconds pass."""
+    once ``timeout`` seconds pass. The client's calls then have ``call_timeout`` (its ``timeout``)."""
     deadline = time.monotonic() + timeout
     while True:
         try:
             client = Client(path, timeout=max(0.1, min(10.0, deadline - time.monotonic())))
             try:
                 client.daemon_hello(protocol=list(PROTOCOL_VERSIONS))
-                client.timeout = None
+                client.timeout = call_timeout
                 return client
             except BaseException:
                 client.close()

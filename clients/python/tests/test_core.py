@@ -7,8 +7,9 @@ import json
 import unittest
 from typing import Any, List, Optional
 
+from layoutd import ProtocolError
 from layoutd.core import Core, SubscriptionBase
-from layoutd.framing import LineBuffer
+from layoutd.framing import MAX_DEPTH, LineBuffer, decode_line
 from layoutd.model import Event, JSONObject, Snapshot
 
 
@@ -49,6 +50,9 @@ class Recorder(SubscriptionBase):
     def _clear(self) -> None:
         self.events.clear()
 
+    def _queued(self) -> int:
+        return len(self.events)
+
     def _end(self) -> None:
         self.ends += 1
 
@@ -83,6 +87,72 @@ class Lines(unittest.TestCase):
         self.assertEqual(buffer.next_line(), b"short")
         self.assertEqual(buffer.next_line(), b"y" * 12)
         self.assertEqual(len(buffer), 0)
+
+
+class Malformed(unittest.TestCase):
+    """Whatever the peer writes, the core raises ProtocolError (never a runtime error), ends
+    the stream and fails every waiting call with that error."""
+
+    def test_the_line_cap_is_enforced_as_soon_as_it_is_passed(self) -> None:
+        buffer = LineBuffer(100)
+        buffer.feed(b"x" * 100)  # at the cap, no newline yet: fine
+        with self.assertRaises(ProtocolError):
+            buffer.feed(b"x")  # one past it: at once, without a newline
+        buffer = LineBuffer(100)
+        buffer.feed(b"a" * 60 + b"\n" + b"b" * 90)  # a whole short line, then a partial one under the cap
+        self.assertEqual(buffer.next_line(), b"a" * 60)
+        with self.assertRaises(ProtocolError):
+            buffer.feed(b"b" * 11)
+        buffer = LineBuffer(100)
+        buffer.feed(b"c" * 150 + b"\nok\n")  # a whole line over the cap in one read
+        with self.assertRaises(ProtocolError):
+            buffer.next_line()
+        buffer = LineBuffer(100)
+        for _ in range(50):  # lines at the cap, split anywhere, are fine
+            buffer.feed(b"d" * 70)
+            buffer.feed(b"d" * 30 + b"\n")
+            self.assertEqual(buffer.next_line(), b"d" * 100)
+
+    def test_every_malformed_line_is_a_protocol_error(self) -> None:
+        deep = b'{"id":1,"result":{"a":' + b"[" * 100000 + b"]" * 100000 + b"}}"
+        lines = [b"", b"not json", b"[1,2,3]", b'"text"', b'{"id":1,"result":{', b'{"id":1,"result":{"s":"\xff\xfe"}}', deep,
+                 b'{"id":1,"result":NaN}', b'{"id":1,"result":{"n":' + b"9" * 5000 + b"}}", b'{"id":1,"result":"text"}',
+                 b'{"id":1,"error":"text"}', b'{"id":1}', b'{"id":1,"result":{},"error":{}}', b'{"id":{"a":1},"result":{}}',
+                 b'{"id":true,"result":{}}', b'{"id":[1],"result":{}}', b'{"event":"x","seq":1,"params":7}',
+                 b'{"event":"x","seq":"1","params":{}}', b'{"event":"x","seq":1.5,"params":{}}', b'{"event":7,"seq":1,"params":{}}',
+                 b'{"event":"x","seq":1,"params":{},"subscription":"s"}', b'{"neither":1}',
+                 b'{"event":"view.invalidated","subscription":1,"seq":1,"params":{"epoch":"x"}}']
+        for line in lines:
+            core = Core()
+            heard: List[Optional[JSONObject]] = []
+            core.expect(1, heard.append)
+            if b'"subscription":1' in line:
+                core.register(Recorder("v", 1))
+            try:
+                core.handle_line(line)
+                subscription = core.subscriptions.get(1)
+                if subscription is not None:  # the event's params are read when it is taken
+                    subscription._take(subscription.events[0])  # type: ignore[attr-defined]
+            except ProtocolError as error:
+                self.assertIs(core.failure, error, line[:80])
+                self.assertTrue(core.ended, line[:80])
+                self.assertEqual(heard, [None], line[:80])  # the waiting call heard the end
+                self.assertIs(core.closed_error(), error)
+                continue
+            self.fail("accepted %r" % line[:80])
+
+    def test_nesting_up_to_the_limit_is_accepted(self) -> None:
+        inner = b"[" * (MAX_DEPTH - 2) + b"]" * (MAX_DEPTH - 2)
+        self.assertEqual(decode_line(b'{"id":1,"result":{"a":' + inner + b'}}')["id"], 1)
+        with self.assertRaises(ProtocolError):
+            decode_line(b'{"id":1,"result":{"a":[' + inner + b']}}')
+        brackets_in_strings = b'{"id":1,"result":{"s":"' + b"[{" * 500 + b'\\"' + b'"}}'
+        self.assertEqual(decode_line(brackets_in_strings)["id"], 1)
+
+    def test_well_formed_oddities_are_accepted(self) -> None:
+        for line in [b'{"id":null,"error":{"code":-32700,"name":"ParseError","message":"m"}}', b'{"id":"s","result":{}}',
+                     b'{"id":1.0,"result":{}}', b'{"event":"x","seq":2.0,"params":{},"extra":[1]}', b'{"id":1,"result":{}} ']:
+            decode_line(line)
 
 
 class Replies(unittest.TestCase):

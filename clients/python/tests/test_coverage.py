@@ -1,6 +1,7 @@
 """Every method of protocol/interface.json (the description itself, not the generated modules)
 is a typed method on both ``Client`` and ``AsyncClient`` (a coroutine there): its protocol
-parameters as Python parameters, each annotated, and an annotated return. Or it is listed in
+parameters as Python parameters, each annotated, and an annotated return (plus the call's own
+keyword-only ``timeout``, the deadline every call takes). Or it is listed in
 ``layoutd.RAW_ONLY`` with the reason it is reached only through ``call``."""
 from __future__ import annotations
 
@@ -46,6 +47,10 @@ def untyped(cls: type, method: Any, asynchronous: bool) -> Optional[str]:
     except Exception as error:  # an annotation that does not resolve is no type
         return "annotations do not resolve: %r" % error
     parameters = [p for p in inspect.signature(function).parameters.values() if p.name != "self"]
+    own = [p for p in parameters if p.name == "timeout"]
+    if len(own) != 1 or own[0].kind is not inspect.Parameter.KEYWORD_ONLY:
+        return "no keyword-only timeout (the call's deadline)"
+    parameters = [p for p in parameters if p.name != "timeout"]
     wanted = sorted(snake(name) for name in method["params"].get("properties", {}))
     if sorted(p.name for p in parameters) != wanted:
         return "parameters %s, the schema's are %s" % (sorted(p.name for p in parameters), wanted)

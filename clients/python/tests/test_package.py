@@ -17,7 +17,8 @@ class Package(unittest.TestCase):
         if importlib.util.find_spec("mypy") is None:
             self.skipTest("mypy is not installed for %s: pip install -r clients/python/requirements-test.txt" % sys.executable)
         with tempfile.TemporaryDirectory() as cache:
-            run = subprocess.run([sys.executable, "-m", "mypy", "--strict", "--cache-dir", cache, "layoutd", "examples/csv_picture.py"],
+            run = subprocess.run([sys.executable, "-m", "mypy", "--strict", "--cache-dir", cache, "layoutd", "examples/csv_picture.py",
+                                  "examples/select_loop.py", "examples/asyncio_loop.py", "examples/glib_loop.py"],
                                  cwd=PACKAGE, capture_output=True, text=True, timeout=600)
         self.assertEqual(run.returncode, 0, run.stdout + run.stderr)
         self.assertIn("Success", run.stdout)

@@ -14,7 +14,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from support import CONFORMANCE_FLAGS, ROOT, Daemon, jsonl
 
-from layoutd import Client, LayoutdError
+from layoutd import Client, LayoutdError, ProtocolError
 
 WILDCARD = "<any>"
 CLOSING_ERRORS = ("LineTooLong", "IdleTimeout")
@@ -125,11 +125,11 @@ def replay(test: unittest.TestCase, path: str, counts: Dict[str, int]) -> None:
         client.trace = seen.append
 
         def watch(c: Client) -> None:
-            original = c.send_raw
-            def send_raw(data: bytes) -> None:
+            original = c._send  # what every send goes through
+            def send(data: bytes, deadline: Optional[float]) -> None:
                 sent.append(data)
-                original(data)
-            c.send_raw = send_raw  # type: ignore[method-assign]
+                original(data, deadline)
+            c._send = send  # type: ignore[method-assign]
 
         watch(client)
         for number, (requests, expected) in enumerate(steps(jsonl(path)), 1):
@@ -156,7 +156,7 @@ def replay(test: unittest.TestCase, path: str, counts: Dict[str, int]) -> None:
                         seen.append(b"<end of stream>")
                 except socket.timeout:
                     seen.append(b"<timeout>")
-                except ValueError as error:
+                except (ValueError, ProtocolError) as error:
                     seen.append(("<undecodable: %s>" % error).encode())
             for want, got in zip(expected, seen):
                 if not same_line(want, got):
