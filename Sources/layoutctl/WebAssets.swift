@@ -976,25 +976,48 @@ start().catch((error) => status("could not connect: " + error.message, true));
 // The protocol over any line transport: requests and replies, events with seq checking,
 // subscriptions as async iterators. The method functions come from the generated method table
 // (src/protocol.js); their params and results are typed in ../protocol.d.ts.
-import { LayoutdError, ConnectionClosedError, CONNECTION_ERRORS } from "./errors.js";
+import { LayoutdError, ConnectionClosedError, CallTimeoutError, ProtocolError, CONNECTION_ERRORS } from "./errors.js";
+import { DEFAULT_EVENT_QUEUE_LIMIT, DEFAULT_TIMEOUT, STRAYS_KEPT, excerpt } from "./limits.js";
 import { METHODS, PROTOCOL_VERSIONS } from "./protocol.js";
+import { readLine } from "./wire.js";
 
 /**
  * @typedef {object} LineHandlers
  * @property {(line: string) => void} onLine called for every line received, without its terminator
- * @property {(error?: Error) => void} onClose called once when the transport is closed (by either side)
+ * @property {(error?: Error) => void} onClose called once when the transport is closed (by either side);
+ *   with a ProtocolError when the transport refused what the peer sent (a line over its cap, not UTF-8)
  */
 /**
  * A line transport: anything that sends and receives protocol lines.
  * @typedef {object} LineTransport
  * @property {(handlers: LineHandlers) => void} start begin delivering lines (called once by Client)
  * @property {(line: string | Uint8Array) => void} send send one line (without its terminator)
- * @property {() => void} close close the transport; onClose follows
+ * @property {(reason?: Error) => void} close close the transport; onClose follows. With a reason (the
+ *   Client's ProtocolError) drop the connection at once and deliver no further line
  */
 /**
  * @typedef {object} CallOptions
  * @property {string|number} [id] the request id to send (default: the client's next integer)
  * @property {boolean} [notify] send as a notification (no id, no reply): the promise resolves to undefined once sent
+ * @property {number} [timeout] this call's deadline in ms, from now to its reply (default: the client's `timeout`);
+ *   Infinity for none
+ */
+/**
+ * @typedef {object} ClientOptions
+ * @property {boolean} [checkSeq] (default true) a gap in event `seq` resubscribes every subscription
+ * @property {number} [timeout] the deadline of each call in ms (default DEFAULT_TIMEOUT, 30 s); Infinity for none
+ * @property {number} [eventQueueLimit] events a Subscription holds for a reader that does not take them
+ *   (default DEFAULT_EVENT_QUEUE_LIMIT, 1024); one more drops them for a resync
+ */
+/**
+ * One call waiting for its reply (in Client.pending from the send until the reply, the deadline or the close).
+ * @typedef {object} PendingCall
+ * @property {string|number} id
+ * @property {string} method
+ * @property {(result: any) => void} resolve
+ * @property {(error: Error) => void} reject
+ * @property {((result: any) => void)|undefined} onResult
+ * @property {ReturnType<typeof setTimeout>|undefined} timer
  */
 
 /**
@@ -1031,18 +1054,30 @@ const METHOD_TREE = (() => {
 
 /** One protocol connection. */
 export class Client {
-  /**
-   * @param {LineTransport} transport
-   * @param {{checkSeq?: boolean}} [options] checkSeq (default true): a gap in event `seq` resubscribes every subscription
-   */
+  /** @param {LineTransport} transport @param {ClientOptions} [options] */
   constructor(transport, options = {}) {
     this.transport = transport;
     this.checkSeq = options.checkSeq !== false;
+    /** @type {number} the deadline of each call, ms (CallOptions.timeout overrides it per call) */
+    this.timeout = checkTimeout(options.timeout ?? DEFAULT_TIMEOUT, "timeout");
+    /** @type {number} */
+    this.eventQueueLimit = options.eventQueueLimit ?? DEFAULT_EVENT_QUEUE_LIMIT;
+    if (!(Number.isInteger(this.eventQueueLimit) && this.eventQueueLimit > 0)) throw new RangeError("eventQueueLimit must be a positive integer");
     /** @type {number} the last event seq seen on this connection */
     this.seq = 0;
     this.nextId = 1;
-    /** @type {Array<{id: string|number, method: string, resolve: Function, reject: Function, onResult?: Function}>} */
-    this.pending = [];
+    /**
+     * Calls waiting for their reply, by id (several only when a caller reuses an id: the oldest is
+     * answered first). An entry lives from the send until its reply, its deadline or the close.
+     * @type {Map<string|number, PendingCall[]>}
+     */
+    this.pending = new Map();
+    /** @type {number} replies nobody waited for (unknown, duplicate or late ids) and id-null errors that do not close */
+    this.strayCount = 0;
+    /** @type {Array<{id: string|number|null, line: string}>} the STRAYS_KEPT (16) most recent strays, oldest first; `line` cut to 256 characters */
+    this.strays = [];
+    /** @type {number} events that reached no subscription and no `event` listener (the client keeps none) */
+    this.droppedEventCount = 0;
     /** @type {Map<number, Subscription>} */
     this.subscriptions = new Map();
     /** @type {Set<(message: object, line: string) => void>} */
@@ -1051,6 +1086,8 @@ export class Client {
     this.shutdownReceived = false;
     /** @type {LayoutdError|undefined} a connection-level error line the daemon wrote before closing */
     this.connectionError = undefined;
+    /** @type {ProtocolError|undefined} why the client closed the connection: the peer wrote what no layoutd writes */
+    this.protocolError = undefined;
     /** @type {Promise<Error|undefined>} resolves when the connection has closed */
     this.closed = new Promise((resolve) => { this.resolveClosed = resolve; });
     // One function per method of the generated table (client.daemon.hello, client.view.stage.commit, ...).
@@ -1098,7 +1135,7 @@ export class Client {
    * @returns {Promise<any>} the result (typed per method: import("../protocol").ProtocolMethods); rejects with a LayoutdError (or ConnectionClosedError)
    */
   call(method, params, options = {}) {
-    if (this.isClosed) return Promise.reject(new ConnectionClosedError("the connection is closed", { shutdown: this.shutdownReceived }));
+    if (this.isClosed) return Promise.reject(this.#closedNow());
     const message = {};
     const notify = !!options.notify;
     let id;
@@ -1117,15 +1154,32 @@ export class Client {
       }
       return Promise.resolve(undefined);
     }
+    const timeout = options.timeout === undefined ? this.timeout : checkTimeout(options.timeout, "CallOptions.timeout");
     return new Promise((resolve, reject) => {
-      this.pending.push({ id, method, resolve, reject, onResult: options.onResult });
+      /** @type {PendingCall} */
+      const call = { id, method, resolve, reject, onResult: options.onResult, timer: undefined };
+      const waiting = this.pending.get(id);
+      if (waiting) waiting.push(call);
+      else this.pending.set(id, [call]);
+      if (timeout !== Infinity) {
+        // Forgotten at its deadline: its reply, if it comes, is a stray; the connection stays usable.
+        call.timer = setTimeout(() => {
+          if (this.#forget(call)) reject(new CallTimeoutError(method, timeout));
+        }, timeout);
+      }
       try {
         this.transport.send(line);
       } catch (error) {
-        this.pending = this.pending.filter((p) => p.id !== id || p.resolve !== resolve);
-        reject(error);
+        if (this.#forget(call)) reject(error);
       }
     });
+  }
+
+  /** Number of calls waiting for their reply. */
+  get pendingCount() {
+    let count = 0;
+    for (const calls of this.pending.values()) count += calls.length;
+    return count;
   }
 
   /** A notification: carried out, never answered. @param {string} method @param {object} [params] */
@@ -1138,7 +1192,7 @@ export class Client {
    * @param {string|Uint8Array} line without its terminator
    */
   sendRaw(line) {
-    if (this.isClosed) throw new ConnectionClosedError("the connection is closed");
+    if (this.isClosed) throw this.#closedNow();
     this.transport.send(line);
   }
 
@@ -1228,26 +1282,31 @@ export class Client {
   }
 
   #receive(line) {
+    if (this.protocolError) return; // nothing past a line no layoutd writes is trusted
     this.#emit("line", line);
-    let message;
+    let read;
     try {
-      message = JSON.parse(line);
-    } catch {
-      return; // the daemon writes only JSON objects; ignore anything else
+      read = readLine(line);
+    } catch (error) {
+      if (!(error instanceof ProtocolError)) throw error;
+      this.#fail(error);
+      return;
     }
-    if (message === null || typeof message !== "object") return;
-    if ("event" in message && !("id" in message)) return this.#event(message, line);
-    if (!("id" in message)) return;
-    const index = message.id === null ? -1 : this.pending.findIndex((p) => p.id === message.id);
-    if (index < 0) {
+    if (read.event) return this.#event(read.event, line);
+    const message = read.reply;
+    const waiting = message.id === null ? undefined : this.pending.get(message.id);
+    if (!waiting) {
       if (message.id === null && message.error && CONNECTION_ERRORS.includes(message.error.name)) {
         this.connectionError = LayoutdError.from(message.error, { id: null });
+      } else {
+        this.#stray(message.id, line);
       }
       this.#emit("reply", message, line);
       return;
     }
-    const [request] = this.pending.splice(index, 1);
-    if ("error" in message) {
+    const request = waiting[0];
+    this.#forget(request);
+    if (message.error) {
       request.reject(LayoutdError.from(message.error, request));
     } else {
       try {
@@ -1261,32 +1320,88 @@ export class Client {
   }
 
   #event(message, line) {
-    if (typeof message.seq === "number") {
-      const gap = this.checkSeq && message.seq !== this.seq + 1;
-      this.seq = message.seq;
-      if (gap) {
-        this.#emit("gap", message);
-        for (const subscription of this.subscriptions.values()) subscription.resync().catch(() => {});
-      }
+    const gap = this.checkSeq && message.seq !== this.seq + 1;
+    this.seq = message.seq;
+    if (gap) {
+      this.#emit("gap", message);
+      for (const subscription of this.subscriptions.values()) subscription.resync().catch(() => {});
     }
     if (message.event === "daemon.shutdown") this.shutdownReceived = true;
+    let taken = this.listeners.event.size > 0;
     this.#emit("event", message, line);
     if (message.subscription !== undefined) {
       const subscription = this.subscriptions.get(message.subscription);
-      if (subscription) subscription._push(message);
+      if (subscription) {
+        subscription._push(message);
+        taken = true;
+      }
     }
+    if (!taken) this.droppedEventCount++;
+  }
+
+  /** Removes a call from `pending` and clears its deadline; false when it was no longer there. @param {PendingCall} call */
+  #forget(call) {
+    clearTimeout(call.timer);
+    const waiting = this.pending.get(call.id);
+    const index = waiting ? waiting.indexOf(call) : -1;
+    if (index < 0) return false;
+    if (waiting.length === 1) this.pending.delete(call.id);
+    else waiting.splice(index, 1);
+    return true;
+  }
+
+  /** Counts a reply nobody waits for and keeps the most recent few. @param {string|number|null} id @param {string} line */
+  #stray(id, line) {
+    this.strayCount++;
+    if (this.strays.length === STRAYS_KEPT) this.strays.shift();
+    this.strays.push({ id, line: excerpt(line) });
+  }
+
+  /** The peer wrote what no layoutd writes: close at once and fail every waiting call with it. @param {ProtocolError} error */
+  #fail(error) {
+    if (this.isClosed || this.protocolError) return;
+    this.protocolError = error;
+    this.#closed(error);
+    this.transport.close(error);
+  }
+
+  /** What a call waiting at the close rejects with: why the connection closed. */
+  #whyClosed(cause) {
+    return this.protocolError || this.connectionError ||
+      new ConnectionClosedError("the connection closed before the reply", { shutdown: this.shutdownReceived, cause });
+  }
+
+  /** What a call made after the close rejects with (`cause`: why it closed, when known). */
+  #closedNow() {
+    return new ConnectionClosedError("the connection is closed",
+      { shutdown: this.shutdownReceived, cause: this.protocolError || this.connectionError });
   }
 
   #closed(error) {
     if (this.isClosed) return;
     this.isClosed = true;
-    const reason = this.connectionError ||
-      new ConnectionClosedError("the connection closed before the reply", { shutdown: this.shutdownReceived, cause: error });
-    for (const request of this.pending.splice(0)) request.reject(reason);
+    if (error instanceof ProtocolError && !this.protocolError) this.protocolError = error; // the transport refused a line
+    const reason = this.#whyClosed(error);
+    const calls = [...this.pending.values()].flat();
+    this.pending.clear();
+    for (const call of calls) {
+      clearTimeout(call.timer);
+      call.reject(reason);
+    }
     for (const subscription of [...this.subscriptions.values()]) subscription._end(reason);
     this.#emit("close", error);
     this.resolveClosed(error);
   }
+}
+
+/**
+ * A deadline option: a positive number of ms, or Infinity for none. setTimeout cannot wait longer than
+ * 2^31-1 ms (it would fire at once), so a longer one counts as none.
+ * @param {number} value @param {string} name @returns {number}
+ */
+function checkTimeout(value, name) {
+  if (typeof value !== "number" || Number.isNaN(value) || value <= 0) throw new RangeError(`${name} must be a positive number of ms or Infinity`);
+  return value > 0x7fffffff ? Infinity : value;
 }
 
 /**
@@ -1295,6 +1410,11 @@ export class Client {
  * resync() the iterator yields `{event: "view.resync", local: true, params: {view, skipped: null, snapshot}}`
  * (a fresh subscription's snapshot, to replace the mirror with). The iterator ends after `view.deleted`,
  * unsubscribe() or the connection's close.
+ *
+ * Received events wait in `queue` until taken (next(), the iterator, drain()). A reader that falls
+ * more than the client's `eventQueueLimit` events behind loses them for a resync, as the daemon
+ * coalesces a slow connection's events into `view.resync`: the queue is dropped (counted in
+ * `droppedEventCount`) and the local `view.resync` that follows carries the window as it is now.
  */
 export class Subscription {
   /** @param {Client} client @param {string} view @param {import("../protocol").ViewSubscribeResult} result */
@@ -1306,7 +1426,10 @@ export class Subscription {
     /** @type {import("../protocol").Snapshot} the snapshot of the latest (re)subscription */
     this.snapshot = result.snapshot;
     this.result = result;
+    /** @type {object[]} events received and not yet taken */
     this.queue = [];
+    /** @type {number} events dropped because the queue was full (each time followed by a resync) */
+    this.droppedEventCount = 0;
     this.waiters = [];
     this.ended = false;
     /** @type {unknown} why the iterator ended, when not by view.deleted or unsubscribe */
@@ -1319,7 +1442,13 @@ export class Subscription {
     if (this.ended) return;
     if (message.event === "view.resync" && message.params && message.params.snapshot) this.snapshot = message.params.snapshot;
     if (this.waiters.length) this.waiters.shift().resolve({ value: message, done: false });
-    else this.queue.push(message);
+    else if (this.queue.length < this.client.eventQueueLimit || message.event === "view.deleted") this.queue.push(message);
+    else {
+      // Nobody is taking these: keep memory bounded and let the reader catch up from a fresh snapshot.
+      this.droppedEventCount += this.queue.length + 1;
+      this.queue = [];
+      this.resync().catch(() => {});
+    }
     if (message.event === "view.deleted") this._end();
   }
 
@@ -1434,6 +1563,7 @@ export const LineTooLongError = errorClasses.LineTooLong;
 // Errors as protocol/errors.md lists them: one LayoutdError subclass per stable name, made from the
 // generated error table (src/protocol.js); error-classes.js exports them by name.
 import { ERRORS } from "./protocol.js";
+import { excerpt } from "./limits.js";
 
 /** An error reply from the daemon (or a connection-level error line). Switch on `name`. */
 export class LayoutdError extends Error {
@@ -1463,7 +1593,9 @@ export class LayoutdError extends Error {
    * @returns {LayoutdError}
    */
   static from(error, request) {
-    const Class = errorClasses[error && error.name] || LayoutdError;
+    // hasOwn: a name like "constructor" or "toString" must not reach Object.prototype's members.
+    const name = error && error.name;
+    const Class = typeof name === "string" && Object.hasOwn(errorClasses, name) ? errorClasses[name] : LayoutdError;
     return new Class(error, request);
   }
 }
@@ -1476,6 +1608,59 @@ export class ConnectionClosedError extends Error {
     this.name = "ConnectionClosed";
     /** whether `daemon.shutdown` arrived before the close (resend after reconnecting) */
     this.shutdown = !!options.shutdown;
+    if (options.cause !== undefined) this.cause = options.cause;
+  }
+}
+
+/**
+ * What was wrong with a line that makes a ProtocolError (protocol/README.md §9, "What a client
+ * expects of the daemon's lines"):
+ * - `line-cap`: longer than the transport's line cap (refused as soon as the cap is passed);
+ * - `utf8`: not UTF-8 (or, over a WebSocket, a message that is not text);
+ * - `json`: not JSON;
+ * - `depth`: nested deeper than MAXIMUM_DEPTH (128) arrays and objects;
+ * - `shape`: JSON, but neither a reply nor an event of the documented shape.
+ * @typedef {"line-cap"|"utf8"|"json"|"depth"|"shape"} ProtocolErrorKind
+ */
+
+/**
+ * The peer wrote a line no layoutd writes. The stream cannot be trusted past it: the client closes
+ * the connection and every waiting call rejects with this same error (a later call with
+ * ConnectionClosedError, whose `cause` is this error).
+ */
+export class ProtocolError extends Error {
+  /**
+   * @param {ProtocolErrorKind} kind @param {string} message
+   * @param {{line?: string, cause?: unknown}} [options] line: the offending line (kept up to 256 characters)
+   */
+  constructor(kind, message, options = {}) {
+    super(message);
+    this.name = "ProtocolError";
+    /** @type {ProtocolErrorKind} */
+    this.kind = kind;
+    /** @type {string|undefined} the start of the offending line (undefined for `line-cap` and `utf8`) */
+    this.line = options.line === undefined ? undefined : excerpt(options.line);
+    if (options.cause !== undefined) this.cause = options.cause;
+  }
+}
+
+/**
+ * A call's deadline passed before its reply (the call is forgotten: a late reply counts as stray,
+ * and the connection stays usable), or connect()'s before the connection was made.
+ */
+export class CallTimeoutError extends Error {
+  /**
+   * @param {string} operation the method called, or "connect"
+   * @param {number} timeout the deadline, ms after the call began
+   * @param {{cause?: unknown}} [options]
+   */
+  constructor(operation, timeout, options = {}) {
+    super(`${operation} had no ${operation === "connect" ? "connection" : "reply"} within ${timeout} ms`);
+    this.name = "CallTimeout";
+    /** @type {string} */
+    this.operation = operation;
+    /** @type {number} ms */
+    this.timeout = timeout;
     if (options.cause !== undefined) this.cause = options.cause;
   }
 }
@@ -1511,11 +1696,50 @@ export function isLayoutdError(error, name) {
 export { Client, Subscription, PROTOCOL_METHODS } from "./client.js";
 export { VERSION } from "./version.js";
 export * from "./errors.js";
+export { DEFAULT_LINE_CAP, DEFAULT_TIMEOUT, DEFAULT_EVENT_QUEUE_LIMIT, MAXIMUM_DEPTH, STRAYS_KEPT } from "./limits.js";
 export * from "./error-classes.js";
 export { Mirror, elementKey, compareElements, compareIds } from "./mirror.js";
 export { attributesAt, elementAt, frameAt, interpolateAttributes, segmentsByElement, webAnimations, EASINGS, CURVES, cubicBezier } from "./transition.js";
 export { WebSocketTransport, connectWebSocket } from "./transport-websocket.js";
 export { ReconnectingSession, reconnecting } from "./reconnect.js";
+
+"""#.utf8)),
+        "layoutd/limits.js": File(type: "text/javascript; charset=utf-8", bytes: Array(#"""
+// The client's bounds, each in one place (protocol/README.md §9, "What a client expects of the
+// daemon's lines"): what the transports, the Client and the Subscriptions keep at most.
+
+/**
+ * The longest line the transports accept by default, in bytes without its "\n": 64 MiB, the
+ * daemon's default `output-limit`, so no legal reply is longer. A daemon with a larger
+ * output-limit needs clients with a larger cap (option `lineCap`).
+ */
+export const DEFAULT_LINE_CAP = 64 * 1024 * 1024;
+
+/** The default deadline of a whole call (send, and every read until its reply) and of connect(), in ms. */
+export const DEFAULT_TIMEOUT = 30000;
+
+/** The deepest nesting of arrays and objects a line may have (the daemon writes at most this). */
+export const MAXIMUM_DEPTH = 128;
+
+/** How many stray replies the Client keeps for inspection (the most recent; all are counted). */
+export const STRAYS_KEPT = 16;
+
+/**
+ * How many received events a Subscription holds for a reader that does not take them; one more and
+ * the queue is dropped for a resync (a fresh snapshot), as the daemon does for a slow connection.
+ */
+export const DEFAULT_EVENT_QUEUE_LIMIT = 1024;
+
+/**
+ * The first 256 characters of a line, for errors and stray records (a line may be as long as the
+ * cap), as a string of its own: V8 keeps a whole string alive behind any slice of it, and a line may
+ * itself be a slice of a longer WebSocket message.
+ * @param {string} line
+ */
+export function excerpt(line) {
+  const head = Array.from(line.slice(0, 256)).join("");
+  return line.length <= 256 ? head : head + "…";
+}
 
 """#.utf8)),
         "layoutd/mirror.js": File(type: "text/javascript; charset=utf-8", bytes: Array(#"""
@@ -1538,6 +1762,16 @@ export function compareIds(a, b) {
   return x.length - y.length;
 }
 
+/** Whether two JSON values are equal (attributes: the daemon writes their keys in one order, but do not rely on it). */
+function sameValue(a, b) {
+  if (a === b) return true;
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null || Array.isArray(a) !== Array.isArray(b)) return false;
+  const keys = Object.keys(a);
+  if (keys.length !== Object.keys(b).length) return false;
+  for (const key of keys) if (!Object.hasOwn(b, key) || !sameValue(a[key], b[key])) return false;
+  return true;
+}
+
 /** The protocol's element order: cells, then headers, then footers; by id within a kind. */
 export function compareElements(a, b) {
   const ka = KIND_ORDER[a.kind] ?? 3, kb = KIND_ORDER[b.kind] ?? 3;
@@ -1545,6 +1779,16 @@ export function compareElements(a, b) {
   if (ka === 3 && a.kind !== b.kind) return compareIds(a.kind, b.kind);
   return compareIds(a.id, b.id);
 }
+
+/**
+ * What one handled event did to the mirror's elements, exactly: applying it to a copy of the
+ * elements before (remove `left`, then set `entered` and `changed` by key) gives the elements after.
+ * - `entered`: elements whose key was not there before;
+ * - `changed`: elements whose key was there before and is still, with the attributes now (after an
+ *   invalidation, those the daemon lists; after a reset, those whose attributes differ);
+ * - `left`: the keys of elements that are gone.
+ * @typedef {{entered: import("../protocol").Attributes[], changed: import("../protocol").Attributes[], left: import("../protocol").ElementKey[]}} MirrorChange
+ */
 
 /**
  * A view's window as the client holds it. Feed it snapshots (reset), invalidations (apply) or
@@ -1570,8 +1814,23 @@ export class Mirror {
 
   /** Replaces everything with a snapshot (view.create, view.get, view.subscribe, view.resync). @param {import("../protocol").Snapshot} snapshot */
   reset(snapshot) {
+    this.#reset(snapshot);
+    return this;
+  }
+
+  /** @param {import("../protocol").Snapshot} snapshot @returns {MirrorChange} against the elements before */
+  #reset(snapshot) {
+    const before = this.map;
     this.map = new Map();
     for (const e of snapshot.elements) this.map.set(elementKey(e), e);
+    /** @type {MirrorChange} */
+    const change = { entered: [], changed: [], left: [] };
+    for (const [key, e] of this.map) {
+      const old = before.get(key);
+      if (old === undefined) change.entered.push(e);
+      else if (!sameValue(old, e)) change.changed.push(e);
+    }
+    for (const [key, old] of before) if (!this.map.has(key)) change.left.push({ kind: old.kind, id: old.id });
     this.snapshot = snapshot;
     this.view = snapshot.view;
     this.epoch = snapshot.epoch;
@@ -1580,7 +1839,7 @@ export class Mirror {
     this.contentOffset = snapshot.viewport && snapshot.viewport.offset;
     this.windowTruncated = snapshot.windowTruncated === true;
     this.deleted = false;
-    return this;
+    return change;
   }
 
   /**
@@ -1590,16 +1849,48 @@ export class Mirror {
    * @param {import("../protocol").Invalidation} p @returns {boolean}
    */
   apply(p) {
-    if (p.dryRun || this.epoch === undefined || p.epoch !== this.epoch + 1) return false;
-    for (const k of p.left) this.map.delete(elementKey(k));
-    for (const e of p.entered) this.map.set(elementKey(e), e);
-    for (const e of p.changed) this.map.set(elementKey(e), e);
+    return this.#apply(p) !== undefined;
+  }
+
+  /**
+   * @param {import("../protocol").Invalidation} p
+   * @returns {MirrorChange|undefined} against the elements before (undefined: not applied)
+   */
+  #apply(p) {
+    if (p.dryRun || this.epoch === undefined || p.epoch !== this.epoch + 1) return undefined;
+    // Each touched key's attributes before, so the change says what really happened to the
+    // mirror (an element that left and entered again in one delta is changed, not both).
+    const before = new Map();
+    const touch = (key) => { if (!before.has(key)) before.set(key, this.map.get(key)); };
+    for (const k of p.left) {
+      const key = elementKey(k);
+      touch(key);
+      this.map.delete(key);
+    }
+    for (const e of p.entered) {
+      const key = elementKey(e);
+      touch(key);
+      this.map.set(key, e);
+    }
+    for (const e of p.changed) {
+      const key = elementKey(e);
+      touch(key);
+      this.map.set(key, e);
+    }
+    /** @type {MirrorChange} */
+    const change = { entered: [], changed: [], left: [] };
+    for (const [key, old] of before) {
+      const now = this.map.get(key);
+      if (old === undefined) { if (now !== undefined) change.entered.push(now); }
+      else if (now === undefined) change.left.push({ kind: old.kind, id: old.id });
+      else change.changed.push(now);
+    }
     this.epoch = p.epoch;
     this.window = p.window;
     this.contentSize = p.contentSize;
     this.contentOffset = p.contentOffset;
     this.windowTruncated = p.windowTruncated === true;
-    return true;
+    return change;
   }
 
   /**
@@ -1610,22 +1901,30 @@ export class Mirror {
   handle(message) {
     const p = message.params || {};
     let outcome = "ignored";
+    /** @type {MirrorChange|undefined} */
+    let change;
     if (message.event === "view.invalidated") {
-      if (this.apply(p)) outcome = "applied";
+      change = this.#apply(p);
+      if (change) outcome = "applied";
       else if (this.epoch !== undefined && p.epoch > this.epoch + 1) outcome = "gap";
     } else if (message.event === "view.resync" && p.snapshot) {
-      this.reset(p.snapshot);
+      change = this.#reset(p.snapshot);
       outcome = "reset";
     } else if (message.event === "view.deleted") {
+      change = { entered: [], changed: [], left: [...this.map.values()].map((e) => ({ kind: e.kind, id: e.id })) };
       this.map = new Map();
       this.deleted = true;
       outcome = "deleted";
     }
-    if (outcome !== "ignored" && outcome !== "gap") for (const listener of [...this.listeners]) listener(message, this, outcome);
+    if (change) for (const listener of [...this.listeners]) listener(message, this, outcome, change);
     return outcome;
   }
 
-  /** Calls `listener(event, mirror, outcome)` after each event that changed the mirror. @returns {() => void} */
+  /**
+   * Calls `listener(event, mirror, outcome, change)` after each event handle() (or follow()) applied:
+   * `change` ({entered, changed, left}) says exactly which elements to touch. reset() and apply()
+   * called directly do not call it. @returns {() => void}
+   */
   onChange(listener) {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
@@ -2166,25 +2465,52 @@ export function webAnimations(transition, options = {}) {
 """#.utf8)),
         "layoutd/transport-websocket.js": File(type: "text/javascript; charset=utf-8", bytes: Array(#"""
 // The browser transport: the standard WebSocket API, one protocol line per text message.
+import { CallTimeoutError, ProtocolError } from "./errors.js";
+import { DEFAULT_LINE_CAP, DEFAULT_TIMEOUT } from "./limits.js";
 
 /**
  * A LineTransport over a WebSocket (browser, Node 22's global, or any object with the standard
  * API: send, close, readyState, and onopen/onmessage/onclose/onerror or addEventListener).
  * Sends wait for the socket to open; each text message is one line.
+ *
+ * The WebSocket API hands over whole messages only, so the line cap is checked as each message
+ * arrives (what the browser buffered before that is the browser's; `layoutctl web` caps its
+ * messages at the daemon's line length). A message over the cap, a binary message or text that is
+ * not well-formed is refused with a ProtocolError.
  */
 export class WebSocketTransport {
   /**
    * @param {WebSocket | {send(data: string): void, close(): void, readyState: number}} socket
+   * @param {{lineCap?: number}} [options] lineCap: bytes of UTF-8 a line may have (default DEFAULT_LINE_CAP, 64 MiB)
    */
-  constructor(socket) {
+  constructor(socket, options = {}) {
     this.socket = socket;
+    /** @type {string[]} lines sent before the socket opened, sent when it opens */
     this.queue = [];
     this.open = socket.readyState === 1;
+    /** @type {number} */
+    this.lineCap = options.lineCap ?? DEFAULT_LINE_CAP;
+    if (!Number.isInteger(this.lineCap) || this.lineCap <= 0) throw new RangeError("lineCap must be a positive whole number of bytes");
+    this.stopped = false;
+  }
+
+  /** Bytes waiting to be sent: the socket's bufferedAmount plus the lines waiting for it to open (UTF-16 units for those). */
+  get bufferedAmount() {
+    let waiting = 0;
+    for (const line of this.queue) waiting += line.length;
+    return (this.socket.bufferedAmount ?? 0) + waiting;
   }
 
   /** @param {import("./client.js").LineHandlers} handlers */
   start(handlers) {
     let closed = false;
+    const refuse = (error) => {
+      this.stopped = true;
+      try { this.socket.close(1000); } catch { /* already closing */ }
+      if (closed) return;
+      closed = true;
+      handlers.onClose(error);
+    };
     const listen = (name, fn) => {
       if (typeof this.socket.addEventListener === "function") this.socket.addEventListener(name, fn);
       else this.socket["on" + name] = fn;
@@ -2194,9 +2520,17 @@ export class WebSocketTransport {
       for (const line of this.queue.splice(0)) this.socket.send(line);
     });
     listen("message", (event) => {
+      if (this.stopped || closed) return;
       const data = event.data;
-      if (typeof data === "string") {
-        for (const line of data.split("\n")) if (line !== "") handlers.onLine(line.endsWith("\r") ? line.slice(0, -1) : line);
+      if (typeof data !== "string") return refuse(new ProtocolError("utf8", "a binary WebSocket message: layoutd writes text"));
+      if (typeof data.isWellFormed === "function" && !data.isWellFormed()) return refuse(new ProtocolError("utf8", "a message that is not well-formed text"));
+      for (const line of data.split("\n")) {
+        if (this.stopped) return;
+        if (line === "") continue;
+        if (utf8Length(line, this.lineCap) > this.lineCap) {
+          return refuse(new ProtocolError("line-cap", `a line longer than the line cap (${this.lineCap} bytes)`));
+        }
+        handlers.onLine(line.endsWith("\r") ? line.slice(0, -1) : line);
       }
     });
     listen("error", () => {});
@@ -2218,27 +2552,63 @@ export class WebSocketTransport {
     else this.queue.push(text);
   }
 
-  close() {
+  /** @param {Error} [reason] given by the Client for a line no layoutd writes: deliver no further line */
+  close(reason) {
+    if (reason) this.stopped = true;
     this.socket.close(1000);
   }
 }
 
 /**
+ * The UTF-8 length of `text`, counted only as far as needed to compare it with `limit`: a UTF-16 unit
+ * is 1 to 3 bytes (a surrogate pair 4), so the length in units bounds it both ways.
+ * @param {string} text @param {number} limit @returns {number} exact when at most `limit`, else some number above it
+ */
+function utf8Length(text, limit) {
+  if (text.length > limit) return text.length;
+  if (text.length * 3 <= limit) return text.length;
+  let bytes = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x80) bytes += 1;
+    else if (c < 0x800) bytes += 2;
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length) { bytes += 4; i++; }
+    else bytes += 3;
+  }
+  return bytes;
+}
+
+/**
  * Opens a WebSocket to `url` and resolves once it is open.
  * @param {string} url e.g. ws://localhost:8080/ (served by `layoutctl web`)
- * @param {{WebSocket?: any, protocols?: string|string[]}} [options] WebSocket: a constructor (default globalThis.WebSocket)
+ * @param {{WebSocket?: any, protocols?: string|string[], lineCap?: number, timeout?: number}} [options] WebSocket: a constructor
+ *   (default globalThis.WebSocket); lineCap: the transport's; timeout: ms until it must be open (default DEFAULT_TIMEOUT, 30 s)
  * @returns {Promise<WebSocketTransport>}
  */
 export function connectWebSocket(url, options = {}) {
   const WebSocketClass = options.WebSocket || globalThis.WebSocket;
   if (!WebSocketClass) return Promise.reject(new Error("no WebSocket implementation: pass options.WebSocket"));
+  const timeout = options.timeout ?? DEFAULT_TIMEOUT;
+  if (typeof timeout !== "number" || Number.isNaN(timeout) || timeout <= 0) return Promise.reject(new RangeError("timeout must be a positive number of ms or Infinity"));
   const socket = options.protocols ? new WebSocketClass(url, options.protocols) : new WebSocketClass(url);
-  const transport = new WebSocketTransport(socket);
+  let transport;
+  try {
+    transport = new WebSocketTransport(socket, { lineCap: options.lineCap });
+  } catch (error) {
+    socket.close();
+    return Promise.reject(error);
+  }
   if (socket.readyState === 1) return Promise.resolve(transport);
   return new Promise((resolve, reject) => {
+    const deadline = timeout > 0x7fffffff ? undefined : setTimeout(() => {
+      cleanup();
+      socket.close();
+      reject(new CallTimeoutError("connect", timeout));
+    }, timeout);
     const onOpen = () => { cleanup(); resolve(transport); };
     const onFail = () => { cleanup(); reject(new Error("WebSocket to " + url + " did not open")); };
     const cleanup = () => {
+      clearTimeout(deadline);
       if (typeof socket.removeEventListener === "function") {
         socket.removeEventListener("open", onOpen);
         socket.removeEventListener("error", onFail);
@@ -2263,6 +2633,91 @@ export function connectWebSocket(url, options = {}) {
 
 /** The layoutd release this client belongs to. */
 export const VERSION = "0.12.0";
+
+"""#.utf8)),
+        "layoutd/wire.js": File(type: "text/javascript; charset=utf-8", bytes: Array(#"""
+// What a line from the daemon must be (protocol/README.md §9, "What a client expects of the
+// daemon's lines"): JSON, an object, at most MAXIMUM_DEPTH deep, and a reply or an event of the
+// documented shape. Anything else is the peer's fault and a ProtocolError, never a runtime error.
+import { ProtocolError } from "./errors.js";
+import { MAXIMUM_DEPTH } from "./limits.js";
+
+/**
+ * One line, parsed and checked: `{reply}` (`id` a number, a string or null; exactly one of
+ * `result` and `error`, each an object; an error's `code` a number, `name` and `message` strings)
+ * or `{event}` (`event` a string, `seq` an integer, `params` an object, `subscription` an
+ * integer when present). Throws a ProtocolError for anything else.
+ * - Complexity: O(line), and no recursion: the depth is measured before JSON.parse allocates.
+ * @param {string} line without its terminator
+ * @returns {{reply: {id: string|number|null, result?: object, error?: {code: number, name: string, message: string, data?: object}}} | {event: {event: string, seq: number, params: object, subscription?: number}}}
+ */
+export function readLine(line) {
+  if (deeperThan(line, MAXIMUM_DEPTH)) {
+    throw new ProtocolError("depth", `a line nested deeper than ${MAXIMUM_DEPTH} arrays and objects`, { line });
+  }
+  let message;
+  try {
+    message = JSON.parse(line);
+  } catch (cause) {
+    throw new ProtocolError("json", "a line that is not JSON", { line, cause });
+  }
+  const wrong = (what) => new ProtocolError("shape", what, { line });
+  if (!isObject(message)) throw wrong("a line that is not a JSON object");
+  if (Object.hasOwn(message, "id")) {
+    const id = message.id;
+    if (id !== null && typeof id !== "number" && typeof id !== "string") throw wrong("a reply whose id is not a number, a string or null");
+    const hasResult = Object.hasOwn(message, "result"), hasError = Object.hasOwn(message, "error");
+    if (hasResult === hasError) throw wrong(hasResult ? "a reply with both result and error" : "a reply with neither result nor error");
+    if (hasResult && !isObject(message.result)) throw wrong("a reply whose result is not an object");
+    if (hasError) {
+      const error = message.error;
+      if (!isObject(error)) throw wrong("a reply whose error is not an object");
+      if (typeof error.code !== "number" || typeof error.name !== "string" || typeof error.message !== "string") {
+        throw wrong("an error without a numeric code, a name and a message");
+      }
+    }
+    return { reply: message };
+  }
+  if (Object.hasOwn(message, "event")) {
+    if (typeof message.event !== "string") throw wrong("an event whose name is not a string");
+    if (!Number.isInteger(message.seq)) throw wrong("an event whose seq is not an integer");
+    if (!isObject(message.params)) throw wrong("an event whose params is not an object");
+    if (Object.hasOwn(message, "subscription") && !Number.isInteger(message.subscription)) {
+      throw wrong("an event whose subscription is not an integer");
+    }
+    return { event: message };
+  }
+  throw wrong("a line that is neither a reply (id) nor an event (event)");
+}
+
+/** A JSON object: not null, not an array. @param {unknown} value @returns {value is Record<string, any>} */
+function isObject(value) {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Whether the JSON text nests more than `limit` arrays and objects. Brackets inside strings do not
+ * count; the text need not be valid JSON (JSON.parse judges that afterwards).
+ * @param {string} text @param {number} limit @returns {boolean}
+ */
+export function deeperThan(text, limit) {
+  let depth = 0;
+  for (let i = 0, n = text.length; i < n; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22) { // a string: skip to its closing quote, past escapes
+      for (i++; i < n; i++) {
+        const d = text.charCodeAt(i);
+        if (d === 0x5c) i++;
+        else if (d === 0x22) break;
+      }
+    } else if (c === 0x5b || c === 0x7b) {
+      if (++depth > limit) return true;
+    } else if (c === 0x5d || c === 0x7d) {
+      depth--;
+    }
+  }
+  return false;
+}
 
 """#.utf8)),
     ]

@@ -48,6 +48,31 @@ export class ConnectionClosedError extends Error {
   name: "ConnectionClosed";
   shutdown: boolean;
 }
+/**
+ * What was wrong with a line that makes a ProtocolError: longer than the line cap, not UTF-8 (or a
+ * binary WebSocket message), not JSON, nested deeper than MAXIMUM_DEPTH, or JSON of the wrong shape.
+ */
+export type ProtocolErrorKind = "line-cap" | "utf8" | "json" | "depth" | "shape";
+/**
+ * The peer wrote a line no layoutd writes: the client closed the connection and every waiting call
+ * rejected with this error (a later call with ConnectionClosedError, whose `cause` it is).
+ */
+export class ProtocolError extends Error {
+  constructor(kind: ProtocolErrorKind, message: string, options?: { line?: string; cause?: unknown });
+  name: "ProtocolError";
+  kind: ProtocolErrorKind;
+  /** the start of the offending line (256 characters at most); undefined for line-cap and utf8 */
+  line: string | undefined;
+}
+/** A call's deadline (or connect's) passed first; the call is forgotten and the connection stays usable. */
+export class CallTimeoutError extends Error {
+  constructor(operation: string, timeout: number, options?: { cause?: unknown });
+  name: "CallTimeout";
+  /** the method called, or "connect" */
+  operation: string;
+  /** the deadline, ms */
+  timeout: number;
+}
 /** Every error name with its code (a name this version does not know: undefined). */
 export const ERROR_CODES: Readonly<ErrorCodes> & Readonly<Record<string, number | undefined>>;
 export const CONNECTION_ERRORS: readonly string[];
@@ -58,12 +83,14 @@ export function isLayoutdError(error: unknown, name?: string): error is LayoutdE
 
 // ---------------------------------------------------------------- transports and client
 
+/** onClose gets a ProtocolError when the transport refused what the peer sent (over the line cap, not UTF-8). */
 export interface LineHandlers { onLine(line: string): void; onClose(error?: Error): void }
 /** Anything that carries protocol lines (without terminators). */
 export interface LineTransport {
   start(handlers: LineHandlers): void;
   send(line: string | Uint8Array): void;
-  close(): void;
+  /** with a reason (the Client's ProtocolError): drop the connection at once, deliver no further line */
+  close(reason?: Error): void;
 }
 
 export interface CallOptions {
@@ -71,7 +98,29 @@ export interface CallOptions {
   id?: string | number;
   /** send as a notification: no id, no reply; resolves to undefined once sent */
   notify?: boolean;
+  /** this call's deadline, ms from now to its reply (default: the client's timeout); Infinity for none */
+  timeout?: number;
 }
+
+export interface ClientOptions {
+  /** a gap in event seq resubscribes every subscription (default true) */
+  checkSeq?: boolean;
+  /** each call's deadline, ms (default DEFAULT_TIMEOUT: 30 s); Infinity for none */
+  timeout?: number;
+  /** events a Subscription holds for a reader that does not take them (default 1024); one more drops them for a resync */
+  eventQueueLimit?: number;
+}
+
+/** The longest line a transport accepts by default: 64 MiB (the daemon's default output-limit), bytes without the newline. */
+export const DEFAULT_LINE_CAP: number;
+/** The default deadline of a call and of a connect: 30000 ms. */
+export const DEFAULT_TIMEOUT: number;
+/** The default eventQueueLimit: 1024. */
+export const DEFAULT_EVENT_QUEUE_LIMIT: number;
+/** The deepest nesting of arrays and objects a line may have: 128. */
+export const MAXIMUM_DEPTH: number;
+/** How many stray replies a Client keeps in `strays`: 16. */
+export const STRAYS_KEPT: number;
 
 export const PROTOCOL_METHODS: readonly MethodName[];
 /** The layoutd release this client belongs to (Sources/LayoutProtocol/Release.swift). */
@@ -84,9 +133,24 @@ export const VERSION: string;
  */
 export interface Client extends Omit<MethodGroups, "view"> {}
 export class Client {
-  constructor(transport: LineTransport, options?: { checkSeq?: boolean });
+  constructor(transport: LineTransport, options?: ClientOptions);
   transport: LineTransport;
   checkSeq: boolean;
+  /** each call's deadline, ms */
+  timeout: number;
+  eventQueueLimit: number;
+  /** calls waiting for their reply, by id: an entry lives from the send until its reply, its deadline or the close */
+  readonly pending: ReadonlyMap<string | number, readonly unknown[]>;
+  /** the number of calls waiting for their reply */
+  readonly pendingCount: number;
+  /** replies nobody waited for (unknown, duplicate or late ids) and id-null errors that do not close the connection */
+  strayCount: number;
+  /** the STRAYS_KEPT most recent strays, oldest first (`line` cut to 256 characters) */
+  strays: Array<{ id: string | number | null; line: string }>;
+  /** events that reached no subscription and no `event` listener (the client keeps none) */
+  droppedEventCount: number;
+  /** set when the client closed the connection because of a line no layoutd writes */
+  protocolError: ProtocolError | undefined;
   /** the last event seq seen */
   seq: number;
   subscriptions: Map<number, Subscription>;
@@ -127,7 +191,10 @@ export class Subscription implements AsyncIterable<EventLine> {
   id: number;
   snapshot: Snapshot;
   result: ViewSubscribeResult;
+  /** events received and not yet taken */
   queue: EventLine[];
+  /** events dropped because the queue passed the client's eventQueueLimit (each time followed by a resync) */
+  droppedEventCount: number;
   ended: boolean;
   endReason: unknown;
   next(): Promise<EventLine | undefined>;
@@ -138,12 +205,18 @@ export class Subscription implements AsyncIterable<EventLine> {
 }
 
 export class WebSocketTransport implements LineTransport {
-  constructor(socket: { send(data: string): void; close(code?: number): void; readyState: number });
+  constructor(socket: { send(data: string): void; close(code?: number): void; readyState: number; bufferedAmount?: number },
+    options?: { lineCap?: number });
+  /** bytes of UTF-8 a line may have */
+  lineCap: number;
+  /** bytes waiting to be sent (the socket's bufferedAmount, plus lines waiting for it to open) */
+  readonly bufferedAmount: number;
   start(handlers: LineHandlers): void;
   send(line: string | Uint8Array): void;
-  close(): void;
+  close(reason?: Error): void;
 }
-export function connectWebSocket(url: string, options?: { WebSocket?: any; protocols?: string | string[] }): Promise<WebSocketTransport>;
+export function connectWebSocket(url: string,
+  options?: { WebSocket?: any; protocols?: string | string[]; lineCap?: number; timeout?: number }): Promise<WebSocketTransport>;
 
 // ---------------------------------------------------------------- mirror
 
@@ -152,6 +225,18 @@ export function compareIds(a: string, b: string): number;
 export function compareElements(a: ElementKey, b: ElementKey): number;
 
 export type MirrorOutcome = "applied" | "reset" | "deleted" | "ignored" | "gap";
+/**
+ * What one handled event did to a mirror, exactly: removing `left` from a copy of the elements
+ * before, then setting `entered` and `changed` by key, gives the elements after.
+ */
+export interface MirrorChange {
+  /** elements whose key was not there before */
+  entered: Attributes[];
+  /** elements there before and still, with their attributes now */
+  changed: Attributes[];
+  /** the keys of elements that are gone */
+  left: ElementKey[];
+}
 
 export class Mirror implements Iterable<Attributes> {
   constructor();
@@ -167,7 +252,8 @@ export class Mirror implements Iterable<Attributes> {
   reset(snapshot: Snapshot): this;
   apply(invalidation: Invalidation): boolean;
   handle(message: EventLine): MirrorOutcome;
-  onChange(listener: (message: EventLine, mirror: Mirror, outcome: MirrorOutcome) => void): () => void;
+  /** after each event handle() (or follow()) applied; not for reset() or apply() called directly */
+  onChange(listener: (message: EventLine, mirror: Mirror, outcome: Exclude<MirrorOutcome, "ignored" | "gap">, change: MirrorChange) => void): () => void;
   follow(subscription: Subscription): Promise<void>;
   readonly size: number;
   get(kind: ElementKind, id: string): Attributes | undefined;
@@ -228,16 +314,34 @@ export interface NetSocket {
   write(data: string | Uint8Array): boolean;
   end(): void;
   destroy(): void;
+  readonly destroyed: boolean;
+  readonly writableLength: number;
   pause(): void;
   resume(): void;
   on(event: string, listener: (...args: any[]) => void): unknown;
 }
 export class SocketTransport implements LineTransport {
-  constructor(socket: NetSocket);
+  constructor(socket: NetSocket, options?: { lineCap?: number });
   socket: NetSocket;
+  /** the longest line accepted, bytes without its newline */
+  lineCap: number;
+  /** bytes of a line received without its newline yet (complete lines are dispatched at once) */
+  readonly partialBytes: number;
+  /** bytes written and not yet handed to the kernel */
+  readonly bufferedAmount: number;
   start(handlers: LineHandlers): void;
   send(line: string | Uint8Array): void;
-  close(): void;
+  close(reason?: Error): void;
 }
-export function connectUnix(socketPath: string): Promise<SocketTransport>;
-export function connect(options?: { socket?: string; env?: Record<string, string | undefined>; checkSeq?: boolean; hello?: boolean }): Promise<Client>;
+export function connectUnix(socketPath: string, options?: { timeout?: number; lineCap?: number }): Promise<SocketTransport>;
+export interface ConnectOptions extends ClientOptions {
+  socket?: string;
+  env?: Record<string, string | undefined>;
+  /** send daemon.hello first and keep its result as client.hello */
+  hello?: boolean;
+  /** the connect's deadline, ms (default: timeout) */
+  connectTimeout?: number;
+  /** the longest line accepted, bytes (default DEFAULT_LINE_CAP) */
+  lineCap?: number;
+}
+export function connect(options?: ConnectOptions): Promise<Client>;

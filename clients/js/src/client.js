@@ -1,25 +1,48 @@
 // The protocol over any line transport: requests and replies, events with seq checking,
 // subscriptions as async iterators. The method functions come from the generated method table
 // (src/protocol.js); their params and results are typed in ../protocol.d.ts.
-import { LayoutdError, ConnectionClosedError, CONNECTION_ERRORS } from "./errors.js";
+import { LayoutdError, ConnectionClosedError, CallTimeoutError, ProtocolError, CONNECTION_ERRORS } from "./errors.js";
+import { DEFAULT_EVENT_QUEUE_LIMIT, DEFAULT_TIMEOUT, STRAYS_KEPT, excerpt } from "./limits.js";
 import { METHODS, PROTOCOL_VERSIONS } from "./protocol.js";
+import { readLine } from "./wire.js";
 
 /**
  * @typedef {object} LineHandlers
  * @property {(line: string) => void} onLine called for every line received, without its terminator
- * @property {(error?: Error) => void} onClose called once when the transport is closed (by either side)
+ * @property {(error?: Error) => void} onClose called once when the transport is closed (by either side);
+ *   with a ProtocolError when the transport refused what the peer sent (a line over its cap, not UTF-8)
  */
 /**
  * A line transport: anything that sends and receives protocol lines.
  * @typedef {object} LineTransport
  * @property {(handlers: LineHandlers) => void} start begin delivering lines (called once by Client)
  * @property {(line: string | Uint8Array) => void} send send one line (without its terminator)
- * @property {() => void} close close the transport; onClose follows
+ * @property {(reason?: Error) => void} close close the transport; onClose follows. With a reason (the
+ *   Client's ProtocolError) drop the connection at once and deliver no further line
  */
 /**
  * @typedef {object} CallOptions
  * @property {string|number} [id] the request id to send (default: the client's next integer)
  * @property {boolean} [notify] send as a notification (no id, no reply): the promise resolves to undefined once sent
+ * @property {number} [timeout] this call's deadline in ms, from now to its reply (default: the client's `timeout`);
+ *   Infinity for none
+ */
+/**
+ * @typedef {object} ClientOptions
+ * @property {boolean} [checkSeq] (default true) a gap in event `seq` resubscribes every subscription
+ * @property {number} [timeout] the deadline of each call in ms (default DEFAULT_TIMEOUT, 30 s); Infinity for none
+ * @property {number} [eventQueueLimit] events a Subscription holds for a reader that does not take them
+ *   (default DEFAULT_EVENT_QUEUE_LIMIT, 1024); one more drops them for a resync
+ */
+/**
+ * One call waiting for its reply (in Client.pending from the send until the reply, the deadline or the close).
+ * @typedef {object} PendingCall
+ * @property {string|number} id
+ * @property {string} method
+ * @property {(result: any) => void} resolve
+ * @property {(error: Error) => void} reject
+ * @property {((result: any) => void)|undefined} onResult
+ * @property {ReturnType<typeof setTimeout>|undefined} timer
  */
 
 /**
@@ -56,18 +79,30 @@ const METHOD_TREE = (() => {
 
 /** One protocol connection. */
 export class Client {
-  /**
-   * @param {LineTransport} transport
-   * @param {{checkSeq?: boolean}} [options] checkSeq (default true): a gap in event `seq` resubscribes every subscription
-   */
+  /** @param {LineTransport} transport @param {ClientOptions} [options] */
   constructor(transport, options = {}) {
     this.transport = transport;
     this.checkSeq = options.checkSeq !== false;
+    /** @type {number} the deadline of each call, ms (CallOptions.timeout overrides it per call) */
+    this.timeout = checkTimeout(options.timeout ?? DEFAULT_TIMEOUT, "timeout");
+    /** @type {number} */
+    this.eventQueueLimit = options.eventQueueLimit ?? DEFAULT_EVENT_QUEUE_LIMIT;
+    if (!(Number.isInteger(this.eventQueueLimit) && this.eventQueueLimit > 0)) throw new RangeError("eventQueueLimit must be a positive integer");
     /** @type {number} the last event seq seen on this connection */
     this.seq = 0;
     this.nextId = 1;
-    /** @type {Array<{id: string|number, method: string, resolve: Function, reject: Function, onResult?: Function}>} */
-    this.pending = [];
+    /**
+     * Calls waiting for their reply, by id (several only when a caller reuses an id: the oldest is
+     * answered first). An entry lives from the send until its reply, its deadline or the close.
+     * @type {Map<string|number, PendingCall[]>}
+     */
+    this.pending = new Map();
+    /** @type {number} replies nobody waited for (unknown, duplicate or late ids) and id-null errors that do not close */
+    this.strayCount = 0;
+    /** @type {Array<{id: string|number|null, line: string}>} the STRAYS_KEPT (16) most recent strays, oldest first; `line` cut to 256 characters */
+    this.strays = [];
+    /** @type {number} events that reached no subscription and no `event` listener (the client keeps none) */
+    this.droppedEventCount = 0;
     /** @type {Map<number, Subscription>} */
     this.subscriptions = new Map();
     /** @type {Set<(message: object, line: string) => void>} */
@@ -76,6 +111,8 @@ export class Client {
     this.shutdownReceived = false;
     /** @type {LayoutdError|undefined} a connection-level error line the daemon wrote before closing */
     this.connectionError = undefined;
+    /** @type {ProtocolError|undefined} why the client closed the connection: the peer wrote what no layoutd writes */
+    this.protocolError = undefined;
     /** @type {Promise<Error|undefined>} resolves when the connection has closed */
     this.closed = new Promise((resolve) => { this.resolveClosed = resolve; });
     // One function per method of the generated table (client.daemon.hello, client.view.stage.commit, ...).
@@ -123,7 +160,7 @@ export class Client {
    * @returns {Promise<any>} the result (typed per method: import("../protocol").ProtocolMethods); rejects with a LayoutdError (or ConnectionClosedError)
    */
   call(method, params, options = {}) {
-    if (this.isClosed) return Promise.reject(new ConnectionClosedError("the connection is closed", { shutdown: this.shutdownReceived }));
+    if (this.isClosed) return Promise.reject(this.#closedNow());
     const message = {};
     const notify = !!options.notify;
     let id;
@@ -142,15 +179,32 @@ export class Client {
       }
       return Promise.resolve(undefined);
     }
+    const timeout = options.timeout === undefined ? this.timeout : checkTimeout(options.timeout, "CallOptions.timeout");
     return new Promise((resolve, reject) => {
-      this.pending.push({ id, method, resolve, reject, onResult: options.onResult });
+      /** @type {PendingCall} */
+      const call = { id, method, resolve, reject, onResult: options.onResult, timer: undefined };
+      const waiting = this.pending.get(id);
+      if (waiting) waiting.push(call);
+      else this.pending.set(id, [call]);
+      if (timeout !== Infinity) {
+        // Forgotten at its deadline: its reply, if it comes, is a stray; the connection stays usable.
+        call.timer = setTimeout(() => {
+          if (this.#forget(call)) reject(new CallTimeoutError(method, timeout));
+        }, timeout);
+      }
       try {
         this.transport.send(line);
       } catch (error) {
-        this.pending = this.pending.filter((p) => p.id !== id || p.resolve !== resolve);
-        reject(error);
+        if (this.#forget(call)) reject(error);
       }
     });
+  }
+
+  /** Number of calls waiting for their reply. */
+  get pendingCount() {
+    let count = 0;
+    for (const calls of this.pending.values()) count += calls.length;
+    return count;
   }
 
   /** A notification: carried out, never answered. @param {string} method @param {object} [params] */
@@ -163,7 +217,7 @@ export class Client {
    * @param {string|Uint8Array} line without its terminator
    */
   sendRaw(line) {
-    if (this.isClosed) throw new ConnectionClosedError("the connection is closed");
+    if (this.isClosed) throw this.#closedNow();
     this.transport.send(line);
   }
 
@@ -253,26 +307,31 @@ export class Client {
   }
 
   #receive(line) {
+    if (this.protocolError) return; // nothing past a line no layoutd writes is trusted
     this.#emit("line", line);
-    let message;
+    let read;
     try {
-      message = JSON.parse(line);
-    } catch {
-      return; // the daemon writes only JSON objects; ignore anything else
+      read = readLine(line);
+    } catch (error) {
+      if (!(error instanceof ProtocolError)) throw error;
+      this.#fail(error);
+      return;
     }
-    if (message === null || typeof message !== "object") return;
-    if ("event" in message && !("id" in message)) return this.#event(message, line);
-    if (!("id" in message)) return;
-    const index = message.id === null ? -1 : this.pending.findIndex((p) => p.id === message.id);
-    if (index < 0) {
+    if (read.event) return this.#event(read.event, line);
+    const message = read.reply;
+    const waiting = message.id === null ? undefined : this.pending.get(message.id);
+    if (!waiting) {
       if (message.id === null && message.error && CONNECTION_ERRORS.includes(message.error.name)) {
         this.connectionError = LayoutdError.from(message.error, { id: null });
+      } else {
+        this.#stray(message.id, line);
       }
       this.#emit("reply", message, line);
       return;
     }
-    const [request] = this.pending.splice(index, 1);
-    if ("error" in message) {
+    const request = waiting[0];
+    this.#forget(request);
+    if (message.error) {
       request.reject(LayoutdError.from(message.error, request));
     } else {
       try {
@@ -286,32 +345,88 @@ export class Client {
   }
 
   #event(message, line) {
-    if (typeof message.seq === "number") {
-      const gap = this.checkSeq && message.seq !== this.seq + 1;
-      this.seq = message.seq;
-      if (gap) {
-        this.#emit("gap", message);
-        for (const subscription of this.subscriptions.values()) subscription.resync().catch(() => {});
-      }
+    const gap = this.checkSeq && message.seq !== this.seq + 1;
+    this.seq = message.seq;
+    if (gap) {
+      this.#emit("gap", message);
+      for (const subscription of this.subscriptions.values()) subscription.resync().catch(() => {});
     }
     if (message.event === "daemon.shutdown") this.shutdownReceived = true;
+    let taken = this.listeners.event.size > 0;
     this.#emit("event", message, line);
     if (message.subscription !== undefined) {
       const subscription = this.subscriptions.get(message.subscription);
-      if (subscription) subscription._push(message);
+      if (subscription) {
+        subscription._push(message);
+        taken = true;
+      }
     }
+    if (!taken) this.droppedEventCount++;
+  }
+
+  /** Removes a call from `pending` and clears its deadline; false when it was no longer there. @param {PendingCall} call */
+  #forget(call) {
+    clearTimeout(call.timer);
+    const waiting = this.pending.get(call.id);
+    const index = waiting ? waiting.indexOf(call) : -1;
+    if (index < 0) return false;
+    if (waiting.length === 1) this.pending.delete(call.id);
+    else waiting.splice(index, 1);
+    return true;
+  }
+
+  /** Counts a reply nobody waits for and keeps the most recent few. @param {string|number|null} id @param {string} line */
+  #stray(id, line) {
+    this.strayCount++;
+    if (this.strays.length === STRAYS_KEPT) this.strays.shift();
+    this.strays.push({ id, line: excerpt(line) });
+  }
+
+  /** The peer wrote what no layoutd writes: close at once and fail every waiting call with it. @param {ProtocolError} error */
+  #fail(error) {
+    if (this.isClosed || this.protocolError) return;
+    this.protocolError = error;
+    this.#closed(error);
+    this.transport.close(error);
+  }
+
+  /** What a call waiting at the close rejects with: why the connection closed. */
+  #whyClosed(cause) {
+    return this.protocolError || this.connectionError ||
+      new ConnectionClosedError("the connection closed before the reply", { shutdown: this.shutdownReceived, cause });
+  }
+
+  /** What a call made after the close rejects with (`cause`: why it closed, when known). */
+  #closedNow() {
+    return new ConnectionClosedError("the connection is closed",
+      { shutdown: this.shutdownReceived, cause: this.protocolError || this.connectionError });
   }
 
   #closed(error) {
     if (this.isClosed) return;
     this.isClosed = true;
-    const reason = this.connectionError ||
-      new ConnectionClosedError("the connection closed before the reply", { shutdown: this.shutdownReceived, cause: error });
-    for (const request of this.pending.splice(0)) request.reject(reason);
+    if (error instanceof ProtocolError && !this.protocolError) this.protocolError = error; // the transport refused a line
+    const reason = this.#whyClosed(error);
+    const calls = [...this.pending.values()].flat();
+    this.pending.clear();
+    for (const call of calls) {
+      clearTimeout(call.timer);
+      call.reject(reason);
+    }
     for (const subscription of [...this.subscriptions.values()]) subscription._end(reason);
     this.#emit("close", error);
     this.resolveClosed(error);
   }
+}
+
+/**
+ * A deadline option: a positive number of ms, or Infinity for none. setTimeout cannot wait longer than
+ * 2^31-1 ms (it would fire at once), so a longer one counts as none.
+ * @param {number} value @param {string} name @returns {number}
+ */
+function checkTimeout(value, name) {
+  if (typeof value !== "number" || Number.isNaN(value) || value <= 0) throw new RangeError(`${name} must be a positive number of ms or Infinity`);
+  return value > 0x7fffffff ? Infinity : value;
 }
 
 /**
@@ -320,6 +435,11 @@ export class Client {
  * resync() the iterator yields `{event: "view.resync", local: true, params: {view, skipped: null, snapshot}}`
  * (a fresh subscription's snapshot, to replace the mirror with). The iterator ends after `view.deleted`,
  * unsubscribe() or the connection's close.
+ *
+ * Received events wait in `queue` until taken (next(), the iterator, drain()). A reader that falls
+ * more than the client's `eventQueueLimit` events behind loses them for a resync, as the daemon
+ * coalesces a slow connection's events into `view.resync`: the queue is dropped (counted in
+ * `droppedEventCount`) and the local `view.resync` that follows carries the window as it is now.
  */
 export class Subscription {
   /** @param {Client} client @param {string} view @param {import("../protocol").ViewSubscribeResult} result */
@@ -331,7 +451,10 @@ export class Subscription {
     /** @type {import("../protocol").Snapshot} the snapshot of the latest (re)subscription */
     this.snapshot = result.snapshot;
     this.result = result;
+    /** @type {object[]} events received and not yet taken */
     this.queue = [];
+    /** @type {number} events dropped because the queue was full (each time followed by a resync) */
+    this.droppedEventCount = 0;
     this.waiters = [];
     this.ended = false;
     /** @type {unknown} why the iterator ended, when not by view.deleted or unsubscribe */
@@ -344,7 +467,13 @@ export class Subscription {
     if (this.ended) return;
     if (message.event === "view.resync" && message.params && message.params.snapshot) this.snapshot = message.params.snapshot;
     if (this.waiters.length) this.waiters.shift().resolve({ value: message, done: false });
-    else this.queue.push(message);
+    else if (this.queue.length < this.client.eventQueueLimit || message.event === "view.deleted") this.queue.push(message);
+    else {
+      // Nobody is taking these: keep memory bounded and let the reader catch up from a fresh snapshot.
+      this.droppedEventCount += this.queue.length + 1;
+      this.queue = [];
+      this.resync().catch(() => {});
+    }
     if (message.event === "view.deleted") this._end();
   }
 

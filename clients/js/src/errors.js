@@ -1,6 +1,7 @@
 // Errors as protocol/errors.md lists them: one LayoutdError subclass per stable name, made from the
 // generated error table (src/protocol.js); error-classes.js exports them by name.
 import { ERRORS } from "./protocol.js";
+import { excerpt } from "./limits.js";
 
 /** An error reply from the daemon (or a connection-level error line). Switch on `name`. */
 export class LayoutdError extends Error {
@@ -30,7 +31,9 @@ export class LayoutdError extends Error {
    * @returns {LayoutdError}
    */
   static from(error, request) {
-    const Class = errorClasses[error && error.name] || LayoutdError;
+    // hasOwn: a name like "constructor" or "toString" must not reach Object.prototype's members.
+    const name = error && error.name;
+    const Class = typeof name === "string" && Object.hasOwn(errorClasses, name) ? errorClasses[name] : LayoutdError;
     return new Class(error, request);
   }
 }
@@ -43,6 +46,59 @@ export class ConnectionClosedError extends Error {
     this.name = "ConnectionClosed";
     /** whether `daemon.shutdown` arrived before the close (resend after reconnecting) */
     this.shutdown = !!options.shutdown;
+    if (options.cause !== undefined) this.cause = options.cause;
+  }
+}
+
+/**
+ * What was wrong with a line that makes a ProtocolError (protocol/README.md §9, "What a client
+ * expects of the daemon's lines"):
+ * - `line-cap`: longer than the transport's line cap (refused as soon as the cap is passed);
+ * - `utf8`: not UTF-8 (or, over a WebSocket, a message that is not text);
+ * - `json`: not JSON;
+ * - `depth`: nested deeper than MAXIMUM_DEPTH (128) arrays and objects;
+ * - `shape`: JSON, but neither a reply nor an event of the documented shape.
+ * @typedef {"line-cap"|"utf8"|"json"|"depth"|"shape"} ProtocolErrorKind
+ */
+
+/**
+ * The peer wrote a line no layoutd writes. The stream cannot be trusted past it: the client closes
+ * the connection and every waiting call rejects with this same error (a later call with
+ * ConnectionClosedError, whose `cause` is this error).
+ */
+export class ProtocolError extends Error {
+  /**
+   * @param {ProtocolErrorKind} kind @param {string} message
+   * @param {{line?: string, cause?: unknown}} [options] line: the offending line (kept up to 256 characters)
+   */
+  constructor(kind, message, options = {}) {
+    super(message);
+    this.name = "ProtocolError";
+    /** @type {ProtocolErrorKind} */
+    this.kind = kind;
+    /** @type {string|undefined} the start of the offending line (undefined for `line-cap` and `utf8`) */
+    this.line = options.line === undefined ? undefined : excerpt(options.line);
+    if (options.cause !== undefined) this.cause = options.cause;
+  }
+}
+
+/**
+ * A call's deadline passed before its reply (the call is forgotten: a late reply counts as stray,
+ * and the connection stays usable), or connect()'s before the connection was made.
+ */
+export class CallTimeoutError extends Error {
+  /**
+   * @param {string} operation the method called, or "connect"
+   * @param {number} timeout the deadline, ms after the call began
+   * @param {{cause?: unknown}} [options]
+   */
+  constructor(operation, timeout, options = {}) {
+    super(`${operation} had no ${operation === "connect" ? "connection" : "reply"} within ${timeout} ms`);
+    this.name = "CallTimeout";
+    /** @type {string} */
+    this.operation = operation;
+    /** @type {number} ms */
+    this.timeout = timeout;
     if (options.cause !== undefined) this.cause = options.cause;
   }
 }

@@ -17,6 +17,16 @@ export function compareIds(a, b) {
   return x.length - y.length;
 }
 
+/** Whether two JSON values are equal (attributes: the daemon writes their keys in one order, but do not rely on it). */
+function sameValue(a, b) {
+  if (a === b) return true;
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null || Array.isArray(a) !== Array.isArray(b)) return false;
+  const keys = Object.keys(a);
+  if (keys.length !== Object.keys(b).length) return false;
+  for (const key of keys) if (!Object.hasOwn(b, key) || !sameValue(a[key], b[key])) return false;
+  return true;
+}
+
 /** The protocol's element order: cells, then headers, then footers; by id within a kind. */
 export function compareElements(a, b) {
   const ka = KIND_ORDER[a.kind] ?? 3, kb = KIND_ORDER[b.kind] ?? 3;
@@ -24,6 +34,16 @@ export function compareElements(a, b) {
   if (ka === 3 && a.kind !== b.kind) return compareIds(a.kind, b.kind);
   return compareIds(a.id, b.id);
 }
+
+/**
+ * What one handled event did to the mirror's elements, exactly: applying it to a copy of the
+ * elements before (remove `left`, then set `entered` and `changed` by key) gives the elements after.
+ * - `entered`: elements whose key was not there before;
+ * - `changed`: elements whose key was there before and is still, with the attributes now (after an
+ *   invalidation, those the daemon lists; after a reset, those whose attributes differ);
+ * - `left`: the keys of elements that are gone.
+ * @typedef {{entered: import("../protocol").Attributes[], changed: import("../protocol").Attributes[], left: import("../protocol").ElementKey[]}} MirrorChange
+ */
 
 /**
  * A view's window as the client holds it. Feed it snapshots (reset), invalidations (apply) or
@@ -49,8 +69,23 @@ export class Mirror {
 
   /** Replaces everything with a snapshot (view.create, view.get, view.subscribe, view.resync). @param {import("../protocol").Snapshot} snapshot */
   reset(snapshot) {
+    this.#reset(snapshot);
+    return this;
+  }
+
+  /** @param {import("../protocol").Snapshot} snapshot @returns {MirrorChange} against the elements before */
+  #reset(snapshot) {
+    const before = this.map;
     this.map = new Map();
     for (const e of snapshot.elements) this.map.set(elementKey(e), e);
+    /** @type {MirrorChange} */
+    const change = { entered: [], changed: [], left: [] };
+    for (const [key, e] of this.map) {
+      const old = before.get(key);
+      if (old === undefined) change.entered.push(e);
+      else if (!sameValue(old, e)) change.changed.push(e);
+    }
+    for (const [key, old] of before) if (!this.map.has(key)) change.left.push({ kind: old.kind, id: old.id });
     this.snapshot = snapshot;
     this.view = snapshot.view;
     this.epoch = snapshot.epoch;
@@ -59,7 +94,7 @@ export class Mirror {
     this.contentOffset = snapshot.viewport && snapshot.viewport.offset;
     this.windowTruncated = snapshot.windowTruncated === true;
     this.deleted = false;
-    return this;
+    return change;
   }
 
   /**
@@ -69,16 +104,48 @@ export class Mirror {
    * @param {import("../protocol").Invalidation} p @returns {boolean}
    */
   apply(p) {
-    if (p.dryRun || this.epoch === undefined || p.epoch !== this.epoch + 1) return false;
-    for (const k of p.left) this.map.delete(elementKey(k));
-    for (const e of p.entered) this.map.set(elementKey(e), e);
-    for (const e of p.changed) this.map.set(elementKey(e), e);
+    return this.#apply(p) !== undefined;
+  }
+
+  /**
+   * @param {import("../protocol").Invalidation} p
+   * @returns {MirrorChange|undefined} against the elements before (undefined: not applied)
+   */
+  #apply(p) {
+    if (p.dryRun || this.epoch === undefined || p.epoch !== this.epoch + 1) return undefined;
+    // Each touched key's attributes before, so the change says what really happened to the
+    // mirror (an element that left and entered again in one delta is changed, not both).
+    const before = new Map();
+    const touch = (key) => { if (!before.has(key)) before.set(key, this.map.get(key)); };
+    for (const k of p.left) {
+      const key = elementKey(k);
+      touch(key);
+      this.map.delete(key);
+    }
+    for (const e of p.entered) {
+      const key = elementKey(e);
+      touch(key);
+      this.map.set(key, e);
+    }
+    for (const e of p.changed) {
+      const key = elementKey(e);
+      touch(key);
+      this.map.set(key, e);
+    }
+    /** @type {MirrorChange} */
+    const change = { entered: [], changed: [], left: [] };
+    for (const [key, old] of before) {
+      const now = this.map.get(key);
+      if (old === undefined) { if (now !== undefined) change.entered.push(now); }
+      else if (now === undefined) change.left.push({ kind: old.kind, id: old.id });
+      else change.changed.push(now);
+    }
     this.epoch = p.epoch;
     this.window = p.window;
     this.contentSize = p.contentSize;
     this.contentOffset = p.contentOffset;
     this.windowTruncated = p.windowTruncated === true;
-    return true;
+    return change;
   }
 
   /**
@@ -89,22 +156,30 @@ export class Mirror {
   handle(message) {
     const p = message.params || {};
     let outcome = "ignored";
+    /** @type {MirrorChange|undefined} */
+    let change;
     if (message.event === "view.invalidated") {
-      if (this.apply(p)) outcome = "applied";
+      change = this.#apply(p);
+      if (change) outcome = "applied";
       else if (this.epoch !== undefined && p.epoch > this.epoch + 1) outcome = "gap";
     } else if (message.event === "view.resync" && p.snapshot) {
-      this.reset(p.snapshot);
+      change = this.#reset(p.snapshot);
       outcome = "reset";
     } else if (message.event === "view.deleted") {
+      change = { entered: [], changed: [], left: [...this.map.values()].map((e) => ({ kind: e.kind, id: e.id })) };
       this.map = new Map();
       this.deleted = true;
       outcome = "deleted";
     }
-    if (outcome !== "ignored" && outcome !== "gap") for (const listener of [...this.listeners]) listener(message, this, outcome);
+    if (change) for (const listener of [...this.listeners]) listener(message, this, outcome, change);
     return outcome;
   }
 
-  /** Calls `listener(event, mirror, outcome)` after each event that changed the mirror. @returns {() => void} */
+  /**
+   * Calls `listener(event, mirror, outcome, change)` after each event handle() (or follow()) applied:
+   * `change` ({entered, changed, left}) says exactly which elements to touch. reset() and apply()
+   * called directly do not call it. @returns {() => void}
+   */
   onChange(listener) {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);

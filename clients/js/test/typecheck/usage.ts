@@ -2,7 +2,8 @@
 // as an adopter writes one (compiled by test/types.test.js with `tsc --noEmit --strict`; never run).
 import {
   connect, Mirror, webAnimations, attributesAt, CURVES, cubicBezier, elementKey, LayoutdError, StaleEpochError,
-  ERROR_CODES, isLayoutdError, reconnecting,
+  ERROR_CODES, isLayoutdError, reconnecting, CallTimeoutError, ProtocolError, ConnectionClosedError, DEFAULT_LINE_CAP,
+  type MirrorChange, type ProtocolErrorKind,
   type Attributes, type Invalidation, type Snapshot, type Transition, type AnimationCurve, type Point,
   type ViewCreateParams, type ViewScrollEndResult, type ViewUpdateParams, type ProtocolEvents, type ProtocolMethods,
 } from "../../index";
@@ -84,6 +85,31 @@ async function main(): Promise<void> {
   }
   const code: number = ERROR_CODES.StaleEpoch;
   void code;
+  // Deadlines and bounds: per connection and per call; the client's own errors; what it counts.
+  const bounded = await connect({ timeout: 5000, connectTimeout: 1000, lineCap: DEFAULT_LINE_CAP / 4, eventQueueLimit: 64 });
+  try {
+    await bounded.daemon.sync(undefined, { timeout: 250 });
+  } catch (error) {
+    if (error instanceof CallTimeoutError) {
+      const waited: number = error.timeout;
+      const operation: string = error.operation;
+      void waited, operation;
+    } else if (error instanceof ProtocolError) {
+      const kind: ProtocolErrorKind = error.kind;
+      void kind;
+    } else if (error instanceof ConnectionClosedError) {
+      void error.shutdown;
+    }
+  }
+  const counts: number[] = [bounded.strayCount, bounded.pendingCount, bounded.droppedEventCount, bounded.transport instanceof Object ? 1 : 0];
+  void counts;
+  const strayIds: Array<string | number | null> = bounded.strays.map((stray) => stray.id);
+  void strayIds;
+  mirror.onChange((event, m, outcome, change: MirrorChange) => {
+    const touched: string[] = [...change.entered, ...change.changed].map((e: Attributes) => e.id).concat(change.left.map((k) => k.id));
+    void event.event, m.epoch, outcome, touched;
+  });
+  await bounded.close();
   const session = await reconnecting({ connect: () => connect(), views: () => [photos] });
   const followed: Mirror = await session.mirror("photos");
   void followed.epoch;
