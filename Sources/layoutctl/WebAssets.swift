@@ -2669,6 +2669,10 @@ export function readLine(line) {
     const hasResult = Object.hasOwn(message, "result"), hasError = Object.hasOwn(message, "error");
     if (hasResult === hasError) throw wrong(hasResult ? "a reply with both result and error" : "a reply with neither result nor error");
     if (hasResult && !isObject(message.result)) throw wrong("a reply whose result is not an object");
+    if (hasResult) {
+      const bad = windowShape(message.result);
+      if (bad) throw wrong(`a result whose ${bad}`);
+    }
     if (hasError) {
       const error = message.error;
       if (!isObject(error)) throw wrong("a reply whose error is not an object");
@@ -2685,9 +2689,33 @@ export function readLine(line) {
     if (Object.hasOwn(message, "subscription") && !Number.isInteger(message.subscription)) {
       throw wrong("an event whose subscription is not an integer");
     }
+    const bad = windowShape(message.params);
+    if (bad) throw wrong(`an event whose params' ${bad}`);
     return { event: message };
   }
   throw wrong("a line that is neither a reply (id) nor an event (event)");
+}
+
+/**
+ * What a Mirror and a Subscription read of a result or an event's params, checked where it is
+ * present (invalidations: `epoch`, `entered`, `changed`, `left`; snapshots: `elements`, and a
+ * nested `snapshot`), so that a wrong shape is a ProtocolError here rather than a TypeError in
+ * the application's mirror later. Fields a mirror does not read are left to the application.
+ * @param {Record<string, any>} value @returns {string|undefined} what is wrong, or undefined
+ */
+function windowShape(value) {
+  if (Object.hasOwn(value, "epoch") && !Number.isInteger(value.epoch)) return "epoch is not an integer";
+  for (const field of ["entered", "changed", "left", "elements"]) {
+    if (!Object.hasOwn(value, field)) continue;
+    const list = value[field];
+    if (!Array.isArray(list) || !list.every(isObject)) return `${field} is not a list of objects`;
+  }
+  if (Object.hasOwn(value, "snapshot")) {
+    if (!isObject(value.snapshot)) return "snapshot is not an object";
+    const bad = windowShape(value.snapshot);
+    if (bad) return `snapshot's ${bad}`;
+  }
+  return undefined;
 }
 
 /** A JSON object: not null, not an array. @param {unknown} value @returns {value is Record<string, any>} */

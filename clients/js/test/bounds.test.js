@@ -141,6 +141,13 @@ const MALFORMED = [
   ["an event whose subscription is a string", '{"event":"view.invalidated","seq":1,"subscription":"1","params":{}}', "shape"],
   ["an event whose name is a number", '{"event":5,"seq":1,"params":{}}', "shape"],
   ["an object that is neither", '{"hello":1}', "shape"],
+  // What a mirror reads, checked before the application's mirror would throw a TypeError on it.
+  ["a result whose entered is a number", '{"id":1,"result":{"view":"v","epoch":2,"entered":5,"changed":[],"left":[]}}', "shape"],
+  ["a result whose epoch is a string", '{"id":1,"result":{"view":"v","epoch":"two"}}', "shape"],
+  ["a subscribe result without a snapshot object", '{"id":1,"result":{"subscription":1,"snapshot":7}}', "shape"],
+  ["a snapshot whose elements are not objects", '{"id":1,"result":{"subscription":1,"snapshot":{"epoch":1,"elements":[1,2]}}}', "shape"],
+  ["an invalidation event whose left is null", '{"event":"view.invalidated","seq":1,"subscription":1,"params":{"view":"v","epoch":2,"entered":[],"changed":[],"left":null}}', "shape"],
+  ["a resync event whose snapshot is a string", '{"event":"view.resync","seq":1,"subscription":1,"params":{"view":"v","snapshot":"s"}}', "shape"],
 ];
 
 for (const [what, line, kind] of MALFORMED) {
