@@ -83,6 +83,14 @@ let package = Package(
         // Drives LayoutdClient against a real daemon for the e2e tests (transcripts, the shared
         // mirror scenario, a restart).
         .executableTarget(name: "layoutd-client-check", dependencies: ["LayoutdClient", "LayoutProtocol"]),
+        // clients/swift/README.md's code, extracted by scripts/generate-protocol.py: `swift build`
+        // compiles every Swift block of the README, tests/e2e/test_clients.py runs its example.
+        .executableTarget(
+            name: "layoutd-readme-example", dependencies: ["LayoutdClient", "LayoutProtocol", "LayoutGeometry"], path: "clients/swift/examples/readme"),
+        // The client's long-run check (1M calls with events, RSS sampled): run by hand or by the
+        // soak against a real daemon, in release.
+        .executableTarget(
+            name: "layoutd-client-longrun", dependencies: ["LayoutdClient", "LayoutProtocol", "LayoutGeometry"], path: "clients/swift/bench/longrun"),
         .executableTarget(
             name: "layoutctl", dependencies: ["LayoutClient", "LayoutdClient", "LayoutIPC", "LayoutProtocol"], linkerSettings: [.unsafeFlags(bindNow)]),
         // Loopback round trip against a running daemon, beside a bare socket ping-pong.

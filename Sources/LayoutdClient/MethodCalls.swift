@@ -34,15 +34,19 @@ extension LayoutdMethods {
 
 extension LayoutdConnection {
     /// Calls `method` with typed params and reads its typed result.
-    public func call<Method: LayoutdMethod>(_ method: Method.Type, _ params: Method.Params) async throws(LayoutdError) -> Method.Result {
-        try decoded(try await call(Method.name, params.json)) { value throws(DecodingFailure) in try Method.result(value) }
+    ///
+    /// - Parameter timeout: this call's deadline in seconds; the connection's when nil.
+    public func call<Method: LayoutdMethod>(_ method: Method.Type, _ params: Method.Params, timeout: Double? = nil) async throws(LayoutdError) -> Method.Result {
+        try decoded(try await call(Method.name, params.json, timeout: timeout)) { value throws(DecodingFailure) in try Method.result(value) }
     }
 }
 
 extension BlockingConnection {
     /// Calls `method` with typed params and reads its typed result.
-    public func call<Method: LayoutdMethod>(_ method: Method.Type, _ params: Method.Params) throws(LayoutdError) -> Method.Result {
-        let result = try call(Method.name, params.json)
+    ///
+    /// - Parameter timeout: this call's deadline in seconds; the connection's when nil.
+    public func call<Method: LayoutdMethod>(_ method: Method.Type, _ params: Method.Params, timeout: Double? = nil) throws(LayoutdError) -> Method.Result {
+        let result = try call(Method.name, params.json, timeout: timeout)
         do {
             return try Method.result(result)
         } catch {

@@ -2967,484 +2967,568 @@ public enum LayoutdMethods {
 
 extension LayoutdConnection {
     /// `daemon.hello`: agree on a protocol version; limits and capabilities
-    /// (protocol/daemon.md#daemonhello).
-    public func daemonHello(protocol: [Int]? = nil) async throws(LayoutdError) -> LayoutdMethods.DaemonHello.Result {
-        try await call(LayoutdMethods.DaemonHello.self, .init(protocol: `protocol`))
+    /// (protocol/daemon.md#daemonhello). `timeout`: this call's deadline in seconds (the
+    /// connection's when nil).
+    public func daemonHello(protocol: [Int]? = nil, timeout: Double? = nil) async throws(LayoutdError) -> LayoutdMethods.DaemonHello.Result {
+        try await call(LayoutdMethods.DaemonHello.self, .init(protocol: `protocol`), timeout: timeout)
     }
 
     /// `daemon.describe`: every method, error and strategy
-    /// (protocol/daemon.md#daemondescribe).
-    public func daemonDescribe() async throws(LayoutdError) -> LayoutdMethods.DaemonDescribe.Result {
-        try await call(LayoutdMethods.DaemonDescribe.self, .init())
+    /// (protocol/daemon.md#daemondescribe). `timeout`: this call's deadline in seconds (the
+    /// connection's when nil).
+    public func daemonDescribe(timeout: Double? = nil) async throws(LayoutdError) -> LayoutdMethods.DaemonDescribe.Result {
+        try await call(LayoutdMethods.DaemonDescribe.self, .init(), timeout: timeout)
     }
 
     /// `daemon.status`: views, items, requests served, errors, connections, memory
-    /// (protocol/daemon.md#daemonstatus).
-    public func daemonStatus() async throws(LayoutdError) -> LayoutdMethods.DaemonStatus.Result {
-        try await call(LayoutdMethods.DaemonStatus.self, .init())
+    /// (protocol/daemon.md#daemonstatus). `timeout`: this call's deadline in seconds (the
+    /// connection's when nil).
+    public func daemonStatus(timeout: Double? = nil) async throws(LayoutdError) -> LayoutdMethods.DaemonStatus.Result {
+        try await call(LayoutdMethods.DaemonStatus.self, .init(), timeout: timeout)
     }
 
     /// `daemon.sync`: replies after every earlier event for this connection
-    /// (protocol/daemon.md#daemonsync).
-    public func daemonSync() async throws(LayoutdError) -> LayoutdMethods.DaemonSync.Result {
-        try await call(LayoutdMethods.DaemonSync.self, .init())
+    /// (protocol/daemon.md#daemonsync). `timeout`: this call's deadline in seconds (the
+    /// connection's when nil).
+    public func daemonSync(timeout: Double? = nil) async throws(LayoutdError) -> LayoutdMethods.DaemonSync.Result {
+        try await call(LayoutdMethods.DaemonSync.self, .init(), timeout: timeout)
     }
 
     /// `daemon.reload`: re-read the configuration file (as SIGHUP does)
-    /// (protocol/daemon.md#daemonreload).
-    public func daemonReload() async throws(LayoutdError) -> LayoutdMethods.DaemonReload.Result {
-        try await call(LayoutdMethods.DaemonReload.self, .init())
+    /// (protocol/daemon.md#daemonreload). `timeout`: this call's deadline in seconds (the
+    /// connection's when nil).
+    public func daemonReload(timeout: Double? = nil) async throws(LayoutdError) -> LayoutdMethods.DaemonReload.Result {
+        try await call(LayoutdMethods.DaemonReload.self, .init(), timeout: timeout)
     }
 
     /// `strategy.list`: registered strategies with parameters and defaults
-    /// (protocol/strategies.md#strategylist).
-    public func strategyList() async throws(LayoutdError) -> LayoutdMethods.StrategyList.Result {
-        try await call(LayoutdMethods.StrategyList.self, .init())
+    /// (protocol/strategies.md#strategylist). `timeout`: this call's deadline in seconds
+    /// (the connection's when nil).
+    public func strategyList(timeout: Double? = nil) async throws(LayoutdError) -> LayoutdMethods.StrategyList.Result {
+        try await call(LayoutdMethods.StrategyList.self, .init(), timeout: timeout)
     }
 
-    /// `view.create`: create a named view (protocol/views.md#viewcreate).
-    public func viewCreate(view: String, strategy: String, viewport: LayoutdMethods.ViewCreate.Params.Viewport, params: JSONObject? = nil, windowMargin: Double? = nil, sections: [WireSection]? = nil, anchor: WireAnchor? = nil, layoutDirection: LayoutdMethods.ViewCreate.Params.LayoutDirection? = nil) async throws(LayoutdError) -> LayoutdMethods.ViewCreate.Result {
-        try await call(LayoutdMethods.ViewCreate.self, .init(view: view, strategy: strategy, viewport: viewport, params: params, windowMargin: windowMargin, sections: sections, anchor: anchor, layoutDirection: layoutDirection))
+    /// `view.create`: create a named view (protocol/views.md#viewcreate). `timeout`: this
+    /// call's deadline in seconds (the connection's when nil).
+    public func viewCreate(view: String, strategy: String, viewport: LayoutdMethods.ViewCreate.Params.Viewport, params: JSONObject? = nil, windowMargin: Double? = nil, sections: [WireSection]? = nil, anchor: WireAnchor? = nil, layoutDirection: LayoutdMethods.ViewCreate.Params.LayoutDirection? = nil, timeout: Double? = nil) async throws(LayoutdError) -> LayoutdMethods.ViewCreate.Result {
+        try await call(LayoutdMethods.ViewCreate.self, .init(view: view, strategy: strategy, viewport: viewport, params: params, windowMargin: windowMargin, sections: sections, anchor: anchor, layoutDirection: layoutDirection), timeout: timeout)
     }
 
-    /// `view.delete`: delete a view (protocol/views.md#viewdelete).
-    public func viewDelete(view: String) async throws(LayoutdError) -> LayoutdMethods.ViewDelete.Result {
-        try await call(LayoutdMethods.ViewDelete.self, .init(view: view))
+    /// `view.delete`: delete a view (protocol/views.md#viewdelete). `timeout`: this call's
+    /// deadline in seconds (the connection's when nil).
+    public func viewDelete(view: String, timeout: Double? = nil) async throws(LayoutdError) -> LayoutdMethods.ViewDelete.Result {
+        try await call(LayoutdMethods.ViewDelete.self, .init(view: view), timeout: timeout)
     }
 
     /// `view.list`: every view with its strategy and epoch (protocol/views.md#viewlist).
-    public func viewList() async throws(LayoutdError) -> LayoutdMethods.ViewList.Result {
-        try await call(LayoutdMethods.ViewList.self, .init())
+    /// `timeout`: this call's deadline in seconds (the connection's when nil).
+    public func viewList(timeout: Double? = nil) async throws(LayoutdError) -> LayoutdMethods.ViewList.Result {
+        try await call(LayoutdMethods.ViewList.self, .init(), timeout: timeout)
     }
 
     /// `view.get`: a view's state and the elements in its window
-    /// (protocol/views.md#viewget).
-    public func viewGet(view: String) async throws(LayoutdError) -> LayoutdMethods.ViewGet.Result {
-        try await call(LayoutdMethods.ViewGet.self, .init(view: view))
+    /// (protocol/views.md#viewget). `timeout`: this call's deadline in seconds (the
+    /// connection's when nil).
+    public func viewGet(view: String, timeout: Double? = nil) async throws(LayoutdError) -> LayoutdMethods.ViewGet.Result {
+        try await call(LayoutdMethods.ViewGet.self, .init(view: view), timeout: timeout)
     }
 
     /// `view.setData`: replace all data, diffed by id (protocol/mutations.md#viewsetdata).
-    public func viewSetData(view: String, sections: [WireSection], animated: Bool? = nil, ifEpoch: Int? = nil, dryRun: Bool? = nil, anchor: WireAnchor? = nil) async throws(LayoutdError) -> LayoutdMethods.ViewSetData.Result {
-        try await call(LayoutdMethods.ViewSetData.self, .init(view: view, sections: sections, animated: animated, ifEpoch: ifEpoch, dryRun: dryRun, anchor: anchor))
+    /// `timeout`: this call's deadline in seconds (the connection's when nil).
+    public func viewSetData(view: String, sections: [WireSection], animated: Bool? = nil, ifEpoch: Int? = nil, dryRun: Bool? = nil, anchor: WireAnchor? = nil, timeout: Double? = nil) async throws(LayoutdError) -> LayoutdMethods.ViewSetData.Result {
+        try await call(LayoutdMethods.ViewSetData.self, .init(view: view, sections: sections, animated: animated, ifEpoch: ifEpoch, dryRun: dryRun, anchor: anchor), timeout: timeout)
     }
 
     /// `view.update`: an atomic batch of inserts, deletes, moves and reloads
-    /// (protocol/mutations.md#viewupdate).
-    public func viewUpdate(view: String, updates: [WireUpdate], animated: Bool? = nil, ifEpoch: Int? = nil, dryRun: Bool? = nil, anchor: WireAnchor? = nil) async throws(LayoutdError) -> LayoutdMethods.ViewUpdate.Result {
-        try await call(LayoutdMethods.ViewUpdate.self, .init(view: view, updates: updates, animated: animated, ifEpoch: ifEpoch, dryRun: dryRun, anchor: anchor))
+    /// (protocol/mutations.md#viewupdate). `timeout`: this call's deadline in seconds (the
+    /// connection's when nil).
+    public func viewUpdate(view: String, updates: [WireUpdate], animated: Bool? = nil, ifEpoch: Int? = nil, dryRun: Bool? = nil, anchor: WireAnchor? = nil, timeout: Double? = nil) async throws(LayoutdError) -> LayoutdMethods.ViewUpdate.Result {
+        try await call(LayoutdMethods.ViewUpdate.self, .init(view: view, updates: updates, animated: animated, ifEpoch: ifEpoch, dryRun: dryRun, anchor: anchor), timeout: timeout)
     }
 
     /// `view.measure`: measured sizes (self-sizing) (protocol/mutations.md#viewmeasure).
-    public func viewMeasure(view: String, sizes: [LayoutdMethods.ViewMeasure.Params.SizeEntry], animated: Bool? = nil, ifEpoch: Int? = nil, dryRun: Bool? = nil, anchor: WireAnchor? = nil) async throws(LayoutdError) -> LayoutdMethods.ViewMeasure.Result {
-        try await call(LayoutdMethods.ViewMeasure.self, .init(view: view, sizes: sizes, animated: animated, ifEpoch: ifEpoch, dryRun: dryRun, anchor: anchor))
+    /// `timeout`: this call's deadline in seconds (the connection's when nil).
+    public func viewMeasure(view: String, sizes: [LayoutdMethods.ViewMeasure.Params.SizeEntry], animated: Bool? = nil, ifEpoch: Int? = nil, dryRun: Bool? = nil, anchor: WireAnchor? = nil, timeout: Double? = nil) async throws(LayoutdError) -> LayoutdMethods.ViewMeasure.Result {
+        try await call(LayoutdMethods.ViewMeasure.self, .init(view: view, sizes: sizes, animated: animated, ifEpoch: ifEpoch, dryRun: dryRun, anchor: anchor), timeout: timeout)
     }
 
-    /// `view.select`: change the selection (protocol/mutations.md#viewselect).
-    public func viewSelect(view: String, ids: [String], animated: Bool? = nil, ifEpoch: Int? = nil, dryRun: Bool? = nil, anchor: WireAnchor? = nil, mode: LayoutdMethods.ViewSelect.Params.Mode? = nil) async throws(LayoutdError) -> LayoutdMethods.ViewSelect.Result {
-        try await call(LayoutdMethods.ViewSelect.self, .init(view: view, ids: ids, animated: animated, ifEpoch: ifEpoch, dryRun: dryRun, anchor: anchor, mode: mode))
+    /// `view.select`: change the selection (protocol/mutations.md#viewselect). `timeout`:
+    /// this call's deadline in seconds (the connection's when nil).
+    public func viewSelect(view: String, ids: [String], animated: Bool? = nil, ifEpoch: Int? = nil, dryRun: Bool? = nil, anchor: WireAnchor? = nil, mode: LayoutdMethods.ViewSelect.Params.Mode? = nil, timeout: Double? = nil) async throws(LayoutdError) -> LayoutdMethods.ViewSelect.Result {
+        try await call(LayoutdMethods.ViewSelect.self, .init(view: view, ids: ids, animated: animated, ifEpoch: ifEpoch, dryRun: dryRun, anchor: anchor, mode: mode), timeout: timeout)
     }
 
-    /// `view.scroll`: a new content offset (protocol/mutations.md#viewscroll).
-    public func viewScroll(view: String, offset: Point, animated: Bool? = nil, ifEpoch: Int? = nil, dryRun: Bool? = nil, anchor: WireAnchor? = nil, velocity: Point? = nil, horizon: Double? = nil) async throws(LayoutdError) -> LayoutdMethods.ViewScroll.Result {
-        try await call(LayoutdMethods.ViewScroll.self, .init(view: view, offset: offset, animated: animated, ifEpoch: ifEpoch, dryRun: dryRun, anchor: anchor, velocity: velocity, horizon: horizon))
+    /// `view.scroll`: a new content offset (protocol/mutations.md#viewscroll). `timeout`:
+    /// this call's deadline in seconds (the connection's when nil).
+    public func viewScroll(view: String, offset: Point, animated: Bool? = nil, ifEpoch: Int? = nil, dryRun: Bool? = nil, anchor: WireAnchor? = nil, velocity: Point? = nil, horizon: Double? = nil, timeout: Double? = nil) async throws(LayoutdError) -> LayoutdMethods.ViewScroll.Result {
+        try await call(LayoutdMethods.ViewScroll.self, .init(view: view, offset: offset, animated: animated, ifEpoch: ifEpoch, dryRun: dryRun, anchor: anchor, velocity: velocity, horizon: horizon), timeout: timeout)
     }
 
     /// `view.scrollEnd`: where scrolling comes to rest (snapping)
-    /// (protocol/mutations.md#viewscrollend).
-    public func viewScrollEnd(view: String, proposed: Point, animated: Bool? = nil, ifEpoch: Int? = nil, dryRun: Bool? = nil, anchor: WireAnchor? = nil, velocity: Point? = nil) async throws(LayoutdError) -> LayoutdMethods.ViewScrollEnd.Result {
-        try await call(LayoutdMethods.ViewScrollEnd.self, .init(view: view, proposed: proposed, animated: animated, ifEpoch: ifEpoch, dryRun: dryRun, anchor: anchor, velocity: velocity))
+    /// (protocol/mutations.md#viewscrollend). `timeout`: this call's deadline in seconds
+    /// (the connection's when nil).
+    public func viewScrollEnd(view: String, proposed: Point, animated: Bool? = nil, ifEpoch: Int? = nil, dryRun: Bool? = nil, anchor: WireAnchor? = nil, velocity: Point? = nil, timeout: Double? = nil) async throws(LayoutdError) -> LayoutdMethods.ViewScrollEnd.Result {
+        try await call(LayoutdMethods.ViewScrollEnd.self, .init(view: view, proposed: proposed, animated: animated, ifEpoch: ifEpoch, dryRun: dryRun, anchor: anchor, velocity: velocity), timeout: timeout)
     }
 
     /// `view.scrollSection`: scroll an orthogonal section (compositional) across the main
-    /// direction on its own (protocol/views.md#viewscrollsection).
-    public func viewScrollSection(view: String, section: String, offset: Double, animated: Bool? = nil, ifEpoch: Int? = nil, dryRun: Bool? = nil, anchor: WireAnchor? = nil) async throws(LayoutdError) -> LayoutdMethods.ViewScrollSection.Result {
-        try await call(LayoutdMethods.ViewScrollSection.self, .init(view: view, section: section, offset: offset, animated: animated, ifEpoch: ifEpoch, dryRun: dryRun, anchor: anchor))
+    /// direction on its own (protocol/views.md#viewscrollsection). `timeout`: this call's
+    /// deadline in seconds (the connection's when nil).
+    public func viewScrollSection(view: String, section: String, offset: Double, animated: Bool? = nil, ifEpoch: Int? = nil, dryRun: Bool? = nil, anchor: WireAnchor? = nil, timeout: Double? = nil) async throws(LayoutdError) -> LayoutdMethods.ViewScrollSection.Result {
+        try await call(LayoutdMethods.ViewScrollSection.self, .init(view: view, section: section, offset: offset, animated: animated, ifEpoch: ifEpoch, dryRun: dryRun, anchor: anchor), timeout: timeout)
     }
 
     /// `view.scrollSectionEnd`: where an orthogonal section comes to rest: its behaviour's
-    /// paging or snapping, clamped (protocol/views.md#viewscrollsectionend).
-    public func viewScrollSectionEnd(view: String, section: String, animated: Bool? = nil, ifEpoch: Int? = nil, dryRun: Bool? = nil, anchor: WireAnchor? = nil, proposed: Double? = nil, velocity: Double? = nil) async throws(LayoutdError) -> LayoutdMethods.ViewScrollSectionEnd.Result {
-        try await call(LayoutdMethods.ViewScrollSectionEnd.self, .init(view: view, section: section, animated: animated, ifEpoch: ifEpoch, dryRun: dryRun, anchor: anchor, proposed: proposed, velocity: velocity))
+    /// paging or snapping, clamped (protocol/views.md#viewscrollsectionend). `timeout`:
+    /// this call's deadline in seconds (the connection's when nil).
+    public func viewScrollSectionEnd(view: String, section: String, animated: Bool? = nil, ifEpoch: Int? = nil, dryRun: Bool? = nil, anchor: WireAnchor? = nil, proposed: Double? = nil, velocity: Double? = nil, timeout: Double? = nil) async throws(LayoutdError) -> LayoutdMethods.ViewScrollSectionEnd.Result {
+        try await call(LayoutdMethods.ViewScrollSectionEnd.self, .init(view: view, section: section, animated: animated, ifEpoch: ifEpoch, dryRun: dryRun, anchor: anchor, proposed: proposed, velocity: velocity), timeout: timeout)
     }
 
     /// `view.scrollTo`: scroll so an item (or a section's header or footer) sits exactly
     /// where asked; it stays put while the content settles
-    /// (protocol/mutations.md#viewscrollto).
-    public func viewScrollTo(view: String, id: String, animated: Bool? = nil, ifEpoch: Int? = nil, dryRun: Bool? = nil, anchor: WireAnchor? = nil, kind: ElementKind? = nil, align: LayoutdMethods.ViewScrollTo.Params.Align? = nil, offset: Double? = nil) async throws(LayoutdError) -> LayoutdMethods.ViewScrollTo.Result {
-        try await call(LayoutdMethods.ViewScrollTo.self, .init(view: view, id: id, animated: animated, ifEpoch: ifEpoch, dryRun: dryRun, anchor: anchor, kind: kind, align: align, offset: offset))
+    /// (protocol/mutations.md#viewscrollto). `timeout`: this call's deadline in seconds
+    /// (the connection's when nil).
+    public func viewScrollTo(view: String, id: String, animated: Bool? = nil, ifEpoch: Int? = nil, dryRun: Bool? = nil, anchor: WireAnchor? = nil, kind: ElementKind? = nil, align: LayoutdMethods.ViewScrollTo.Params.Align? = nil, offset: Double? = nil, timeout: Double? = nil) async throws(LayoutdError) -> LayoutdMethods.ViewScrollTo.Result {
+        try await call(LayoutdMethods.ViewScrollTo.self, .init(view: view, id: id, animated: animated, ifEpoch: ifEpoch, dryRun: dryRun, anchor: anchor, kind: kind, align: align, offset: offset), timeout: timeout)
     }
 
-    /// `view.resize`: a new viewport size (protocol/mutations.md#viewresize).
-    public func viewResize(view: String, size: Size, animated: Bool? = nil, ifEpoch: Int? = nil, dryRun: Bool? = nil, anchor: WireAnchor? = nil, safeAreaInsets: EdgeInsets? = nil, layoutMargins: EdgeInsets? = nil, readableWidth: Double? = nil) async throws(LayoutdError) -> LayoutdMethods.ViewResize.Result {
-        try await call(LayoutdMethods.ViewResize.self, .init(view: view, size: size, animated: animated, ifEpoch: ifEpoch, dryRun: dryRun, anchor: anchor, safeAreaInsets: safeAreaInsets, layoutMargins: layoutMargins, readableWidth: readableWidth))
+    /// `view.resize`: a new viewport size (protocol/mutations.md#viewresize). `timeout`:
+    /// this call's deadline in seconds (the connection's when nil).
+    public func viewResize(view: String, size: Size, animated: Bool? = nil, ifEpoch: Int? = nil, dryRun: Bool? = nil, anchor: WireAnchor? = nil, safeAreaInsets: EdgeInsets? = nil, layoutMargins: EdgeInsets? = nil, readableWidth: Double? = nil, timeout: Double? = nil) async throws(LayoutdError) -> LayoutdMethods.ViewResize.Result {
+        try await call(LayoutdMethods.ViewResize.self, .init(view: view, size: size, animated: animated, ifEpoch: ifEpoch, dryRun: dryRun, anchor: anchor, safeAreaInsets: safeAreaInsets, layoutMargins: layoutMargins, readableWidth: readableWidth), timeout: timeout)
     }
 
     /// `view.configure`: change strategy parameters (protocol/mutations.md#viewconfigure).
-    public func viewConfigure(view: String, params: JSONObject, animated: Bool? = nil, ifEpoch: Int? = nil, dryRun: Bool? = nil, anchor: WireAnchor? = nil) async throws(LayoutdError) -> LayoutdMethods.ViewConfigure.Result {
-        try await call(LayoutdMethods.ViewConfigure.self, .init(view: view, params: params, animated: animated, ifEpoch: ifEpoch, dryRun: dryRun, anchor: anchor))
+    /// `timeout`: this call's deadline in seconds (the connection's when nil).
+    public func viewConfigure(view: String, params: JSONObject, animated: Bool? = nil, ifEpoch: Int? = nil, dryRun: Bool? = nil, anchor: WireAnchor? = nil, timeout: Double? = nil) async throws(LayoutdError) -> LayoutdMethods.ViewConfigure.Result {
+        try await call(LayoutdMethods.ViewConfigure.self, .init(view: view, params: params, animated: animated, ifEpoch: ifEpoch, dryRun: dryRun, anchor: anchor), timeout: timeout)
     }
 
     /// `view.setStrategy`: switch strategy, first visible item anchored
-    /// (protocol/mutations.md#viewsetstrategy).
-    public func viewSetStrategy(view: String, strategy: String, animated: Bool? = nil, ifEpoch: Int? = nil, dryRun: Bool? = nil, anchor: WireAnchor? = nil, params: JSONObject? = nil) async throws(LayoutdError) -> LayoutdMethods.ViewSetStrategy.Result {
-        try await call(LayoutdMethods.ViewSetStrategy.self, .init(view: view, strategy: strategy, animated: animated, ifEpoch: ifEpoch, dryRun: dryRun, anchor: anchor, params: params))
+    /// (protocol/mutations.md#viewsetstrategy). `timeout`: this call's deadline in seconds
+    /// (the connection's when nil).
+    public func viewSetStrategy(view: String, strategy: String, animated: Bool? = nil, ifEpoch: Int? = nil, dryRun: Bool? = nil, anchor: WireAnchor? = nil, params: JSONObject? = nil, timeout: Double? = nil) async throws(LayoutdError) -> LayoutdMethods.ViewSetStrategy.Result {
+        try await call(LayoutdMethods.ViewSetStrategy.self, .init(view: view, strategy: strategy, animated: animated, ifEpoch: ifEpoch, dryRun: dryRun, anchor: anchor, params: params), timeout: timeout)
     }
 
     /// `view.setWindowMargin`: change the window margin
-    /// (protocol/mutations.md#viewsetwindowmargin).
-    public func viewSetWindowMargin(view: String, margin: Double, animated: Bool? = nil, ifEpoch: Int? = nil, dryRun: Bool? = nil, anchor: WireAnchor? = nil) async throws(LayoutdError) -> LayoutdMethods.ViewSetWindowMargin.Result {
-        try await call(LayoutdMethods.ViewSetWindowMargin.self, .init(view: view, margin: margin, animated: animated, ifEpoch: ifEpoch, dryRun: dryRun, anchor: anchor))
+    /// (protocol/mutations.md#viewsetwindowmargin). `timeout`: this call's deadline in
+    /// seconds (the connection's when nil).
+    public func viewSetWindowMargin(view: String, margin: Double, animated: Bool? = nil, ifEpoch: Int? = nil, dryRun: Bool? = nil, anchor: WireAnchor? = nil, timeout: Double? = nil) async throws(LayoutdError) -> LayoutdMethods.ViewSetWindowMargin.Result {
+        try await call(LayoutdMethods.ViewSetWindowMargin.self, .init(view: view, margin: margin, animated: animated, ifEpoch: ifEpoch, dryRun: dryRun, anchor: anchor), timeout: timeout)
     }
 
     /// `view.setAnchor`: what later changes keep still on screen
-    /// (protocol/mutations.md#viewsetanchor).
-    public func viewSetAnchor(view: String, anchor: WireAnchor, animated: Bool? = nil, ifEpoch: Int? = nil, dryRun: Bool? = nil) async throws(LayoutdError) -> LayoutdMethods.ViewSetAnchor.Result {
-        try await call(LayoutdMethods.ViewSetAnchor.self, .init(view: view, anchor: anchor, animated: animated, ifEpoch: ifEpoch, dryRun: dryRun))
+    /// (protocol/mutations.md#viewsetanchor). `timeout`: this call's deadline in seconds
+    /// (the connection's when nil).
+    public func viewSetAnchor(view: String, anchor: WireAnchor, animated: Bool? = nil, ifEpoch: Int? = nil, dryRun: Bool? = nil, timeout: Double? = nil) async throws(LayoutdError) -> LayoutdMethods.ViewSetAnchor.Result {
+        try await call(LayoutdMethods.ViewSetAnchor.self, .init(view: view, anchor: anchor, animated: animated, ifEpoch: ifEpoch, dryRun: dryRun), timeout: timeout)
     }
 
     /// `view.setLayoutDirection`: lay the view out left to right or right to left
-    /// (mirrored), anchor kept (protocol/mutations.md#viewsetlayoutdirection).
-    public func viewSetLayoutDirection(view: String, layoutDirection: LayoutdMethods.ViewSetLayoutDirection.Params.LayoutDirection, animated: Bool? = nil, ifEpoch: Int? = nil, dryRun: Bool? = nil, anchor: WireAnchor? = nil) async throws(LayoutdError) -> LayoutdMethods.ViewSetLayoutDirection.Result {
-        try await call(LayoutdMethods.ViewSetLayoutDirection.self, .init(view: view, layoutDirection: layoutDirection, animated: animated, ifEpoch: ifEpoch, dryRun: dryRun, anchor: anchor))
+    /// (mirrored), anchor kept (protocol/mutations.md#viewsetlayoutdirection). `timeout`:
+    /// this call's deadline in seconds (the connection's when nil).
+    public func viewSetLayoutDirection(view: String, layoutDirection: LayoutdMethods.ViewSetLayoutDirection.Params.LayoutDirection, animated: Bool? = nil, ifEpoch: Int? = nil, dryRun: Bool? = nil, anchor: WireAnchor? = nil, timeout: Double? = nil) async throws(LayoutdError) -> LayoutdMethods.ViewSetLayoutDirection.Result {
+        try await call(LayoutdMethods.ViewSetLayoutDirection.self, .init(view: view, layoutDirection: layoutDirection, animated: animated, ifEpoch: ifEpoch, dryRun: dryRun, anchor: anchor), timeout: timeout)
     }
 
     /// `view.beginMove`: start an interactive move: the item follows the finger, the others
-    /// re-flow around its target (protocol/views.md#viewbeginmove).
-    public func viewBeginMove(view: String, id: String, animated: Bool? = nil, ifEpoch: Int? = nil, dryRun: Bool? = nil, anchor: WireAnchor? = nil, point: Point? = nil) async throws(LayoutdError) -> LayoutdMethods.ViewBeginMove.Result {
-        try await call(LayoutdMethods.ViewBeginMove.self, .init(view: view, id: id, animated: animated, ifEpoch: ifEpoch, dryRun: dryRun, anchor: anchor, point: point))
+    /// re-flow around its target (protocol/views.md#viewbeginmove). `timeout`: this call's
+    /// deadline in seconds (the connection's when nil).
+    public func viewBeginMove(view: String, id: String, animated: Bool? = nil, ifEpoch: Int? = nil, dryRun: Bool? = nil, anchor: WireAnchor? = nil, point: Point? = nil, timeout: Double? = nil) async throws(LayoutdError) -> LayoutdMethods.ViewBeginMove.Result {
+        try await call(LayoutdMethods.ViewBeginMove.self, .init(view: view, id: id, animated: animated, ifEpoch: ifEpoch, dryRun: dryRun, anchor: anchor, point: point), timeout: timeout)
     }
 
     /// `view.updateMove`: the finger moved (or stayed while the client scrolled): new
-    /// target and auto-scroll (protocol/views.md#viewupdatemove).
-    public func viewUpdateMove(view: String, point: Point, animated: Bool? = nil, ifEpoch: Int? = nil, dryRun: Bool? = nil, anchor: WireAnchor? = nil) async throws(LayoutdError) -> LayoutdMethods.ViewUpdateMove.Result {
-        try await call(LayoutdMethods.ViewUpdateMove.self, .init(view: view, point: point, animated: animated, ifEpoch: ifEpoch, dryRun: dryRun, anchor: anchor))
+    /// target and auto-scroll (protocol/views.md#viewupdatemove). `timeout`: this call's
+    /// deadline in seconds (the connection's when nil).
+    public func viewUpdateMove(view: String, point: Point, animated: Bool? = nil, ifEpoch: Int? = nil, dryRun: Bool? = nil, anchor: WireAnchor? = nil, timeout: Double? = nil) async throws(LayoutdError) -> LayoutdMethods.ViewUpdateMove.Result {
+        try await call(LayoutdMethods.ViewUpdateMove.self, .init(view: view, point: point, animated: animated, ifEpoch: ifEpoch, dryRun: dryRun, anchor: anchor), timeout: timeout)
     }
 
     /// `view.endMove`: drop the moving item at its target (one batch move) or put it back
-    /// (protocol/views.md#viewendmove).
-    public func viewEndMove(view: String, commit: Bool, animated: Bool? = nil, ifEpoch: Int? = nil, dryRun: Bool? = nil, anchor: WireAnchor? = nil) async throws(LayoutdError) -> LayoutdMethods.ViewEndMove.Result {
-        try await call(LayoutdMethods.ViewEndMove.self, .init(view: view, commit: commit, animated: animated, ifEpoch: ifEpoch, dryRun: dryRun, anchor: anchor))
+    /// (protocol/views.md#viewendmove). `timeout`: this call's deadline in seconds (the
+    /// connection's when nil).
+    public func viewEndMove(view: String, commit: Bool, animated: Bool? = nil, ifEpoch: Int? = nil, dryRun: Bool? = nil, anchor: WireAnchor? = nil, timeout: Double? = nil) async throws(LayoutdError) -> LayoutdMethods.ViewEndMove.Result {
+        try await call(LayoutdMethods.ViewEndMove.self, .init(view: view, commit: commit, animated: animated, ifEpoch: ifEpoch, dryRun: dryRun, anchor: anchor), timeout: timeout)
     }
 
     /// `view.beginTransition`: prepare an interactive transition to a strategy or
     /// parameters; the from/to pairs (protocol/mutations.md#viewbegintransition).
-    public func viewBeginTransition(view: String, strategy: String? = nil, params: JSONObject? = nil, ifEpoch: Int? = nil, anchor: WireAnchor? = nil) async throws(LayoutdError) -> LayoutdMethods.ViewBeginTransition.Result {
-        try await call(LayoutdMethods.ViewBeginTransition.self, .init(view: view, strategy: strategy, params: params, ifEpoch: ifEpoch, anchor: anchor))
+    /// `timeout`: this call's deadline in seconds (the connection's when nil).
+    public func viewBeginTransition(view: String, strategy: String? = nil, params: JSONObject? = nil, ifEpoch: Int? = nil, anchor: WireAnchor? = nil, timeout: Double? = nil) async throws(LayoutdError) -> LayoutdMethods.ViewBeginTransition.Result {
+        try await call(LayoutdMethods.ViewBeginTransition.self, .init(view: view, strategy: strategy, params: params, ifEpoch: ifEpoch, anchor: anchor), timeout: timeout)
     }
 
     /// `view.updateTransition`: scrub the interactive transition: every element at a
-    /// progress (protocol/mutations.md#viewupdatetransition).
-    public func viewUpdateTransition(view: String, progress: Double) async throws(LayoutdError) -> LayoutdMethods.ViewUpdateTransition.Result {
-        try await call(LayoutdMethods.ViewUpdateTransition.self, .init(view: view, progress: progress))
+    /// progress (protocol/mutations.md#viewupdatetransition). `timeout`: this call's
+    /// deadline in seconds (the connection's when nil).
+    public func viewUpdateTransition(view: String, progress: Double, timeout: Double? = nil) async throws(LayoutdError) -> LayoutdMethods.ViewUpdateTransition.Result {
+        try await call(LayoutdMethods.ViewUpdateTransition.self, .init(view: view, progress: progress), timeout: timeout)
     }
 
     /// `view.endTransition`: finish the interactive transition to the target (commit) or
     /// back, animated from the progress (protocol/mutations.md#viewendtransition).
-    public func viewEndTransition(view: String, commit: Bool, animated: Bool? = nil, ifEpoch: Int? = nil, dryRun: Bool? = nil, anchor: WireAnchor? = nil) async throws(LayoutdError) -> LayoutdMethods.ViewEndTransition.Result {
-        try await call(LayoutdMethods.ViewEndTransition.self, .init(view: view, commit: commit, animated: animated, ifEpoch: ifEpoch, dryRun: dryRun, anchor: anchor))
+    /// `timeout`: this call's deadline in seconds (the connection's when nil).
+    public func viewEndTransition(view: String, commit: Bool, animated: Bool? = nil, ifEpoch: Int? = nil, dryRun: Bool? = nil, anchor: WireAnchor? = nil, timeout: Double? = nil) async throws(LayoutdError) -> LayoutdMethods.ViewEndTransition.Result {
+        try await call(LayoutdMethods.ViewEndTransition.self, .init(view: view, commit: commit, animated: animated, ifEpoch: ifEpoch, dryRun: dryRun, anchor: anchor), timeout: timeout)
     }
 
     /// `view.stage.begin`: open a staged upload: data for one setData too large for one
-    /// line or batch (protocol/mutations.md#staged-uploads).
-    public func viewStageBegin(view: String, ifEpoch: Int? = nil) async throws(LayoutdError) -> LayoutdMethods.ViewStageBegin.Result {
-        try await call(LayoutdMethods.ViewStageBegin.self, .init(view: view, ifEpoch: ifEpoch))
+    /// line or batch (protocol/mutations.md#staged-uploads). `timeout`: this call's
+    /// deadline in seconds (the connection's when nil).
+    public func viewStageBegin(view: String, ifEpoch: Int? = nil, timeout: Double? = nil) async throws(LayoutdError) -> LayoutdMethods.ViewStageBegin.Result {
+        try await call(LayoutdMethods.ViewStageBegin.self, .init(view: view, ifEpoch: ifEpoch), timeout: timeout)
     }
 
     /// `view.stage.append`: add sections and items to an open upload of this connection
-    /// (protocol/mutations.md#staged-uploads).
-    public func viewStageAppend(upload: String, sections: [WireSection]) async throws(LayoutdError) -> LayoutdMethods.ViewStageAppend.Result {
-        try await call(LayoutdMethods.ViewStageAppend.self, .init(upload: upload, sections: sections))
+    /// (protocol/mutations.md#staged-uploads). `timeout`: this call's deadline in seconds
+    /// (the connection's when nil).
+    public func viewStageAppend(upload: String, sections: [WireSection], timeout: Double? = nil) async throws(LayoutdError) -> LayoutdMethods.ViewStageAppend.Result {
+        try await call(LayoutdMethods.ViewStageAppend.self, .init(upload: upload, sections: sections), timeout: timeout)
     }
 
     /// `view.stage.commit`: apply an upload as one view.setData and end it
-    /// (protocol/mutations.md#staged-uploads).
-    public func viewStageCommit(upload: String, animated: Bool? = nil, ifEpoch: Int? = nil, dryRun: Bool? = nil, anchor: WireAnchor? = nil) async throws(LayoutdError) -> LayoutdMethods.ViewStageCommit.Result {
-        try await call(LayoutdMethods.ViewStageCommit.self, .init(upload: upload, animated: animated, ifEpoch: ifEpoch, dryRun: dryRun, anchor: anchor))
+    /// (protocol/mutations.md#staged-uploads). `timeout`: this call's deadline in seconds
+    /// (the connection's when nil).
+    public func viewStageCommit(upload: String, animated: Bool? = nil, ifEpoch: Int? = nil, dryRun: Bool? = nil, anchor: WireAnchor? = nil, timeout: Double? = nil) async throws(LayoutdError) -> LayoutdMethods.ViewStageCommit.Result {
+        try await call(LayoutdMethods.ViewStageCommit.self, .init(upload: upload, animated: animated, ifEpoch: ifEpoch, dryRun: dryRun, anchor: anchor), timeout: timeout)
     }
 
     /// `view.stage.abort`: end an upload unapplied (protocol/mutations.md#staged-uploads).
-    public func viewStageAbort(upload: String) async throws(LayoutdError) -> LayoutdMethods.ViewStageAbort.Result {
-        try await call(LayoutdMethods.ViewStageAbort.self, .init(upload: upload))
+    /// `timeout`: this call's deadline in seconds (the connection's when nil).
+    public func viewStageAbort(upload: String, timeout: Double? = nil) async throws(LayoutdError) -> LayoutdMethods.ViewStageAbort.Result {
+        try await call(LayoutdMethods.ViewStageAbort.self, .init(upload: upload), timeout: timeout)
     }
 
     /// `view.query`: elements intersecting a rect, a page at a time in key order
-    /// (protocol/views.md#viewquery).
-    public func viewQuery(view: String, rect: Rect, limit: Int? = nil, after: ElementKey? = nil) async throws(LayoutdError) -> LayoutdMethods.ViewQuery.Result {
-        try await call(LayoutdMethods.ViewQuery.self, .init(view: view, rect: rect, limit: limit, after: after))
+    /// (protocol/views.md#viewquery). `timeout`: this call's deadline in seconds (the
+    /// connection's when nil).
+    public func viewQuery(view: String, rect: Rect, limit: Int? = nil, after: ElementKey? = nil, timeout: Double? = nil) async throws(LayoutdError) -> LayoutdMethods.ViewQuery.Result {
+        try await call(LayoutdMethods.ViewQuery.self, .init(view: view, rect: rect, limit: limit, after: after), timeout: timeout)
     }
 
-    /// `view.item`: one item's attributes (protocol/views.md#viewitem).
-    public func viewItem(view: String, id: String) async throws(LayoutdError) -> LayoutdMethods.ViewItem.Result {
-        try await call(LayoutdMethods.ViewItem.self, .init(view: view, id: id))
+    /// `view.item`: one item's attributes (protocol/views.md#viewitem). `timeout`: this
+    /// call's deadline in seconds (the connection's when nil).
+    public func viewItem(view: String, id: String, timeout: Double? = nil) async throws(LayoutdError) -> LayoutdMethods.ViewItem.Result {
+        try await call(LayoutdMethods.ViewItem.self, .init(view: view, id: id), timeout: timeout)
     }
 
     /// `view.selection`: the selected items in data order, a page at a time
-    /// (protocol/views.md#viewselection).
-    public func viewSelection(view: String, limit: Int? = nil, after: String? = nil) async throws(LayoutdError) -> LayoutdMethods.ViewSelection.Result {
-        try await call(LayoutdMethods.ViewSelection.self, .init(view: view, limit: limit, after: after))
+    /// (protocol/views.md#viewselection). `timeout`: this call's deadline in seconds (the
+    /// connection's when nil).
+    public func viewSelection(view: String, limit: Int? = nil, after: String? = nil, timeout: Double? = nil) async throws(LayoutdError) -> LayoutdMethods.ViewSelection.Result {
+        try await call(LayoutdMethods.ViewSelection.self, .init(view: view, limit: limit, after: after), timeout: timeout)
     }
 
     /// `view.hitTest`: the topmost element at a point (protocol/views.md#viewhittest).
-    public func viewHitTest(view: String, point: Point, kinds: [ElementKind]? = nil) async throws(LayoutdError) -> LayoutdMethods.ViewHitTest.Result {
-        try await call(LayoutdMethods.ViewHitTest.self, .init(view: view, point: point, kinds: kinds))
+    /// `timeout`: this call's deadline in seconds (the connection's when nil).
+    public func viewHitTest(view: String, point: Point, kinds: [ElementKind]? = nil, timeout: Double? = nil) async throws(LayoutdError) -> LayoutdMethods.ViewHitTest.Result {
+        try await call(LayoutdMethods.ViewHitTest.self, .init(view: view, point: point, kinds: kinds), timeout: timeout)
     }
 
     /// `view.neighbor`: the item a keyboard moves to from an item
-    /// (protocol/views.md#viewneighbor).
-    public func viewNeighbor(view: String, id: String, direction: LayoutdMethods.ViewNeighbor.Params.Direction) async throws(LayoutdError) -> LayoutdMethods.ViewNeighbor.Result {
-        try await call(LayoutdMethods.ViewNeighbor.self, .init(view: view, id: id, direction: direction))
+    /// (protocol/views.md#viewneighbor). `timeout`: this call's deadline in seconds (the
+    /// connection's when nil).
+    public func viewNeighbor(view: String, id: String, direction: LayoutdMethods.ViewNeighbor.Params.Direction, timeout: Double? = nil) async throws(LayoutdError) -> LayoutdMethods.ViewNeighbor.Result {
+        try await call(LayoutdMethods.ViewNeighbor.self, .init(view: view, id: id, direction: direction), timeout: timeout)
     }
 
     /// `view.subscribe`: a snapshot, then view.invalidated events
-    /// (protocol/subscriptions.md#viewsubscribe).
-    public func viewSubscribe(view: String) async throws(LayoutdError) -> LayoutdMethods.ViewSubscribe.Result {
-        try await call(LayoutdMethods.ViewSubscribe.self, .init(view: view))
+    /// (protocol/subscriptions.md#viewsubscribe). `timeout`: this call's deadline in
+    /// seconds (the connection's when nil).
+    public func viewSubscribe(view: String, timeout: Double? = nil) async throws(LayoutdError) -> LayoutdMethods.ViewSubscribe.Result {
+        try await call(LayoutdMethods.ViewSubscribe.self, .init(view: view), timeout: timeout)
     }
 
     /// `view.unsubscribe`: stop events (protocol/subscriptions.md#viewunsubscribe).
-    public func viewUnsubscribe(subscription: Int) async throws(LayoutdError) -> LayoutdMethods.ViewUnsubscribe.Result {
-        try await call(LayoutdMethods.ViewUnsubscribe.self, .init(subscription: subscription))
+    /// `timeout`: this call's deadline in seconds (the connection's when nil).
+    public func viewUnsubscribe(subscription: Int, timeout: Double? = nil) async throws(LayoutdError) -> LayoutdMethods.ViewUnsubscribe.Result {
+        try await call(LayoutdMethods.ViewUnsubscribe.self, .init(subscription: subscription), timeout: timeout)
     }
 }
 
 extension BlockingConnection {
     /// `daemon.hello`: agree on a protocol version; limits and capabilities
-    /// (protocol/daemon.md#daemonhello).
-    public func daemonHello(protocol: [Int]? = nil) throws(LayoutdError) -> LayoutdMethods.DaemonHello.Result {
-        try call(LayoutdMethods.DaemonHello.self, .init(protocol: `protocol`))
+    /// (protocol/daemon.md#daemonhello). `timeout`: this call's deadline in seconds (the
+    /// connection's when nil).
+    public func daemonHello(protocol: [Int]? = nil, timeout: Double? = nil) throws(LayoutdError) -> LayoutdMethods.DaemonHello.Result {
+        try call(LayoutdMethods.DaemonHello.self, .init(protocol: `protocol`), timeout: timeout)
     }
 
     /// `daemon.describe`: every method, error and strategy
-    /// (protocol/daemon.md#daemondescribe).
-    public func daemonDescribe() throws(LayoutdError) -> LayoutdMethods.DaemonDescribe.Result {
-        try call(LayoutdMethods.DaemonDescribe.self, .init())
+    /// (protocol/daemon.md#daemondescribe). `timeout`: this call's deadline in seconds (the
+    /// connection's when nil).
+    public func daemonDescribe(timeout: Double? = nil) throws(LayoutdError) -> LayoutdMethods.DaemonDescribe.Result {
+        try call(LayoutdMethods.DaemonDescribe.self, .init(), timeout: timeout)
     }
 
     /// `daemon.status`: views, items, requests served, errors, connections, memory
-    /// (protocol/daemon.md#daemonstatus).
-    public func daemonStatus() throws(LayoutdError) -> LayoutdMethods.DaemonStatus.Result {
-        try call(LayoutdMethods.DaemonStatus.self, .init())
+    /// (protocol/daemon.md#daemonstatus). `timeout`: this call's deadline in seconds (the
+    /// connection's when nil).
+    public func daemonStatus(timeout: Double? = nil) throws(LayoutdError) -> LayoutdMethods.DaemonStatus.Result {
+        try call(LayoutdMethods.DaemonStatus.self, .init(), timeout: timeout)
     }
 
     /// `daemon.sync`: replies after every earlier event for this connection
-    /// (protocol/daemon.md#daemonsync).
-    public func daemonSync() throws(LayoutdError) -> LayoutdMethods.DaemonSync.Result {
-        try call(LayoutdMethods.DaemonSync.self, .init())
+    /// (protocol/daemon.md#daemonsync). `timeout`: this call's deadline in seconds (the
+    /// connection's when nil).
+    public func daemonSync(timeout: Double? = nil) throws(LayoutdError) -> LayoutdMethods.DaemonSync.Result {
+        try call(LayoutdMethods.DaemonSync.self, .init(), timeout: timeout)
     }
 
     /// `daemon.reload`: re-read the configuration file (as SIGHUP does)
-    /// (protocol/daemon.md#daemonreload).
-    public func daemonReload() throws(LayoutdError) -> LayoutdMethods.DaemonReload.Result {
-        try call(LayoutdMethods.DaemonReload.self, .init())
+    /// (protocol/daemon.md#daemonreload). `timeout`: this call's deadline in seconds (the
+    /// connection's when nil).
+    public func daemonReload(timeout: Double? = nil) throws(LayoutdError) -> LayoutdMethods.DaemonReload.Result {
+        try call(LayoutdMethods.DaemonReload.self, .init(), timeout: timeout)
     }
 
     /// `strategy.list`: registered strategies with parameters and defaults
-    /// (protocol/strategies.md#strategylist).
-    public func strategyList() throws(LayoutdError) -> LayoutdMethods.StrategyList.Result {
-        try call(LayoutdMethods.StrategyList.self, .init())
+    /// (protocol/strategies.md#strategylist). `timeout`: this call's deadline in seconds
+    /// (the connection's when nil).
+    public func strategyList(timeout: Double? = nil) throws(LayoutdError) -> LayoutdMethods.StrategyList.Result {
+        try call(LayoutdMethods.StrategyList.self, .init(), timeout: timeout)
     }
 
-    /// `view.create`: create a named view (protocol/views.md#viewcreate).
-    public func viewCreate(view: String, strategy: String, viewport: LayoutdMethods.ViewCreate.Params.Viewport, params: JSONObject? = nil, windowMargin: Double? = nil, sections: [WireSection]? = nil, anchor: WireAnchor? = nil, layoutDirection: LayoutdMethods.ViewCreate.Params.LayoutDirection? = nil) throws(LayoutdError) -> LayoutdMethods.ViewCreate.Result {
-        try call(LayoutdMethods.ViewCreate.self, .init(view: view, strategy: strategy, viewport: viewport, params: params, windowMargin: windowMargin, sections: sections, anchor: anchor, layoutDirection: layoutDirection))
+    /// `view.create`: create a named view (protocol/views.md#viewcreate). `timeout`: this
+    /// call's deadline in seconds (the connection's when nil).
+    public func viewCreate(view: String, strategy: String, viewport: LayoutdMethods.ViewCreate.Params.Viewport, params: JSONObject? = nil, windowMargin: Double? = nil, sections: [WireSection]? = nil, anchor: WireAnchor? = nil, layoutDirection: LayoutdMethods.ViewCreate.Params.LayoutDirection? = nil, timeout: Double? = nil) throws(LayoutdError) -> LayoutdMethods.ViewCreate.Result {
+        try call(LayoutdMethods.ViewCreate.self, .init(view: view, strategy: strategy, viewport: viewport, params: params, windowMargin: windowMargin, sections: sections, anchor: anchor, layoutDirection: layoutDirection), timeout: timeout)
     }
 
-    /// `view.delete`: delete a view (protocol/views.md#viewdelete).
-    public func viewDelete(view: String) throws(LayoutdError) -> LayoutdMethods.ViewDelete.Result {
-        try call(LayoutdMethods.ViewDelete.self, .init(view: view))
+    /// `view.delete`: delete a view (protocol/views.md#viewdelete). `timeout`: this call's
+    /// deadline in seconds (the connection's when nil).
+    public func viewDelete(view: String, timeout: Double? = nil) throws(LayoutdError) -> LayoutdMethods.ViewDelete.Result {
+        try call(LayoutdMethods.ViewDelete.self, .init(view: view), timeout: timeout)
     }
 
     /// `view.list`: every view with its strategy and epoch (protocol/views.md#viewlist).
-    public func viewList() throws(LayoutdError) -> LayoutdMethods.ViewList.Result {
-        try call(LayoutdMethods.ViewList.self, .init())
+    /// `timeout`: this call's deadline in seconds (the connection's when nil).
+    public func viewList(timeout: Double? = nil) throws(LayoutdError) -> LayoutdMethods.ViewList.Result {
+        try call(LayoutdMethods.ViewList.self, .init(), timeout: timeout)
     }
 
     /// `view.get`: a view's state and the elements in its window
-    /// (protocol/views.md#viewget).
-    public func viewGet(view: String) throws(LayoutdError) -> LayoutdMethods.ViewGet.Result {
-        try call(LayoutdMethods.ViewGet.self, .init(view: view))
+    /// (protocol/views.md#viewget). `timeout`: this call's deadline in seconds (the
+    /// connection's when nil).
+    public func viewGet(view: String, timeout: Double? = nil) throws(LayoutdError) -> LayoutdMethods.ViewGet.Result {
+        try call(LayoutdMethods.ViewGet.self, .init(view: view), timeout: timeout)
     }
 
     /// `view.setData`: replace all data, diffed by id (protocol/mutations.md#viewsetdata).
-    public func viewSetData(view: String, sections: [WireSection], animated: Bool? = nil, ifEpoch: Int? = nil, dryRun: Bool? = nil, anchor: WireAnchor? = nil) throws(LayoutdError) -> LayoutdMethods.ViewSetData.Result {
-        try call(LayoutdMethods.ViewSetData.self, .init(view: view, sections: sections, animated: animated, ifEpoch: ifEpoch, dryRun: dryRun, anchor: anchor))
+    /// `timeout`: this call's deadline in seconds (the connection's when nil).
+    public func viewSetData(view: String, sections: [WireSection], animated: Bool? = nil, ifEpoch: Int? = nil, dryRun: Bool? = nil, anchor: WireAnchor? = nil, timeout: Double? = nil) throws(LayoutdError) -> LayoutdMethods.ViewSetData.Result {
+        try call(LayoutdMethods.ViewSetData.self, .init(view: view, sections: sections, animated: animated, ifEpoch: ifEpoch, dryRun: dryRun, anchor: anchor), timeout: timeout)
     }
 
     /// `view.update`: an atomic batch of inserts, deletes, moves and reloads
-    /// (protocol/mutations.md#viewupdate).
-    public func viewUpdate(view: String, updates: [WireUpdate], animated: Bool? = nil, ifEpoch: Int? = nil, dryRun: Bool? = nil, anchor: WireAnchor? = nil) throws(LayoutdError) -> LayoutdMethods.ViewUpdate.Result {
-        try call(LayoutdMethods.ViewUpdate.self, .init(view: view, updates: updates, animated: animated, ifEpoch: ifEpoch, dryRun: dryRun, anchor: anchor))
+    /// (protocol/mutations.md#viewupdate). `timeout`: this call's deadline in seconds (the
+    /// connection's when nil).
+    public func viewUpdate(view: String, updates: [WireUpdate], animated: Bool? = nil, ifEpoch: Int? = nil, dryRun: Bool? = nil, anchor: WireAnchor? = nil, timeout: Double? = nil) throws(LayoutdError) -> LayoutdMethods.ViewUpdate.Result {
+        try call(LayoutdMethods.ViewUpdate.self, .init(view: view, updates: updates, animated: animated, ifEpoch: ifEpoch, dryRun: dryRun, anchor: anchor), timeout: timeout)
     }
 
     /// `view.measure`: measured sizes (self-sizing) (protocol/mutations.md#viewmeasure).
-    public func viewMeasure(view: String, sizes: [LayoutdMethods.ViewMeasure.Params.SizeEntry], animated: Bool? = nil, ifEpoch: Int? = nil, dryRun: Bool? = nil, anchor: WireAnchor? = nil) throws(LayoutdError) -> LayoutdMethods.ViewMeasure.Result {
-        try call(LayoutdMethods.ViewMeasure.self, .init(view: view, sizes: sizes, animated: animated, ifEpoch: ifEpoch, dryRun: dryRun, anchor: anchor))
+    /// `timeout`: this call's deadline in seconds (the connection's when nil).
+    public func viewMeasure(view: String, sizes: [LayoutdMethods.ViewMeasure.Params.SizeEntry], animated: Bool? = nil, ifEpoch: Int? = nil, dryRun: Bool? = nil, anchor: WireAnchor? = nil, timeout: Double? = nil) throws(LayoutdError) -> LayoutdMethods.ViewMeasure.Result {
+        try call(LayoutdMethods.ViewMeasure.self, .init(view: view, sizes: sizes, animated: animated, ifEpoch: ifEpoch, dryRun: dryRun, anchor: anchor), timeout: timeout)
     }
 
-    /// `view.select`: change the selection (protocol/mutations.md#viewselect).
-    public func viewSelect(view: String, ids: [String], animated: Bool? = nil, ifEpoch: Int? = nil, dryRun: Bool? = nil, anchor: WireAnchor? = nil, mode: LayoutdMethods.ViewSelect.Params.Mode? = nil) throws(LayoutdError) -> LayoutdMethods.ViewSelect.Result {
-        try call(LayoutdMethods.ViewSelect.self, .init(view: view, ids: ids, animated: animated, ifEpoch: ifEpoch, dryRun: dryRun, anchor: anchor, mode: mode))
+    /// `view.select`: change the selection (protocol/mutations.md#viewselect). `timeout`:
+    /// this call's deadline in seconds (the connection's when nil).
+    public func viewSelect(view: String, ids: [String], animated: Bool? = nil, ifEpoch: Int? = nil, dryRun: Bool? = nil, anchor: WireAnchor? = nil, mode: LayoutdMethods.ViewSelect.Params.Mode? = nil, timeout: Double? = nil) throws(LayoutdError) -> LayoutdMethods.ViewSelect.Result {
+        try call(LayoutdMethods.ViewSelect.self, .init(view: view, ids: ids, animated: animated, ifEpoch: ifEpoch, dryRun: dryRun, anchor: anchor, mode: mode), timeout: timeout)
     }
 
-    /// `view.scroll`: a new content offset (protocol/mutations.md#viewscroll).
-    public func viewScroll(view: String, offset: Point, animated: Bool? = nil, ifEpoch: Int? = nil, dryRun: Bool? = nil, anchor: WireAnchor? = nil, velocity: Point? = nil, horizon: Double? = nil) throws(LayoutdError) -> LayoutdMethods.ViewScroll.Result {
-        try call(LayoutdMethods.ViewScroll.self, .init(view: view, offset: offset, animated: animated, ifEpoch: ifEpoch, dryRun: dryRun, anchor: anchor, velocity: velocity, horizon: horizon))
+    /// `view.scroll`: a new content offset (protocol/mutations.md#viewscroll). `timeout`:
+    /// this call's deadline in seconds (the connection's when nil).
+    public func viewScroll(view: String, offset: Point, animated: Bool? = nil, ifEpoch: Int? = nil, dryRun: Bool? = nil, anchor: WireAnchor? = nil, velocity: Point? = nil, horizon: Double? = nil, timeout: Double? = nil) throws(LayoutdError) -> LayoutdMethods.ViewScroll.Result {
+        try call(LayoutdMethods.ViewScroll.self, .init(view: view, offset: offset, animated: animated, ifEpoch: ifEpoch, dryRun: dryRun, anchor: anchor, velocity: velocity, horizon: horizon), timeout: timeout)
     }
 
     /// `view.scrollEnd`: where scrolling comes to rest (snapping)
-    /// (protocol/mutations.md#viewscrollend).
-    public func viewScrollEnd(view: String, proposed: Point, animated: Bool? = nil, ifEpoch: Int? = nil, dryRun: Bool? = nil, anchor: WireAnchor? = nil, velocity: Point? = nil) throws(LayoutdError) -> LayoutdMethods.ViewScrollEnd.Result {
-        try call(LayoutdMethods.ViewScrollEnd.self, .init(view: view, proposed: proposed, animated: animated, ifEpoch: ifEpoch, dryRun: dryRun, anchor: anchor, velocity: velocity))
+    /// (protocol/mutations.md#viewscrollend). `timeout`: this call's deadline in seconds
+    /// (the connection's when nil).
+    public func viewScrollEnd(view: String, proposed: Point, animated: Bool? = nil, ifEpoch: Int? = nil, dryRun: Bool? = nil, anchor: WireAnchor? = nil, velocity: Point? = nil, timeout: Double? = nil) throws(LayoutdError) -> LayoutdMethods.ViewScrollEnd.Result {
+        try call(LayoutdMethods.ViewScrollEnd.self, .init(view: view, proposed: proposed, animated: animated, ifEpoch: ifEpoch, dryRun: dryRun, anchor: anchor, velocity: velocity), timeout: timeout)
     }
 
     /// `view.scrollSection`: scroll an orthogonal section (compositional) across the main
-    /// direction on its own (protocol/views.md#viewscrollsection).
-    public func viewScrollSection(view: String, section: String, offset: Double, animated: Bool? = nil, ifEpoch: Int? = nil, dryRun: Bool? = nil, anchor: WireAnchor? = nil) throws(LayoutdError) -> LayoutdMethods.ViewScrollSection.Result {
-        try call(LayoutdMethods.ViewScrollSection.self, .init(view: view, section: section, offset: offset, animated: animated, ifEpoch: ifEpoch, dryRun: dryRun, anchor: anchor))
+    /// direction on its own (protocol/views.md#viewscrollsection). `timeout`: this call's
+    /// deadline in seconds (the connection's when nil).
+    public func viewScrollSection(view: String, section: String, offset: Double, animated: Bool? = nil, ifEpoch: Int? = nil, dryRun: Bool? = nil, anchor: WireAnchor? = nil, timeout: Double? = nil) throws(LayoutdError) -> LayoutdMethods.ViewScrollSection.Result {
+        try call(LayoutdMethods.ViewScrollSection.self, .init(view: view, section: section, offset: offset, animated: animated, ifEpoch: ifEpoch, dryRun: dryRun, anchor: anchor), timeout: timeout)
     }
 
     /// `view.scrollSectionEnd`: where an orthogonal section comes to rest: its behaviour's
-    /// paging or snapping, clamped (protocol/views.md#viewscrollsectionend).
-    public func viewScrollSectionEnd(view: String, section: String, animated: Bool? = nil, ifEpoch: Int? = nil, dryRun: Bool? = nil, anchor: WireAnchor? = nil, proposed: Double? = nil, velocity: Double? = nil) throws(LayoutdError) -> LayoutdMethods.ViewScrollSectionEnd.Result {
-        try call(LayoutdMethods.ViewScrollSectionEnd.self, .init(view: view, section: section, animated: animated, ifEpoch: ifEpoch, dryRun: dryRun, anchor: anchor, proposed: proposed, velocity: velocity))
+    /// paging or snapping, clamped (protocol/views.md#viewscrollsectionend). `timeout`:
+    /// this call's deadline in seconds (the connection's when nil).
+    public func viewScrollSectionEnd(view: String, section: String, animated: Bool? = nil, ifEpoch: Int? = nil, dryRun: Bool? = nil, anchor: WireAnchor? = nil, proposed: Double? = nil, velocity: Double? = nil, timeout: Double? = nil) throws(LayoutdError) -> LayoutdMethods.ViewScrollSectionEnd.Result {
+        try call(LayoutdMethods.ViewScrollSectionEnd.self, .init(view: view, section: section, animated: animated, ifEpoch: ifEpoch, dryRun: dryRun, anchor: anchor, proposed: proposed, velocity: velocity), timeout: timeout)
     }
 
     /// `view.scrollTo`: scroll so an item (or a section's header or footer) sits exactly
     /// where asked; it stays put while the content settles
-    /// (protocol/mutations.md#viewscrollto).
-    public func viewScrollTo(view: String, id: String, animated: Bool? = nil, ifEpoch: Int? = nil, dryRun: Bool? = nil, anchor: WireAnchor? = nil, kind: ElementKind? = nil, align: LayoutdMethods.ViewScrollTo.Params.Align? = nil, offset: Double? = nil) throws(LayoutdError) -> LayoutdMethods.ViewScrollTo.Result {
-        try call(LayoutdMethods.ViewScrollTo.self, .init(view: view, id: id, animated: animated, ifEpoch: ifEpoch, dryRun: dryRun, anchor: anchor, kind: kind, align: align, offset: offset))
+    /// (protocol/mutations.md#viewscrollto). `timeout`: this call's deadline in seconds
+    /// (the connection's when nil).
+    public func viewScrollTo(view: String, id: String, animated: Bool? = nil, ifEpoch: Int? = nil, dryRun: Bool? = nil, anchor: WireAnchor? = nil, kind: ElementKind? = nil, align: LayoutdMethods.ViewScrollTo.Params.Align? = nil, offset: Double? = nil, timeout: Double? = nil) throws(LayoutdError) -> LayoutdMethods.ViewScrollTo.Result {
+        try call(LayoutdMethods.ViewScrollTo.self, .init(view: view, id: id, animated: animated, ifEpoch: ifEpoch, dryRun: dryRun, anchor: anchor, kind: kind, align: align, offset: offset), timeout: timeout)
     }
 
-    /// `view.resize`: a new viewport size (protocol/mutations.md#viewresize).
-    public func viewResize(view: String, size: Size, animated: Bool? = nil, ifEpoch: Int? = nil, dryRun: Bool? = nil, anchor: WireAnchor? = nil, safeAreaInsets: EdgeInsets? = nil, layoutMargins: EdgeInsets? = nil, readableWidth: Double? = nil) throws(LayoutdError) -> LayoutdMethods.ViewResize.Result {
-        try call(LayoutdMethods.ViewResize.self, .init(view: view, size: size, animated: animated, ifEpoch: ifEpoch, dryRun: dryRun, anchor: anchor, safeAreaInsets: safeAreaInsets, layoutMargins: layoutMargins, readableWidth: readableWidth))
+    /// `view.resize`: a new viewport size (protocol/mutations.md#viewresize). `timeout`:
+    /// this call's deadline in seconds (the connection's when nil).
+    public func viewResize(view: String, size: Size, animated: Bool? = nil, ifEpoch: Int? = nil, dryRun: Bool? = nil, anchor: WireAnchor? = nil, safeAreaInsets: EdgeInsets? = nil, layoutMargins: EdgeInsets? = nil, readableWidth: Double? = nil, timeout: Double? = nil) throws(LayoutdError) -> LayoutdMethods.ViewResize.Result {
+        try call(LayoutdMethods.ViewResize.self, .init(view: view, size: size, animated: animated, ifEpoch: ifEpoch, dryRun: dryRun, anchor: anchor, safeAreaInsets: safeAreaInsets, layoutMargins: layoutMargins, readableWidth: readableWidth), timeout: timeout)
     }
 
     /// `view.configure`: change strategy parameters (protocol/mutations.md#viewconfigure).
-    public func viewConfigure(view: String, params: JSONObject, animated: Bool? = nil, ifEpoch: Int? = nil, dryRun: Bool? = nil, anchor: WireAnchor? = nil) throws(LayoutdError) -> LayoutdMethods.ViewConfigure.Result {
-        try call(LayoutdMethods.ViewConfigure.self, .init(view: view, params: params, animated: animated, ifEpoch: ifEpoch, dryRun: dryRun, anchor: anchor))
+    /// `timeout`: this call's deadline in seconds (the connection's when nil).
+    public func viewConfigure(view: String, params: JSONObject, animated: Bool? = nil, ifEpoch: Int? = nil, dryRun: Bool? = nil, anchor: WireAnchor? = nil, timeout: Double? = nil) throws(LayoutdError) -> LayoutdMethods.ViewConfigure.Result {
+        try call(LayoutdMethods.ViewConfigure.self, .init(view: view, params: params, animated: animated, ifEpoch: ifEpoch, dryRun: dryRun, anchor: anchor), timeout: timeout)
     }
 
     /// `view.setStrategy`: switch strategy, first visible item anchored
-    /// (protocol/mutations.md#viewsetstrategy).
-    public func viewSetStrategy(view: String, strategy: String, animated: Bool? = nil, ifEpoch: Int? = nil, dryRun: Bool? = nil, anchor: WireAnchor? = nil, params: JSONObject? = nil) throws(LayoutdError) -> LayoutdMethods.ViewSetStrategy.Result {
-        try call(LayoutdMethods.ViewSetStrategy.self, .init(view: view, strategy: strategy, animated: animated, ifEpoch: ifEpoch, dryRun: dryRun, anchor: anchor, params: params))
+    /// (protocol/mutations.md#viewsetstrategy). `timeout`: this call's deadline in seconds
+    /// (the connection's when nil).
+    public func viewSetStrategy(view: String, strategy: String, animated: Bool? = nil, ifEpoch: Int? = nil, dryRun: Bool? = nil, anchor: WireAnchor? = nil, params: JSONObject? = nil, timeout: Double? = nil) throws(LayoutdError) -> LayoutdMethods.ViewSetStrategy.Result {
+        try call(LayoutdMethods.ViewSetStrategy.self, .init(view: view, strategy: strategy, animated: animated, ifEpoch: ifEpoch, dryRun: dryRun, anchor: anchor, params: params), timeout: timeout)
     }
 
     /// `view.setWindowMargin`: change the window margin
-    /// (protocol/mutations.md#viewsetwindowmargin).
-    public func viewSetWindowMargin(view: String, margin: Double, animated: Bool? = nil, ifEpoch: Int? = nil, dryRun: Bool? = nil, anchor: WireAnchor? = nil) throws(LayoutdError) -> LayoutdMethods.ViewSetWindowMargin.Result {
-        try call(LayoutdMethods.ViewSetWindowMargin.self, .init(view: view, margin: margin, animated: animated, ifEpoch: ifEpoch, dryRun: dryRun, anchor: anchor))
+    /// (protocol/mutations.md#viewsetwindowmargin). `timeout`: this call's deadline in
+    /// seconds (the connection's when nil).
+    public func viewSetWindowMargin(view: String, margin: Double, animated: Bool? = nil, ifEpoch: Int? = nil, dryRun: Bool? = nil, anchor: WireAnchor? = nil, timeout: Double? = nil) throws(LayoutdError) -> LayoutdMethods.ViewSetWindowMargin.Result {
+        try call(LayoutdMethods.ViewSetWindowMargin.self, .init(view: view, margin: margin, animated: animated, ifEpoch: ifEpoch, dryRun: dryRun, anchor: anchor), timeout: timeout)
     }
 
     /// `view.setAnchor`: what later changes keep still on screen
-    /// (protocol/mutations.md#viewsetanchor).
-    public func viewSetAnchor(view: String, anchor: WireAnchor, animated: Bool? = nil, ifEpoch: Int? = nil, dryRun: Bool? = nil) throws(LayoutdError) -> LayoutdMethods.ViewSetAnchor.Result {
-        try call(LayoutdMethods.ViewSetAnchor.self, .init(view: view, anchor: anchor, animated: animated, ifEpoch: ifEpoch, dryRun: dryRun))
+    /// (protocol/mutations.md#viewsetanchor). `timeout`: this call's deadline in seconds
+    /// (the connection's when nil).
+    public func viewSetAnchor(view: String, anchor: WireAnchor, animated: Bool? = nil, ifEpoch: Int? = nil, dryRun: Bool? = nil, timeout: Double? = nil) throws(LayoutdError) -> LayoutdMethods.ViewSetAnchor.Result {
+        try call(LayoutdMethods.ViewSetAnchor.self, .init(view: view, anchor: anchor, animated: animated, ifEpoch: ifEpoch, dryRun: dryRun), timeout: timeout)
     }
 
     /// `view.setLayoutDirection`: lay the view out left to right or right to left
-    /// (mirrored), anchor kept (protocol/mutations.md#viewsetlayoutdirection).
-    public func viewSetLayoutDirection(view: String, layoutDirection: LayoutdMethods.ViewSetLayoutDirection.Params.LayoutDirection, animated: Bool? = nil, ifEpoch: Int? = nil, dryRun: Bool? = nil, anchor: WireAnchor? = nil) throws(LayoutdError) -> LayoutdMethods.ViewSetLayoutDirection.Result {
-        try call(LayoutdMethods.ViewSetLayoutDirection.self, .init(view: view, layoutDirection: layoutDirection, animated: animated, ifEpoch: ifEpoch, dryRun: dryRun, anchor: anchor))
+    /// (mirrored), anchor kept (protocol/mutations.md#viewsetlayoutdirection). `timeout`:
+    /// this call's deadline in seconds (the connection's when nil).
+    public func viewSetLayoutDirection(view: String, layoutDirection: LayoutdMethods.ViewSetLayoutDirection.Params.LayoutDirection, animated: Bool? = nil, ifEpoch: Int? = nil, dryRun: Bool? = nil, anchor: WireAnchor? = nil, timeout: Double? = nil) throws(LayoutdError) -> LayoutdMethods.ViewSetLayoutDirection.Result {
+        try call(LayoutdMethods.ViewSetLayoutDirection.self, .init(view: view, layoutDirection: layoutDirection, animated: animated, ifEpoch: ifEpoch, dryRun: dryRun, anchor: anchor), timeout: timeout)
     }
 
     /// `view.beginMove`: start an interactive move: the item follows the finger, the others
-    /// re-flow around its target (protocol/views.md#viewbeginmove).
-    public func viewBeginMove(view: String, id: String, animated: Bool? = nil, ifEpoch: Int? = nil, dryRun: Bool? = nil, anchor: WireAnchor? = nil, point: Point? = nil) throws(LayoutdError) -> LayoutdMethods.ViewBeginMove.Result {
-        try call(LayoutdMethods.ViewBeginMove.self, .init(view: view, id: id, animated: animated, ifEpoch: ifEpoch, dryRun: dryRun, anchor: anchor, point: point))
+    /// re-flow around its target (protocol/views.md#viewbeginmove). `timeout`: this call's
+    /// deadline in seconds (the connection's when nil).
+    public func viewBeginMove(view: String, id: String, animated: Bool? = nil, ifEpoch: Int? = nil, dryRun: Bool? = nil, anchor: WireAnchor? = nil, point: Point? = nil, timeout: Double? = nil) throws(LayoutdError) -> LayoutdMethods.ViewBeginMove.Result {
+        try call(LayoutdMethods.ViewBeginMove.self, .init(view: view, id: id, animated: animated, ifEpoch: ifEpoch, dryRun: dryRun, anchor: anchor, point: point), timeout: timeout)
     }
 
     /// `view.updateMove`: the finger moved (or stayed while the client scrolled): new
-    /// target and auto-scroll (protocol/views.md#viewupdatemove).
-    public func viewUpdateMove(view: String, point: Point, animated: Bool? = nil, ifEpoch: Int? = nil, dryRun: Bool? = nil, anchor: WireAnchor? = nil) throws(LayoutdError) -> LayoutdMethods.ViewUpdateMove.Result {
-        try call(LayoutdMethods.ViewUpdateMove.self, .init(view: view, point: point, animated: animated, ifEpoch: ifEpoch, dryRun: dryRun, anchor: anchor))
+    /// target and auto-scroll (protocol/views.md#viewupdatemove). `timeout`: this call's
+    /// deadline in seconds (the connection's when nil).
+    public func viewUpdateMove(view: String, point: Point, animated: Bool? = nil, ifEpoch: Int? = nil, dryRun: Bool? = nil, anchor: WireAnchor? = nil, timeout: Double? = nil) throws(LayoutdError) -> LayoutdMethods.ViewUpdateMove.Result {
+        try call(LayoutdMethods.ViewUpdateMove.self, .init(view: view, point: point, animated: animated, ifEpoch: ifEpoch, dryRun: dryRun, anchor: anchor), timeout: timeout)
     }
 
     /// `view.endMove`: drop the moving item at its target (one batch move) or put it back
-    /// (protocol/views.md#viewendmove).
-    public func viewEndMove(view: String, commit: Bool, animated: Bool? = nil, ifEpoch: Int? = nil, dryRun: Bool? = nil, anchor: WireAnchor? = nil) throws(LayoutdError) -> LayoutdMethods.ViewEndMove.Result {
-        try call(LayoutdMethods.ViewEndMove.self, .init(view: view, commit: commit, animated: animated, ifEpoch: ifEpoch, dryRun: dryRun, anchor: anchor))
+    /// (protocol/views.md#viewendmove). `timeout`: this call's deadline in seconds (the
+    /// connection's when nil).
+    public func viewEndMove(view: String, commit: Bool, animated: Bool? = nil, ifEpoch: Int? = nil, dryRun: Bool? = nil, anchor: WireAnchor? = nil, timeout: Double? = nil) throws(LayoutdError) -> LayoutdMethods.ViewEndMove.Result {
+        try call(LayoutdMethods.ViewEndMove.self, .init(view: view, commit: commit, animated: animated, ifEpoch: ifEpoch, dryRun: dryRun, anchor: anchor), timeout: timeout)
     }
 
     /// `view.beginTransition`: prepare an interactive transition to a strategy or
     /// parameters; the from/to pairs (protocol/mutations.md#viewbegintransition).
-    public func viewBeginTransition(view: String, strategy: String? = nil, params: JSONObject? = nil, ifEpoch: Int? = nil, anchor: WireAnchor? = nil) throws(LayoutdError) -> LayoutdMethods.ViewBeginTransition.Result {
-        try call(LayoutdMethods.ViewBeginTransition.self, .init(view: view, strategy: strategy, params: params, ifEpoch: ifEpoch, anchor: anchor))
+    /// `timeout`: this call's deadline in seconds (the connection's when nil).
+    public func viewBeginTransition(view: String, strategy: String? = nil, params: JSONObject? = nil, ifEpoch: Int? = nil, anchor: WireAnchor? = nil, timeout: Double? = nil) throws(LayoutdError) -> LayoutdMethods.ViewBeginTransition.Result {
+        try call(LayoutdMethods.ViewBeginTransition.self, .init(view: view, strategy: strategy, params: params, ifEpoch: ifEpoch, anchor: anchor), timeout: timeout)
     }
 
     /// `view.updateTransition`: scrub the interactive transition: every element at a
-    /// progress (protocol/mutations.md#viewupdatetransition).
-    public func viewUpdateTransition(view: String, progress: Double) throws(LayoutdError) -> LayoutdMethods.ViewUpdateTransition.Result {
-        try call(LayoutdMethods.ViewUpdateTransition.self, .init(view: view, progress: progress))
+    /// progress (protocol/mutations.md#viewupdatetransition). `timeout`: this call's
+    /// deadline in seconds (the connection's when nil).
+    public func viewUpdateTransition(view: String, progress: Double, timeout: Double? = nil) throws(LayoutdError) -> LayoutdMethods.ViewUpdateTransition.Result {
+        try call(LayoutdMethods.ViewUpdateTransition.self, .init(view: view, progress: progress), timeout: timeout)
     }
 
     /// `view.endTransition`: finish the interactive transition to the target (commit) or
     /// back, animated from the progress (protocol/mutations.md#viewendtransition).
-    public func viewEndTransition(view: String, commit: Bool, animated: Bool? = nil, ifEpoch: Int? = nil, dryRun: Bool? = nil, anchor: WireAnchor? = nil) throws(LayoutdError) -> LayoutdMethods.ViewEndTransition.Result {
-        try call(LayoutdMethods.ViewEndTransition.self, .init(view: view, commit: commit, animated: animated, ifEpoch: ifEpoch, dryRun: dryRun, anchor: anchor))
+    /// `timeout`: this call's deadline in seconds (the connection's when nil).
+    public func viewEndTransition(view: String, commit: Bool, animated: Bool? = nil, ifEpoch: Int? = nil, dryRun: Bool? = nil, anchor: WireAnchor? = nil, timeout: Double? = nil) throws(LayoutdError) -> LayoutdMethods.ViewEndTransition.Result {
+        try call(LayoutdMethods.ViewEndTransition.self, .init(view: view, commit: commit, animated: animated, ifEpoch: ifEpoch, dryRun: dryRun, anchor: anchor), timeout: timeout)
     }
 
     /// `view.stage.begin`: open a staged upload: data for one setData too large for one
-    /// line or batch (protocol/mutations.md#staged-uploads).
-    public func viewStageBegin(view: String, ifEpoch: Int? = nil) throws(LayoutdError) -> LayoutdMethods.ViewStageBegin.Result {
-        try call(LayoutdMethods.ViewStageBegin.self, .init(view: view, ifEpoch: ifEpoch))
+    /// line or batch (protocol/mutations.md#staged-uploads). `timeout`: this call's
+    /// deadline in seconds (the connection's when nil).
+    public func viewStageBegin(view: String, ifEpoch: Int? = nil, timeout: Double? = nil) throws(LayoutdError) -> LayoutdMethods.ViewStageBegin.Result {
+        try call(LayoutdMethods.ViewStageBegin.self, .init(view: view, ifEpoch: ifEpoch), timeout: timeout)
     }
 
     /// `view.stage.append`: add sections and items to an open upload of this connection
-    /// (protocol/mutations.md#staged-uploads).
-    public func viewStageAppend(upload: String, sections: [WireSection]) throws(LayoutdError) -> LayoutdMethods.ViewStageAppend.Result {
-        try call(LayoutdMethods.ViewStageAppend.self, .init(upload: upload, sections: sections))
+    /// (protocol/mutations.md#staged-uploads). `timeout`: this call's deadline in seconds
+    /// (the connection's when nil).
+    public func viewStageAppend(upload: String, sections: [WireSection], timeout: Double? = nil) throws(LayoutdError) -> LayoutdMethods.ViewStageAppend.Result {
+        try call(LayoutdMethods.ViewStageAppend.self, .init(upload: upload, sections: sections), timeout: timeout)
     }
 
     /// `view.stage.commit`: apply an upload as one view.setData and end it
-    /// (protocol/mutations.md#staged-uploads).
-    public func viewStageCommit(upload: String, animated: Bool? = nil, ifEpoch: Int? = nil, dryRun: Bool? = nil, anchor: WireAnchor? = nil) throws(LayoutdError) -> LayoutdMethods.ViewStageCommit.Result {
-        try call(LayoutdMethods.ViewStageCommit.self, .init(upload: upload, animated: animated, ifEpoch: ifEpoch, dryRun: dryRun, anchor: anchor))
+    /// (protocol/mutations.md#staged-uploads). `timeout`: this call's deadline in seconds
+    /// (the connection's when nil).
+    public func viewStageCommit(upload: String, animated: Bool? = nil, ifEpoch: Int? = nil, dryRun: Bool? = nil, anchor: WireAnchor? = nil, timeout: Double? = nil) throws(LayoutdError) -> LayoutdMethods.ViewStageCommit.Result {
+        try call(LayoutdMethods.ViewStageCommit.self, .init(upload: upload, animated: animated, ifEpoch: ifEpoch, dryRun: dryRun, anchor: anchor), timeout: timeout)
     }
 
     /// `view.stage.abort`: end an upload unapplied (protocol/mutations.md#staged-uploads).
-    public func viewStageAbort(upload: String) throws(LayoutdError) -> LayoutdMethods.ViewStageAbort.Result {
-        try call(LayoutdMethods.ViewStageAbort.self, .init(upload: upload))
+    /// `timeout`: this call's deadline in seconds (the connection's when nil).
+    public func viewStageAbort(upload: String, timeout: Double? = nil) throws(LayoutdError) -> LayoutdMethods.ViewStageAbort.Result {
+        try call(LayoutdMethods.ViewStageAbort.self, .init(upload: upload), timeout: timeout)
     }
 
     /// `view.query`: elements intersecting a rect, a page at a time in key order
-    /// (protocol/views.md#viewquery).
-    public func viewQuery(view: String, rect: Rect, limit: Int? = nil, after: ElementKey? = nil) throws(LayoutdError) -> LayoutdMethods.ViewQuery.Result {
-        try call(LayoutdMethods.ViewQuery.self, .init(view: view, rect: rect, limit: limit, after: after))
+    /// (protocol/views.md#viewquery). `timeout`: this call's deadline in seconds (the
+    /// connection's when nil).
+    public func viewQuery(view: String, rect: Rect, limit: Int? = nil, after: ElementKey? = nil, timeout: Double? = nil) throws(LayoutdError) -> LayoutdMethods.ViewQuery.Result {
+        try call(LayoutdMethods.ViewQuery.self, .init(view: view, rect: rect, limit: limit, after: after), timeout: timeout)
     }
 
-    /// `view.item`: one item's attributes (protocol/views.md#viewitem).
-    public func viewItem(view: String, id: String) throws(LayoutdError) -> LayoutdMethods.ViewItem.Result {
-        try call(LayoutdMethods.ViewItem.self, .init(view: view, id: id))
+    /// `view.item`: one item's attributes (protocol/views.md#viewitem). `timeout`: this
+    /// call's deadline in seconds (the connection's when nil).
+    public func viewItem(view: String, id: String, timeout: Double? = nil) throws(LayoutdError) -> LayoutdMethods.ViewItem.Result {
+        try call(LayoutdMethods.ViewItem.self, .init(view: view, id: id), timeout: timeout)
     }
 
     /// `view.selection`: the selected items in data order, a page at a time
-    /// (protocol/views.md#viewselection).
-    public func viewSelection(view: String, limit: Int? = nil, after: String? = nil) throws(LayoutdError) -> LayoutdMethods.ViewSelection.Result {
-        try call(LayoutdMethods.ViewSelection.self, .init(view: view, limit: limit, after: after))
+    /// (protocol/views.md#viewselection). `timeout`: this call's deadline in seconds (the
+    /// connection's when nil).
+    public func viewSelection(view: String, limit: Int? = nil, after: String? = nil, timeout: Double? = nil) throws(LayoutdError) -> LayoutdMethods.ViewSelection.Result {
+        try call(LayoutdMethods.ViewSelection.self, .init(view: view, limit: limit, after: after), timeout: timeout)
     }
 
     /// `view.hitTest`: the topmost element at a point (protocol/views.md#viewhittest).
-    public func viewHitTest(view: String, point: Point, kinds: [ElementKind]? = nil) throws(LayoutdError) -> LayoutdMethods.ViewHitTest.Result {
-        try call(LayoutdMethods.ViewHitTest.self, .init(view: view, point: point, kinds: kinds))
+    /// `timeout`: this call's deadline in seconds (the connection's when nil).
+    public func viewHitTest(view: String, point: Point, kinds: [ElementKind]? = nil, timeout: Double? = nil) throws(LayoutdError) -> LayoutdMethods.ViewHitTest.Result {
+        try call(LayoutdMethods.ViewHitTest.self, .init(view: view, point: point, kinds: kinds), timeout: timeout)
     }
 
     /// `view.neighbor`: the item a keyboard moves to from an item
-    /// (protocol/views.md#viewneighbor).
-    public func viewNeighbor(view: String, id: String, direction: LayoutdMethods.ViewNeighbor.Params.Direction) throws(LayoutdError) -> LayoutdMethods.ViewNeighbor.Result {
-        try call(LayoutdMethods.ViewNeighbor.self, .init(view: view, id: id, direction: direction))
+    /// (protocol/views.md#viewneighbor). `timeout`: this call's deadline in seconds (the
+    /// connection's when nil).
+    public func viewNeighbor(view: String, id: String, direction: LayoutdMethods.ViewNeighbor.Params.Direction, timeout: Double? = nil) throws(LayoutdError) -> LayoutdMethods.ViewNeighbor.Result {
+        try call(LayoutdMethods.ViewNeighbor.self, .init(view: view, id: id, direction: direction), timeout: timeout)
     }
 
     /// `view.subscribe`: a snapshot, then view.invalidated events
-    /// (protocol/subscriptions.md#viewsubscribe).
-    public func viewSubscribe(view: String) throws(LayoutdError) -> LayoutdMethods.ViewSubscribe.Result {
-        try call(LayoutdMethods.ViewSubscribe.self, .init(view: view))
+    /// (protocol/subscriptions.md#viewsubscribe). `timeout`: this call's deadline in
+    /// seconds (the connection's when nil).
+    public func viewSubscribe(view: String, timeout: Double? = nil) throws(LayoutdError) -> LayoutdMethods.ViewSubscribe.Result {
+        try call(LayoutdMethods.ViewSubscribe.self, .init(view: view), timeout: timeout)
     }
 
     /// `view.unsubscribe`: stop events (protocol/subscriptions.md#viewunsubscribe).
-    public func viewUnsubscribe(subscription: Int) throws(LayoutdError) -> LayoutdMethods.ViewUnsubscribe.Result {
-        try call(LayoutdMethods.ViewUnsubscribe.self, .init(subscription: subscription))
+    /// `timeout`: this call's deadline in seconds (the connection's when nil).
+    public func viewUnsubscribe(subscription: Int, timeout: Double? = nil) throws(LayoutdError) -> LayoutdMethods.ViewUnsubscribe.Result {
+        try call(LayoutdMethods.ViewUnsubscribe.self, .init(subscription: subscription), timeout: timeout)
     }
 }

@@ -35,23 +35,86 @@ public struct WindowMirror: Sendable {
         byKey = Dictionary(snapshot.elements.map { ($0.key, $0) }, uniquingKeysWith: { _, last in last })
     }
 
-    /// Starts again from `snapshot` (a `view.resync`, or after `missed`).
-    public mutating func replace(with snapshot: Snapshot) { self = WindowMirror(snapshot) }
+    /// What one step did to the mirror's elements, so a front end touches only those widgets:
+    /// elements that `entered` (keys the mirror did not have), that `changed` (keys it had,
+    /// with new attributes) and keys that `left`. Applying it to the elements before the step
+    /// gives the elements after it.
+    public struct Change: Equatable, Sendable {
+        public var entered: [Attributes]
+        public var changed: [Attributes]
+        public var left: [ElementKey]
+        /// The mirror's epoch after the step.
+        public var epoch: Int
+
+        public init(entered: [Attributes] = [], changed: [Attributes] = [], left: [ElementKey] = [], epoch: Int) {
+            self.entered = entered
+            self.changed = changed
+            self.left = left
+            self.epoch = epoch
+        }
+
+        public var isEmpty: Bool { entered.isEmpty && changed.isEmpty && left.isEmpty }
+    }
+
+    /// Starts again from `snapshot` (a `view.resync`, or after `missed`); returns what that
+    /// changed: every element that is new, different or gone.
+    ///
+    /// - Complexity: O(n) in the elements of both windows.
+    @discardableResult
+    public mutating func replace(with snapshot: Snapshot) -> Change {
+        let before = byKey
+        self = WindowMirror(snapshot)
+        var change = Change(epoch: epoch)
+        for element in elements {
+            switch before[element.key] {
+            case nil: change.entered.append(element)
+            case let old? where old != element: change.changed.append(element)
+            default: break
+            }
+        }
+        change.left = before.keys.filter { byKey[$0] == nil }.sorted()
+        return change
+    }
 
     /// Applies an invalidation: `left` first, then `entered` and `changed`.
     @discardableResult
-    public mutating func apply(_ invalidation: Invalidation) -> Outcome {
+    public mutating func apply(_ invalidation: Invalidation) -> Outcome { apply(invalidation, reporting: { _ in }) }
+
+    /// Applies an invalidation and, when applied, reports what it changed (`Change`), judged
+    /// by what the mirror held before and holds after: a key it did not have and has now
+    /// entered, a key it had and has no more left, a key it had and still has (listed as
+    /// entered or changed) changed, even with equal attributes (a reloaded item).
+    ///
+    /// - Complexity: O(k) in the invalidation's elements.
+    @discardableResult
+    public mutating func apply(_ invalidation: Invalidation, reporting change: (Change) -> Void) -> Outcome {
         guard !invalidation.dryRun else { return .alreadyApplied }
         if invalidation.epoch <= epoch { return .alreadyApplied }
         guard invalidation.epoch == epoch + 1 else { return .missed }
+        var touched = [ElementKey]()
+        var before = [ElementKey: Attributes?]()
+        for key in invalidation.left + invalidation.entered.map(\.key) + invalidation.changed.map(\.key) where before[key] == nil {
+            before[key] = .some(byKey[key])
+            touched.append(key)
+        }
         for key in invalidation.left { byKey[key] = nil }
         for element in invalidation.entered { byKey[element.key] = element }
         for element in invalidation.changed { byKey[element.key] = element }
+        var report = Change(epoch: invalidation.epoch)
+        for key in touched {
+            switch (before[key] ?? nil, byKey[key]) {
+            case (nil, let now?): report.entered.append(now)
+            case (.some, let now?): report.changed.append(now)
+            case (.some, nil): report.left.append(key)
+            case (nil, nil): break
+            }
+        }
         epoch = invalidation.epoch
         window = invalidation.window
         contentSize = invalidation.contentSize
         contentOffset = invalidation.contentOffset
         windowTruncated = invalidation.windowTruncated
+        change(report)
         return .applied
     }
 
@@ -126,37 +189,47 @@ public final class FollowedView {
     public private(set) var mirror: WindowMirror
     /// Set once the view was deleted: no more events come.
     public private(set) var isDeleted = false
+    /// Called after every step applied to the mirror (an invalidation, a reload after a missed
+    /// epoch or a gap, a resync) with what entered, changed and left, so a front end touches
+    /// only those widgets (the change may be empty: the window or content size moved only).
+    public var onChange: ((WindowMirror.Change) -> Void)?
 
     /// Subscribes to `view` on `connection`.
-    public init(_ view: String, on connection: LayoutdConnection) async throws(LayoutdError) {
+    ///
+    /// - Parameter onChange: see `onChange`.
+    public nonisolated(nonsending) init(
+        _ view: String, on connection: LayoutdConnection, onChange: ((WindowMirror.Change) -> Void)? = nil
+    ) async throws(LayoutdError) {
         self.connection = connection
         self.view = view
+        self.onChange = onChange
         let subscribed = try await connection.viewSubscribe(view: view)
         subscription = subscribed.subscription
         mirror = WindowMirror(subscribed.snapshot)
     }
 
-    /// Applies one event of the connection; returns whether the mirror changed.
+    /// Applies one event of the connection; returns whether the mirror changed. Runs on the
+    /// caller's actor (the main actor's code can hand it events without sending the view).
     @discardableResult
-    public func handle(_ event: Event) async throws(LayoutdError) -> Bool {
+    public nonisolated(nonsending) func handle(_ event: Event) async throws(LayoutdError) -> Bool {
         switch event {
         case .invalidated(let id, let invalidation) where id == subscription:
-            switch mirror.apply(invalidation) {
+            switch apply(reply: invalidation) {
             case .applied: return true
             case .alreadyApplied: return false
             case .missed:
-                mirror.replace(with: try await connection.viewGet(view: view))
+                try await reload()
                 return true
             }
         case .resync(let id, _, let snapshot) where id == subscription:
-            mirror.replace(with: snapshot)
+            replace(with: snapshot)
             return true
         case .deleted(let id, _) where id == subscription:
             isDeleted = true
             return true
         case .gap:
             // Events were lost on this connection: start again from the daemon's state.
-            mirror.replace(with: try await connection.viewGet(view: view))
+            try await reload()
             return true
         default:
             return false
@@ -166,5 +239,16 @@ public final class FollowedView {
     /// Applies the reply of a mutation this client made itself (the same object its event
     /// carries; whichever comes second is recognised by its epoch and skipped).
     @discardableResult
-    public func apply(reply invalidation: Invalidation) -> WindowMirror.Outcome { mirror.apply(invalidation) }
+    public func apply(reply invalidation: Invalidation) -> WindowMirror.Outcome {
+        mirror.apply(invalidation) { change in onChange?(change) }
+    }
+
+    private nonisolated(nonsending) func reload() async throws(LayoutdError) {
+        replace(with: try await connection.viewGet(view: view))
+    }
+
+    private func replace(with snapshot: Snapshot) {
+        let change = mirror.replace(with: snapshot)
+        onChange?(change)
+    }
 }

@@ -21,7 +21,7 @@ public final class Reconnector: Sendable {
         let deadline = Date().addingTimeInterval(timeout)
         while true {
             do {
-                return try LayoutdConnection(path: path)
+                return try LayoutdConnection(path: path, connectTimeout: max(0, deadline.timeIntervalSinceNow))
             } catch {
                 guard Date() < deadline else { throw error }
                 try? await Task.sleep(nanoseconds: 20_000_000)

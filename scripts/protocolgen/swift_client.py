@@ -15,9 +15,10 @@ ElementKind); other objects to structs generated here."""
 import collections
 import os
 import re
+import sys
 
 from . import types as t
-from .model import ROOT
+from .model import ROOT, DescriptionError
 from .text import GENERATED, camel, pascal, swift_string, wrap
 
 OUTPUT = os.path.join(ROOT, "Sources", "LayoutdClient", "Methods.swift")
@@ -286,13 +287,18 @@ class Generator:
                 swift_type = re.sub(r"\b%s\b" % re.escape(name), "%s.%s.Params.%s" % (NAMESPACE, namespace, name), swift_type)
             arguments.append("%s: %s%s" % (field.name, swift_type, "? = nil" if optional else ""))
             passing.append("%s: %s" % (field.name, ident(field.name)))
+        # Every call may have a deadline of its own (seconds; the connection's when nil).
+        if any(field.name == "timeout" for field, _, _, _, _ in members):
+            raise DescriptionError("%s: a param named timeout would hide the call's deadline in the Swift client" % method.name)
+        arguments.append("timeout: Double? = nil")
         name = camel(method.name)
         out = []
-        for line in wrap("`%s`: %s (protocol/%s)." % (method.name, method.summary, method.doc), 92, "    /// "):
+        for line in wrap("`%s`: %s (protocol/%s). `timeout`: this call's deadline in seconds (the connection's when nil)." % (
+                method.name, method.summary, method.doc), 92, "    /// "):
             out.append(line)
         out.append("    public func %s(%s) %sthrows(LayoutdError) -> %s.%s.Result {" % (
             name, ", ".join(arguments), "async " if asynchronous else "", NAMESPACE, namespace))
-        out.append("        try %scall(%s.%s.self, .init(%s))" % ("await " if asynchronous else "", NAMESPACE, namespace, ", ".join(passing)))
+        out.append("        try %scall(%s.%s.self, .init(%s), timeout: timeout)" % ("await " if asynchronous else "", NAMESPACE, namespace, ", ".join(passing)))
         out.append("    }")
         return out
 
@@ -338,5 +344,73 @@ class Generator:
 
 
 
+# The Swift README's code, compiled by `swift build` (target layoutd-readme-example) and run by
+# tests/e2e/test_clients.py: its one `run` block is main.swift, its `compile` blocks (whole files
+# of declarations) are Blocks.swift, so a README that no longer compiles fails the build, and a
+# README that differs from these files fails check-generated. `config` blocks (Package.swift
+# fragments) are checked by test_clients.py. The README's signature list is written from the
+# generated calls, so it cannot drift from them either.
+README = os.path.join(ROOT, "clients", "swift", "README.md")
+EXAMPLE = os.path.join(ROOT, "clients", "swift", "examples", "readme")
+SIGNATURES = ("<!-- signatures: begin -->", "<!-- signatures: end -->")
+SIGNED = ("viewSelect", "viewConfigure")
+README_KINDS = ("run", "compile", "config")
+
+
+def signature_lines(methods_text):
+    """The README's bullet for each method of SIGNED, from the generated async call."""
+    lines = []
+    for name in SIGNED:
+        found = re.search(r"^    public func (%s\(.*\) async throws\(LayoutdError\) -> (\w+)\.(\w+)\.Result) \{$" % name, methods_text, re.M)
+        if not found:
+            raise DescriptionError("%s: no async call %s in Methods.swift" % (README, name))
+        declaration, namespace, method = found.groups()
+        result = re.search(r"public enum %s: LayoutdMethod \{.*?public typealias Result = (\w+)" % method, methods_text, re.S)
+        lines.append("- `func %s`%s; on `BlockingConnection` the same without `async`." % (
+            declaration, " (`Result` is `%s`)" % result.group(1) if result else ""))
+    return lines
+
+
+def with_signatures(text, methods_text):
+    begin, end = SIGNATURES
+    if text.count(begin) != 1 or text.count(end) != 1:
+        raise DescriptionError("%s needs one %s ... %s section" % (README, begin, end))
+    head, rest = text.split(begin)
+    _, tail = rest.split(end)
+    return head + begin + "\n" + "\n".join(signature_lines(methods_text)) + "\n" + end + tail
+
+
+def readme_outputs(methods_text):
+    sys.path.insert(0, os.path.join(ROOT, "scripts"))
+    import readme_blocks  # scripts/readme_blocks.py: every block annotated with how it is tested
+
+    with open(README, encoding="utf-8") as handle:
+        text = handle.read()
+    try:
+        blocks = readme_blocks.blocks(README)
+    except readme_blocks.ReadmeError as error:
+        raise DescriptionError(str(error))
+    for block in blocks:
+        if block["kind"] not in README_KINDS:
+            raise DescriptionError("%s:%d: a `%s` block; the Swift README's checks handle %s" % (
+                README, block["line"], block["kind"], ", ".join(README_KINDS)))
+        if block["lang"] != "swift":
+            raise DescriptionError("%s:%d: a ```%s block; the Swift README's blocks are swift" % (README, block["line"], block["lang"]))
+    runs = [block for block in blocks if block["kind"] == "run"]
+    if len(runs) != 1:
+        raise DescriptionError("%s: %d `run` blocks; the example target holds exactly one" % (README, len(runs)))
+    header = "// Generated by scripts/generate-protocol.py from clients/swift/README.md's `%s` block%s; do not edit.\n"
+    compiled = [block["code"] for block in blocks if block["kind"] == "compile"]
+    return {
+        README: with_signatures(text, methods_text),
+        os.path.join(EXAMPLE, "main.swift"): header % ("run", "") + "// Run twice against a real daemon by tests/e2e/test_clients.py.\n" + runs[0]["code"],
+        os.path.join(EXAMPLE, "Blocks.swift"): header % ("compile", "s") + "// Compiled only.\n"
+        + "\n".join(compiled) if compiled else header % ("compile", "s") + "// (none)\n",
+    }
+
+
 def outputs(protocol):
-    return {OUTPUT: Generator(protocol).generate()}
+    methods_text = Generator(protocol).generate()
+    files = {OUTPUT: methods_text}
+    files.update(readme_outputs(methods_text))
+    return files
