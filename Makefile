@@ -8,6 +8,7 @@ FUZZ_SECONDS ?= 60
 FUZZ_TARGETS ?= framer,request,service,mutations,hot
 SOAK_SECONDS ?= 300
 SOAK_ARGS ?=
+LONGRUN_CALLS ?= 1000000
 LAYOUTD_ARGS ?=
 # Debian packages the build and the tests need; scripts/ensure-deps.sh installs the missing ones.
 # python3 and python3-jsonschema drive the end-to-end tests; socat is the raw client there;
@@ -60,7 +61,7 @@ BENCH_CFLAGS := -O2 -Wall -Wextra -Werror
 UNITS := layoutd.socket layoutd.service
 SUBST := sed -e 's|@bindir@|$(BINDIR)|g' -e 's|@sysconfdir@|$(SYSCONFDIR)|g' -e 's|@docdir@|$(DOCDIR)|g'
 
-.PHONY: all deps build plugins release-plugins run test check-generated unit-test e2e-test client-test bench bench-c fuzz soak clean install uninstall deb
+.PHONY: all deps build plugins release-plugins run test check-generated unit-test e2e-test client-test bench longrun bench-c fuzz soak clean install uninstall deb
 
 all: build
 
@@ -119,6 +120,7 @@ e2e-test: deps
 	$(SWIFT) build --product layoutd
 	$(SWIFT) build --product layoutctl
 	$(SWIFT) build --product layoutd-client-check
+	$(SWIFT) build --product layoutd-readme-example
 	$(MAKE) plugins CONFIG=debug
 	cd tests/e2e && PYTHONWARNINGS=ignore::ResourceWarning $(PYTHON) -m unittest -v test_protocol test_transition test_move test_daemon test_systemd test_layoutctl test_readme test_reliability test_plugins test_logging test_resources test_packaging test_clients test_web
 
@@ -144,6 +146,16 @@ bench: deps bench-c
 	$(SWIFT) build -c release --product layoutd-roundtrip
 	$(MAKE) plugins CONFIG=release
 	$(PYTHON) scripts/bench.py --output BENCHMARKS.md --toolchain "$$($(SWIFT) --version 2>/dev/null | head -1)" $(BENCH_ARGS)
+	$(MAKE) longrun
+
+## The clients' long-run check (scripts/longrun.py): each client makes LONGRUN_CALLS calls with
+## events against one release daemon and its resident size must stay flat; the figures go into
+## RELIABILITY.md. Not a timed test: about 10 minutes for the four at a million calls each.
+longrun: deps
+	$(SWIFT) build -c release --product layoutd
+	$(SWIFT) build -c release --product layoutd-client-longrun
+	$(MAKE) -C clients/c longrun
+	$(PYTHON) scripts/longrun.py --calls $(LONGRUN_CALLS)
 
 ## The benchmark's C programs in .build/bench-c (gcc -O2, libc only): the echo floor, the
 ## round-trip client and the pipelining load generator (bench/c/*.c).
