@@ -14,17 +14,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-
-static long rss_kib(void)
-{
-    FILE *f = fopen("/proc/self/status", "r");
-    char line[256];
-    long kib = -1;
-    while (f && fgets(line, sizeof line, f))
-        if (!strncmp(line, "VmRSS:", 6)) kib = atol(line + 6);
-    if (f) fclose(f);
-    return kib;
-}
+#include "../tests/rss.h"
 
 static void on_event(layoutd_client *c, const layoutd_event *ev, void *user)
 {

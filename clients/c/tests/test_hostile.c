@@ -9,6 +9,7 @@
 #include "testutil.h"
 
 #include <sys/types.h>
+#include "rss.h"
 
 static char *read_file(const char *path, size_t *len)
 {
@@ -24,17 +25,6 @@ static char *read_file(const char *path, size_t *len)
     fclose(f);
     *len = n;
     return data;
-}
-
-static long rss_kib(void)
-{
-    FILE *f = fopen("/proc/self/status", "r");
-    char line[256];
-    long kib = -1;
-    while (f && fgets(line, sizeof line, f))
-        if (!strncmp(line, "VmRSS:", 6)) kib = atol(line + 6);
-    if (f) fclose(f);
-    return kib;
 }
 
 static const char *outcome_of(const layoutd_error *e)

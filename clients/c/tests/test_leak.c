@@ -3,17 +3,7 @@
    no strays, and VmRSS flat (within 1 MiB between the 20,000th call and the last). Built
    without sanitizers, whose allocator would be measured. */
 #include "testutil.h"
-
-static long rss_kib(void)
-{
-    FILE *f = fopen("/proc/self/status", "r");
-    char line[256];
-    long kib = -1;
-    while (f && fgets(line, sizeof line, f))
-        if (!strncmp(line, "VmRSS:", 6)) kib = atol(line + 6);
-    if (f) fclose(f);
-    return kib;
-}
+#include "rss.h"
 
 static void on_reply(layoutd_client *c, const layoutd_reply *r, void *user)
 {
