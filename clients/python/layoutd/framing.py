@@ -39,13 +39,19 @@ def _too_deep(line: bytes) -> bool:
     """Whether ``line`` nests more than MAX_DEPTH arrays/objects, without recursion (the
     standard library's parser recurses, so a 100,000-deep line must be refused before it).
     A line with at most MAX_DEPTH opening brackets cannot be too deep (counted in C: the common
-    case). Otherwise, all in C: escaped backslashes and quotes go, then every byte but brackets
-    and quotes, then strings; each pass then removes the innermost pairs (one level): anything
-    left after MAX_DEPTH passes is deeper (or unbalanced, which is no JSON either)."""
+    case). Otherwise, all in C: escaped backslashes and quotes go (when there is a backslash),
+    then every byte but brackets and quotes. A string without brackets is now ``""``: dropping
+    every ``""`` keeps the quotes paired in order (only a pair with nothing between goes, or
+    two strings with no bracket between them merge), so only strings holding brackets are left
+    for the regular expression, which is what costs (a 2.5 MB reply of 20,000 elements: 6 ms
+    instead of 29). Each pass then removes the innermost pairs (one level): anything left
+    after MAX_DEPTH passes is deeper (or unbalanced, which is no JSON either)."""
     if line.count(b"[") + line.count(b"{") <= MAX_DEPTH:
         return False
-    structure = line.replace(b"\\\\", b"").replace(b'\\"', b"").translate(None, _NOT_STRUCTURE)
-    brackets = _STRING.sub(b"", structure)
+    if b"\\" in line:
+        line = line.replace(b"\\\\", b"").replace(b'\\"', b"")
+    structure = line.translate(None, _NOT_STRUCTURE).replace(b'""', b"")
+    brackets = _STRING.sub(b"", structure) if b'"' in structure else structure
     for _ in range(MAX_DEPTH):
         if not brackets:
             return False

@@ -4,12 +4,13 @@ connection-level errors, seq gaps, event routing and the own-reply rule."""
 from __future__ import annotations
 
 import json
+import random
 import unittest
 from typing import Any, List, Optional
 
 from layoutd import ProtocolError
 from layoutd.core import Core, SubscriptionBase
-from layoutd.framing import MAX_DEPTH, LineBuffer, decode_line
+from layoutd.framing import MAX_DEPTH, LineBuffer, _too_deep, decode_line
 from layoutd.model import Event, JSONObject, Snapshot
 
 
@@ -153,6 +154,43 @@ class Malformed(unittest.TestCase):
         for line in [b'{"id":null,"error":{"code":-32700,"name":"ParseError","message":"m"}}', b'{"id":"s","result":{}}',
                      b'{"id":1.0,"result":{}}', b'{"event":"x","seq":2.0,"params":{},"extra":[1]}', b'{"id":1,"result":{}} ']:
             decode_line(line)
+
+
+class Depth(unittest.TestCase):
+    """The nesting check without recursion agrees with the nesting of the parsed value, around
+    the limit, with brackets, quotes and backslashes inside strings and keys (which it must
+    not count) and values side by side."""
+
+    def test_agrees_with_the_parsed_depth(self) -> None:
+        rng = random.Random(37)
+        texts = ["a[", "]}", '\\"[', "x", '"', "{{", "", "\\", "]", "[]", '"]"']
+
+        def leaf() -> Any:
+            return rng.choice([1, None, *texts])
+
+        def chain(levels: int) -> Any:
+            value = leaf()
+            for _ in range(levels):
+                if rng.random() < 0.5:
+                    value = [leaf(), value] if rng.random() < 0.5 else [value, leaf()]
+                else:
+                    value = {rng.choice(texts) + "k": leaf(), rng.choice(texts) + "v": value}
+            return value
+
+        def depth(value: Any) -> int:
+            deepest, stack = 0, [(value, 0)]
+            while stack:
+                item, level = stack.pop()
+                children = item if isinstance(item, list) else list(item.values()) if isinstance(item, dict) else None
+                if children is not None:
+                    deepest = max(deepest, level + 1)
+                    stack.extend((child, level + 1) for child in children)
+            return deepest
+
+        for case in range(600):
+            value = [chain(rng.randrange(MAX_DEPTH - 30, MAX_DEPTH + 10)) for _ in range(rng.randrange(1, 4))]
+            line = json.dumps(value).encode()
+            self.assertEqual(_too_deep(line), depth(value) > MAX_DEPTH, "case %d: %r" % (case, line[:300]))
 
 
 class Replies(unittest.TestCase):
