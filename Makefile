@@ -38,7 +38,8 @@ PYTHON := /usr/bin/python3
 PREFIX ?= /usr/local
 # Where the Python client's tests get mypy (PyPI), apart from Debian's interpreter.
 CLIENT_VENV := .build/client-venv
-# Whether `make install` installs the C client library too (`make deb` leaves it out).
+# Whether `make install` installs the C client library and the GTK library (with its typelib and
+# API reference) too (`make deb` leaves them out of layoutd's package: they have their own).
 CLIENT_LIBRARY ?= yes
 DESTDIR ?=
 BINDIR ?= $(PREFIX)/bin
@@ -54,6 +55,9 @@ PLUGINDIR ?= $(PREFIX)/lib/layoutd/plugins
 # The Swift runtime the installed binaries and plugins share (scripts/bundle-runtime.py).
 RUNTIMEDIR ?= $(PREFIX)/lib/layoutd/runtime
 PKGCONFIGDIR ?= $(PREFIX)/lib/pkgconfig
+# The GTK library's API reference (gi-docgen) and where devhelp finds it.
+GTK_REFERENCEDIR ?= $(PREFIX)/share/doc/liblayoutd-gtk/reference
+DEVHELPDIR ?= $(PREFIX)/share/devhelp/books
 # Each configuration's plugins stay apart: tests load the debug ones, `make run` and the
 # benchmark the release ones.
 PLUGIN_BUILD = .build/plugins/$(CONFIG)
@@ -225,33 +229,47 @@ install: deps
 	install -D -m 0644 CHANGELOG.md $(DESTDIR)$(DOCDIR)/CHANGELOG.md
 	install -D -m 0644 LICENSE $(DESTDIR)$(DOCDIR)/LICENSE
 	cd protocol && find . -type f | while read -r file; do install -D -m 0644 "$$file" "$(DESTDIR)$(DOCDIR)/protocol/$$file"; done
-	@# The C client library, header and pkg-config file (clients/c). Not in the layoutd .deb: Debian
-	@# ships a shared library in packages of its own (liblayoutd-client1, -dev), not built yet.
+	@# The C client library, header and pkg-config file (clients/c), and the GTK library on it
+	@# (clients/gtk: the library, header, .pc, Layoutd-1.gir and .typelib, the API reference with its
+	@# devhelp link). Not in the layoutd .deb: Debian ships shared libraries in packages of their own.
 	if [ "$(CLIENT_LIBRARY)" = yes ]; then $(MAKE) -C clients/c install DESTDIR=$(DESTDIR) PREFIX=$(PREFIX); fi
+	if [ "$(CLIENT_LIBRARY)" = yes ]; then $(MAKE) -C clients/gtk install install-docs DESTDIR=$(DESTDIR) PREFIX=$(PREFIX) \
+	    REFERENCEDIR=$(GTK_REFERENCEDIR) DEVHELPDIR=$(DEVHELPDIR); fi
 
 ## The Debian package, offline, in .build/deb/: a staged `make install PREFIX=/usr` with the
 ## system units in /lib/systemd/system (where Debian 12's systemd and deb-systemd-helper look)
 ## and the architecture-independent .pc file in /usr/share/pkgconfig,
 ## made into a package by scripts/build-deb.py (strip, Depends from dpkg-shlibdeps, conffile,
-## maintainer scripts from packaging/debian, dpkg-deb --build).
+## maintainer scripts from packaging/debian, dpkg-deb --build). Beside it, the C client's
+## packages (liblayoutd-client1, -dev) and the GTK library's (liblayoutd-gtk-1-0,
+## gir1.2-layoutd-1, liblayoutd-gtk-dev), both built with Debian's hardening flags.
 DEB_ROOT := .build/deb/root
 ## The C client library's staging tree, and Debian's multiarch directory its packages use.
 DEB_CLIENT_ROOT := .build/deb/client-root
+## The GTK library's staging tree, and its build folder (a fresh one, so the release build never
+## meets a development build's objects in clients/gtk/build).
+DEB_GTK_ROOT := .build/deb/gtk-root
+DEB_GTK_BUILD := .build/deb/gtk-build
 DEB_MULTIARCH = $(shell dpkg-architecture -qDEB_HOST_MULTIARCH)
 ## Debian's build flags with all hardening (fortify, stack protector, relro, bindnow) for the library.
 DEB_BUILDFLAGS = DEB_BUILD_MAINT_OPTIONS=hardening=+all dpkg-buildflags --get
 DEB_CFLAGS = $(shell $(DEB_BUILDFLAGS) CPPFLAGS) $(shell $(DEB_BUILDFLAGS) CFLAGS)
 DEB_LDFLAGS = $(shell $(DEB_BUILDFLAGS) LDFLAGS)
 deb: deps
-	rm -rf $(DEB_ROOT) $(DEB_ROOT)-dbgsym $(DEB_CLIENT_ROOT)
+	rm -rf $(DEB_ROOT) $(DEB_ROOT)-dbgsym $(DEB_CLIENT_ROOT) $(DEB_GTK_ROOT) $(DEB_GTK_BUILD)
 	$(MAKE) install DESTDIR=$(CURDIR)/$(DEB_ROOT) PREFIX=/usr UNITDIR=/lib/systemd/system PKGCONFIGDIR=/usr/share/pkgconfig CLIENT_LIBRARY=no
 	$(MAKE) -C clients/c clean
 	$(MAKE) -C clients/c install DESTDIR=$(CURDIR)/$(DEB_CLIENT_ROOT) PREFIX=/usr LIBDIR=/usr/lib/$(DEB_MULTIARCH) \
 	    CFLAGS="$(DEB_CFLAGS)" LDFLAGS="$(DEB_LDFLAGS)"
-	$(PYTHON) scripts/build-deb.py --root $(DEB_ROOT) --client-root $(DEB_CLIENT_ROOT) --version $(VERSION) --changelog CHANGELOG.md --output .build/deb
+	$(MAKE) -C clients/gtk install install-docs B=$(CURDIR)/$(DEB_GTK_BUILD) DESTDIR=$(CURDIR)/$(DEB_GTK_ROOT) PREFIX=/usr \
+	    LIBDIR=/usr/lib/$(DEB_MULTIARCH) REFERENCEDIR=/usr/share/doc/liblayoutd-gtk-dev/reference DEVHELPDIR=/usr/share/devhelp/books \
+	    CFLAGS="$(DEB_CFLAGS)" LDFLAGS="$(DEB_LDFLAGS)"
+	$(PYTHON) scripts/build-deb.py --root $(DEB_ROOT) --client-root $(DEB_CLIENT_ROOT) --gtk-root $(DEB_GTK_ROOT) --version $(VERSION) \
+	    --changelog CHANGELOG.md --output .build/deb
 
 ## Removes what install put there; a configuration file that was edited is kept.
 uninstall:
+	$(MAKE) -C clients/gtk uninstall uninstall-docs DESTDIR=$(DESTDIR) PREFIX=$(PREFIX) REFERENCEDIR=$(GTK_REFERENCEDIR) DEVHELPDIR=$(DEVHELPDIR)
 	$(MAKE) -C clients/c uninstall DESTDIR=$(DESTDIR) PREFIX=$(PREFIX)
 	rm -f $(DESTDIR)$(BINDIR)/layoutd $(DESTDIR)$(BINDIR)/layoutctl
 	rm -f $(DESTDIR)$(INCLUDEDIR)/layoutd/plugin.h $(DESTDIR)$(PLUGINDIR)/waterfall.so $(DESTDIR)$(PKGCONFIGDIR)/layoutd-plugin.pc
