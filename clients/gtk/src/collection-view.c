@@ -38,6 +38,13 @@
    v·r/(1−r)/1000 ≈ 0.5·v points further on. */
 #define DECELERATION_RATE 0.998
 #define SETTLE_SECONDS 0.35
+/* A fling glides for about as long as UIKit's deceleration takes to slow to 20 points/s:
+   ln(v / 20) / (1000 · −ln r) seconds, held to a quarter second … 2.5 s. */
+static double fling_seconds(double vx, double vy)
+{
+    double v = hypot(vx, vy);
+    return CLAMP(log(MAX(v, 20) / 20) / (1000 * -log(DECELERATION_RATE)), 0.25, 2.5);
+}
 
 typedef struct {
     char *key;                 /* kind "\x1f" id */
@@ -64,7 +71,7 @@ typedef struct {
 typedef enum {
     REQ_CREATE, REQ_STAGE_BEGIN, REQ_STAGE_PART, REQ_SUBSCRIBE, REQ_UNSUBSCRIBE, REQ_DELETE_FOR_RECREATE,
     REQ_SCROLL, REQ_SCROLL_END, REQ_SCROLL_TO, REQ_RESIZE, REQ_UPDATE, REQ_MEASURE, REQ_SELECT, REQ_NEIGHBOR,
-    REQ_CONFIGURE, REQ_DIRECTION, REQ_BEGIN_MOVE, REQ_UPDATE_MOVE, REQ_END_MOVE, REQ_OTHER,
+    REQ_CONFIGURE, REQ_SET_STRATEGY, REQ_DIRECTION, REQ_BEGIN_MOVE, REQ_UPDATE_MOVE, REQ_END_MOVE, REQ_OTHER,
 } RequestKind;
 
 typedef struct {
@@ -105,6 +112,7 @@ struct _LayoutdCollectionView {
     gint64 subscription;
     layoutd_mirror *mirror;
     gint64 epoch;
+    gint64 awaited_epoch;          /* the newest epoch a reply of ours announced: its event is due */
     double content_w, content_h;
     GQueue queued;                 /* Queued *, applied on the next tick */
     int in_flight;                 /* requests sent, replies not yet handled */
@@ -138,6 +146,8 @@ struct _LayoutdCollectionView {
     double transition_time;        /* >= 0: paused at that time (tests, scrubbing) */
 
     gboolean settling;             /* a fling or scrollTo animating the adjustments */
+    gboolean settle_step;          /* the settle animation is setting the adjustments now */
+    double settle_seconds;
     double settle_from_x, settle_from_y, settle_to_x, settle_to_y;
     gint64 settle_start_us;
 
@@ -200,6 +210,8 @@ static void send_resize(LayoutdCollectionView *self);
 static void send_update_move(LayoutdCollectionView *self);
 static void reconcile(LayoutdCollectionView *self);
 static void apply_restore(LayoutdCollectionView *self);
+static void record_strategy(LayoutdCollectionView *self, const char *strategy, const char *parameters_json);
+static char *merge_parameters(const char *base, const char *changes);
 
 /* ---------------------------------------------------------------------------------------- */
 /* Small helpers                                                                              */
@@ -525,6 +537,8 @@ static void set_offset(LayoutdCollectionView *self, double x, double y)
 static void on_adjustment_changed(GtkAdjustment *adj, LayoutdCollectionView *self)
 {
     gint64 now = g_get_monotonic_time();
+    /* The user (a scrollbar, a wheel) takes over from a glide. */
+    if (self->settling && !self->settle_step) self->settling = FALSE;
     double x = adj_value(self->hadj), y = adj_value(self->vadj);
     if (self->last_scroll_us && now > self->last_scroll_us) {
         double dt = (now - self->last_scroll_us) / 1e6;
@@ -685,15 +699,18 @@ static gboolean on_tick(GtkWidget *widget, GdkFrameClock *clock, gpointer data)
     if (self->model_dirty && !self->data_in_flight && self->state == LAYOUTD_VIEW_STATE_READY) flush_data(self);
 
     if (self->settling) {
-        double t = (now - self->settle_start_us) / 1e6 / SETTLE_SECONDS;
+        double t = (now - self->settle_start_us) / 1e6 / self->settle_seconds;
+        self->settle_step = TRUE;
         if (t >= 1) {
             self->settling = FALSE;
             set_offset(self, self->settle_to_x, self->settle_to_y);
         } else {
-            double p = layoutd_curve_progress(LAYOUTD_CURVE_EASE_OUT, t);
+            /* A decelerating glide: 1 − (1 − t)³, fast at first like the finger's fling. */
+            double p = 1 - pow(1 - t, 3);
             set_offset(self, self->settle_from_x + (self->settle_to_x - self->settle_from_x) * p,
                        self->settle_from_y + (self->settle_to_y - self->settle_from_y) * p);
         }
+        self->settle_step = FALSE;
     }
     if (self->moving && (self->auto_scroll_x != 0 || self->auto_scroll_y != 0)) {
         double dt = self->auto_scroll_us ? (now - self->auto_scroll_us) / 1e6 : 0;
@@ -859,6 +876,7 @@ static void try_create(LayoutdCollectionView *self)
         return;
     }
     self->session++;
+    self->awaited_epoch = 0;
     self->model_dirty = FALSE;
     set_state(self, LAYOUTD_VIEW_STATE_CREATING);
     if (self->restore) {
@@ -988,6 +1006,13 @@ static void on_reply(LayoutdConnection *conn, const layoutd_reply *reply, gpoint
         return;
     }
     const layoutd_error *e = reply->error;
+    if (!e && reply->result && r->kind != REQ_SUBSCRIBE && r->kind != REQ_CREATE) {
+        /* A mutation's reply comes before its event, maybe in another read: until the event
+           is applied the view is not idle. */
+        const layoutd_json *epoch = layoutd_json_get(reply->result, "epoch");
+        if (epoch && epoch->type == LAYOUTD_JSON_NUMBER && !layoutd_json_get(reply->result, "upload"))
+            self->awaited_epoch = MAX(self->awaited_epoch, (gint64)epoch->num);
+    }
     switch (r->kind) {
     case REQ_CREATE:
         if (e && strcmp(e->name, "ViewExists") == 0 && self->state == LAYOUTD_VIEW_STATE_CREATING && self->round_trips > 0) {
@@ -1066,6 +1091,7 @@ static void on_reply(LayoutdConnection *conn, const layoutd_reply *reply, gpoint
             gboolean animate = r->kind == REQ_SCROLL_END || r->last_part;
             if (animate) {
                 self->settling = TRUE;
+                self->settle_seconds = r->kind == REQ_SCROLL_END ? fling_seconds(r->x, r->y) : SETTLE_SECONDS;
                 self->settle_from_x = adj_value(self->hadj);
                 self->settle_from_y = adj_value(self->vadj);
                 self->settle_to_x = tx;
@@ -1175,8 +1201,20 @@ static void on_reply(LayoutdConnection *conn, const layoutd_reply *reply, gpoint
         }
         finish_move(self, reply->result);
         break;
-    case REQ_MEASURE:
+    case REQ_SET_STRATEGY:
+        if (e) report(self, layoutd_gtk_error_from(e));
+        else record_strategy(self, r->ids[0], r->ids[1]);
+        break;
     case REQ_CONFIGURE:
+        if (e) {
+            report(self, layoutd_gtk_error_from(e));
+        } else {
+            char *merged = merge_parameters(self->parameters, r->ids[0]);
+            record_strategy(self, self->strategy, merged);
+            g_free(merged);
+        }
+        break;
+    case REQ_MEASURE:
     case REQ_DIRECTION:
     case REQ_UNSUBSCRIBE:
     case REQ_OTHER:
@@ -1547,6 +1585,11 @@ static void on_drag_end(GtkGestureDrag *gesture, double dx, double dy, LayoutdCo
     layoutd_collection_view_end_move(self, TRUE);
 }
 
+static void on_scroll_begin(GtkEventControllerScroll *controller, LayoutdCollectionView *self)
+{
+    self->settling = FALSE;
+}
+
 static gboolean on_decelerate(GtkEventControllerScroll *controller, double vx, double vy, LayoutdCollectionView *self)
 {
     /* The end of a kinetic scroll: where it would come to rest is the strategy's to decide. */
@@ -1655,6 +1698,12 @@ static void layoutd_collection_view_snapshot(GtkWidget *widget, GtkSnapshot *sna
 static void layoutd_collection_view_realize(GtkWidget *widget)
 {
     GTK_WIDGET_CLASS(layoutd_collection_view_parent_class)->realize(widget);
+    /* The strategy decides where a fling comes to rest (view.scrollEnd: snapping), so the
+       scrolled window's own deceleration would fight the glide to it: the view glides. */
+    GtkWidget *parent = gtk_widget_get_parent(widget);
+    if (GTK_IS_SCROLLED_WINDOW(parent)) gtk_scrolled_window_set_kinetic_scrolling(GTK_SCROLLED_WINDOW(parent), FALSE);
+    else if (parent && GTK_IS_VIEWPORT(parent) && GTK_IS_SCROLLED_WINDOW(gtk_widget_get_parent(parent)))
+        gtk_scrolled_window_set_kinetic_scrolling(GTK_SCROLLED_WINDOW(gtk_widget_get_parent(parent)), FALSE);
     try_create(LAYOUTD_COLLECTION_VIEW(widget));
 }
 
@@ -2016,6 +2065,7 @@ static void layoutd_collection_view_init(LayoutdCollectionView *self)
     GtkEventController *scroll = gtk_event_controller_scroll_new(GTK_EVENT_CONTROLLER_SCROLL_BOTH_AXES |
                                                                  GTK_EVENT_CONTROLLER_SCROLL_KINETIC);
     g_signal_connect(scroll, "decelerate", G_CALLBACK(on_decelerate), self);
+    g_signal_connect(scroll, "scroll-begin", G_CALLBACK(on_scroll_begin), self);
     gtk_widget_add_controller(GTK_WIDGET(self), scroll);
 }
 
@@ -2262,6 +2312,46 @@ static gboolean valid_object_json(const char *text)
     return ok;
 }
 
+/* The strategy and parameters a re-creation (a restart) uses. */
+static void record_strategy(LayoutdCollectionView *self, const char *strategy, const char *parameters_json)
+{
+    if (g_strcmp0(self->strategy, strategy) != 0) {
+        g_free(self->strategy);
+        self->strategy = g_strdup(strategy);
+        g_object_notify_by_pspec(G_OBJECT(self), props[PROP_STRATEGY]);
+    }
+    if (g_strcmp0(self->parameters, parameters_json) != 0) {
+        g_free(self->parameters);
+        self->parameters = g_strdup(parameters_json);
+        g_object_notify_by_pspec(G_OBJECT(self), props[PROP_PARAMETERS]);
+    }
+}
+
+/* Parameters with `changes` laid over them (JSON objects' texts). */
+static char *merge_parameters(const char *base, const char *changes)
+{
+    layoutd_json *old = layoutd_json_parse(base, strlen(base), NULL, 0);
+    layoutd_json *add = layoutd_json_parse(changes, strlen(changes), NULL, 0);
+    GString *merged = g_string_new("{");
+    gboolean first = TRUE;
+    for (int pass = 0; pass < 2; pass++) {
+        const layoutd_json *src = pass == 0 ? old : add;
+        for (size_t i = 0; src && i < src->count; i++) {
+            const layoutd_json *m = &src->items[i];
+            if (pass == 0 && layoutd_json_get(add, m->key)) continue;
+            if (!first) g_string_append_c(merged, ',');
+            first = FALSE;
+            layoutd_gtk_json_string(merged, m->key);
+            g_string_append_c(merged, ':');
+            g_string_append_len(merged, m->text, (gssize)m->text_len);
+        }
+    }
+    g_string_append_c(merged, '}');
+    layoutd_json_free(old);
+    layoutd_json_free(add);
+    return g_string_free(merged, FALSE);
+}
+
 /**
  * layoutd_collection_view_set_strategy:
  * @self: a view
@@ -2283,23 +2373,18 @@ void layoutd_collection_view_set_strategy(LayoutdCollectionView *self, const cha
         return;
     }
     if (self->state == LAYOUTD_VIEW_STATE_READY) {
+        /* Recorded when the daemon accepts it: a refusal changes nothing, here either. */
         GString *p = params_begin(self);
         g_string_append(p, ",\"strategy\":");
         layoutd_gtk_json_string(p, strategy);
         g_string_append_printf(p, ",\"params\":%s,\"animated\":%s}", parameters_json, animated ? "true" : "false");
-        send_request(self, LAYOUTD_METHOD_VIEW_SET_STRATEGY, p, request(REQ_CONFIGURE));
+        Request *r = request(REQ_SET_STRATEGY);
+        const char *pair[] = {strategy, parameters_json, NULL};
+        r->ids = g_strdupv((char **)pair);
+        send_request(self, LAYOUTD_METHOD_VIEW_SET_STRATEGY, p, r);
+        return;
     }
-    /* Kept as asked: what a re-creation (a restart) uses. A refusal reports through "error". */
-    if (g_strcmp0(self->strategy, strategy) != 0) {
-        g_free(self->strategy);
-        self->strategy = g_strdup(strategy);
-        g_object_notify_by_pspec(G_OBJECT(self), props[PROP_STRATEGY]);
-    }
-    if (g_strcmp0(self->parameters, parameters_json) != 0) {
-        g_free(self->parameters);
-        self->parameters = g_strdup(parameters_json);
-        g_object_notify_by_pspec(G_OBJECT(self), props[PROP_PARAMETERS]);
-    }
+    record_strategy(self, strategy, parameters_json);
 }
 
 /**
@@ -2318,33 +2403,18 @@ void layoutd_collection_view_configure(LayoutdCollectionView *self, const char *
                                  "InvalidArgument: the parameters must be a JSON object's text"));
         return;
     }
-    /* Merged into the parameters kept for a re-creation. */
-    layoutd_json *old = layoutd_json_parse(self->parameters, strlen(self->parameters), NULL, 0);
-    layoutd_json *add = layoutd_json_parse(parameters_json, strlen(parameters_json), NULL, 0);
-    GString *merged = g_string_new("{");
-    gboolean first = TRUE;
-    for (int pass = 0; pass < 2; pass++) {
-        const layoutd_json *src = pass == 0 ? old : add;
-        for (size_t i = 0; src && i < src->count; i++) {
-            const layoutd_json *m = &src->items[i];
-            if (pass == 0 && layoutd_json_get(add, m->key)) continue;
-            if (!first) g_string_append_c(merged, ',');
-            first = FALSE;
-            layoutd_gtk_json_string(merged, m->key);
-            g_string_append_c(merged, ':');
-            g_string_append_len(merged, m->text, (gssize)m->text_len);
-        }
+    if (self->state != LAYOUTD_VIEW_STATE_READY) {
+        char *merged = merge_parameters(self->parameters, parameters_json);
+        record_strategy(self, self->strategy, merged);
+        g_free(merged);
+        return;
     }
-    g_string_append_c(merged, '}');
-    layoutd_json_free(old);
-    layoutd_json_free(add);
-    g_free(self->parameters);
-    self->parameters = g_string_free(merged, FALSE);
-    g_object_notify_by_pspec(G_OBJECT(self), props[PROP_PARAMETERS]);
-    if (self->state != LAYOUTD_VIEW_STATE_READY) return;
     GString *p = params_begin(self);
     g_string_append_printf(p, ",\"params\":%s,\"animated\":%s}", parameters_json, animated ? "true" : "false");
-    send_request(self, LAYOUTD_METHOD_VIEW_CONFIGURE, p, request(REQ_CONFIGURE));
+    Request *r = request(REQ_CONFIGURE);
+    const char *one[] = {parameters_json, NULL};
+    r->ids = g_strdupv((char **)one);
+    send_request(self, LAYOUTD_METHOD_VIEW_CONFIGURE, p, r);
 }
 
 /**
@@ -2506,8 +2576,10 @@ void layoutd_collection_view_fling(LayoutdCollectionView *self, double velocity_
     g_string_append(p, ",\"y\":");
     layoutd_gtk_json_number(p, velocity_y);
     g_string_append(p, "}}");
-    /* Whatever scroll is owed goes first, so the daemon proposes from where the user is. */
-    send_request(self, LAYOUTD_METHOD_VIEW_SCROLL_END, p, request(REQ_SCROLL_END));
+    Request *r = request(REQ_SCROLL_END);
+    r->x = velocity_x;
+    r->y = velocity_y;
+    send_request(self, LAYOUTD_METHOD_VIEW_SCROLL_END, p, r);
 }
 
 /**
@@ -2887,7 +2959,7 @@ guint layoutd_collection_view_get_widget_count(LayoutdCollectionView *self)
  */
 gboolean layoutd_collection_view_is_idle(LayoutdCollectionView *self)
 {
-    return self->in_flight == 0 && g_queue_is_empty(&self->queued) && !self->model_dirty && !self->transition &&
+    return self->in_flight == 0 && self->epoch >= self->awaited_epoch && g_queue_is_empty(&self->queued) && !self->model_dirty && !self->transition &&
            !self->settling && !self->moving && self->state != LAYOUTD_VIEW_STATE_CREATING &&
            !(self->self_sizing && self->measure_queue->len);
 }
