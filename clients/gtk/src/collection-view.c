@@ -65,6 +65,7 @@ typedef struct {
     layoutd_invalidation *inv;
     layoutd_snapshot *snap;
     double ack_x, ack_y;       /* the offset the daemon had acknowledged from us when it arrived */
+    gboolean initial;          /* a subscription's snapshot: its offset is the view's, outright */
 } Queued;
 
 /* What a request's reply is for. */
@@ -166,6 +167,7 @@ struct _LayoutdCollectionView {
     GPtrArray *measure_queue;      /* char * JSON entries for view.measure */
 
     char *restore;                 /* save_state() text to apply once ready */
+    gboolean restore_due;          /* apply it once the subscription's snapshot is applied */
     double create_offset_x, create_offset_y;
 
     guint64 frames, round_trips;
@@ -480,6 +482,16 @@ static void reconcile(LayoutdCollectionView *self)
             }
             if (key != key_buf) g_free(key);
             gboolean moved_position = !fresh && (el->attrs.section != a->section || el->attrs.item != a->item);
+            if (a->effect_count || fresh) {
+                const char *names[32];
+                double values[32];
+                size_t n = MIN(a->effect_count, G_N_ELEMENTS(names));
+                for (size_t k = 0; k < n; k++) {
+                    names[k] = a->effects[k].name;
+                    values[k] = a->effects[k].value;
+                }
+                layoutd_list_item_set_effects(el->li, n, names, values);
+            }
             el->attrs = *a;
             el->attrs.id = el->id;
             el->attrs.effect_count = 0;
@@ -645,8 +657,20 @@ static void apply_queued(LayoutdCollectionView *self)
             self->content_w = s->content_size.width;
             self->content_h = s->content_size.height;
             configure_adjustments(self);
-            adopt_daemon_offset(self, s->viewport.offset.x, s->viewport.offset.y, q->ack_x, q->ack_y);
+            if (q->initial) {
+                /* The view as created (or restored): the widget starts where the daemon is. */
+                self->ack_x = s->viewport.offset.x;
+                self->ack_y = s->viewport.offset.y;
+                set_offset(self, s->viewport.offset.x, s->viewport.offset.y);
+            } else {
+                adopt_daemon_offset(self, s->viewport.offset.x, s->viewport.offset.y, q->ack_x, q->ack_y);
+            }
             changed = TRUE;
+            if (self->restore_due) {
+                /* Now that the adjustments span the content, a saved offset can be set. */
+                self->restore_due = FALSE;
+                apply_restore(self);
+            }
         } else {
             layoutd_invalidation *inv = q->inv;
             if (layoutd_mirror_apply(self->mirror, inv) < 0) {
@@ -966,6 +990,7 @@ static void handle_subscribed(LayoutdCollectionView *self, const layoutd_reply *
     }
     /* Events queued before this reply belong to an older subscription. */
     g_queue_clear_full(&self->queued, (GDestroyNotify)queued_free);
+    q->initial = TRUE;
     enqueue(self, q);
     if (self->state != LAYOUTD_VIEW_STATE_READY) {
         set_state(self, LAYOUTD_VIEW_STATE_READY);
@@ -978,7 +1003,7 @@ static void handle_subscribed(LayoutdCollectionView *self, const layoutd_reply *
             g_string_append_printf(p, ",\"layoutDirection\":\"%s\"}", rtl ? "rtl" : "ltr");
             send_request(self, LAYOUTD_METHOD_VIEW_SET_LAYOUT_DIRECTION, p, request(REQ_DIRECTION));
         }
-        apply_restore(self);
+        self->restore_due = self->restore != NULL;
         if (g_hash_table_size(self->selection)) {
             /* A selection made before (or kept across a restart) goes to the new view. */
             guint n = 0;
@@ -991,7 +1016,6 @@ static void handle_subscribed(LayoutdCollectionView *self, const layoutd_reply *
         }
         g_signal_emit(self, signals[SIGNAL_READY], 0);
     }
-    send_scroll(self);
 }
 
 static void finish_move(LayoutdCollectionView *self, const layoutd_json *result);
@@ -1236,7 +1260,7 @@ static void send_scroll(LayoutdCollectionView *self)
         return;
     }
     self->scroll_dirty = FALSE;
-    if (fabs(x - self->ack_x) < 0.001 && fabs(y - self->ack_y) < 0.001) return;
+    if (x == self->ack_x && y == self->ack_y) return;
     GString *p = params_begin(self);
     g_string_append(p, ",\"offset\":{\"x\":");
     layoutd_gtk_json_number(p, x);

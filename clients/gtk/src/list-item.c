@@ -1,6 +1,7 @@
 /* LayoutdListItem: one element's slot as a factory sees it (GtkListItem's role). A list item and
    its child widget live in the view's recycling pool of their kind between uses. */
 #include "private.h"
+#include <string.h>
 
 struct _LayoutdListItem {
     GObject parent_instance;
@@ -10,7 +11,16 @@ struct _LayoutdListItem {
     int section, position;
     gboolean selected;
     GtkWidget *child;
+    GArray *effects;           /* Effect, sorted by name */
 };
+
+typedef struct {
+    char *name;
+    double value;
+} Effect;
+
+enum { SIGNAL_EFFECTS_CHANGED, N_SIGNALS };
+static guint signals[N_SIGNALS];
 
 enum { PROP_0, PROP_ITEM, PROP_ID, PROP_KIND, PROP_SECTION, PROP_POSITION, PROP_SELECTED, PROP_CHILD, N_PROPS };
 static GParamSpec *props[N_PROPS];
@@ -25,9 +35,17 @@ static void layoutd_list_item_dispose(GObject *object)
     G_OBJECT_CLASS(layoutd_list_item_parent_class)->dispose(object);
 }
 
+static void clear_effects(LayoutdListItem *self)
+{
+    for (guint i = 0; i < self->effects->len; i++) g_free(g_array_index(self->effects, Effect, i).name);
+    g_array_set_size(self->effects, 0);
+}
+
 static void layoutd_list_item_finalize(GObject *object)
 {
     LayoutdListItem *self = LAYOUTD_LIST_ITEM(object);
+    clear_effects(self);
+    g_array_unref(self->effects);
     g_free(self->kind);
     g_free(self->id);
     G_OBJECT_CLASS(layoutd_list_item_parent_class)->finalize(object);
@@ -110,10 +128,20 @@ static void layoutd_list_item_class_init(LayoutdListItemClass *klass)
     props[PROP_CHILD] = g_param_spec_object("child", NULL, NULL, GTK_TYPE_WIDGET,
                                             G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
     g_object_class_install_properties(oc, N_PROPS, props);
+    /**
+     * LayoutdListItem::effects-changed:
+     * @self: the list item
+     *
+     * The element's named effects changed (ultravisual's `coverAlpha`, `detailAlpha`,
+     * `titleScale`, a plugin's own): read them with layoutd_list_item_get_effect().
+     */
+    signals[SIGNAL_EFFECTS_CHANGED] = g_signal_new("effects-changed", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST, 0,
+                                                   NULL, NULL, NULL, G_TYPE_NONE, 0);
 }
 
 static void layoutd_list_item_init(LayoutdListItem *self)
 {
+    self->effects = g_array_new(FALSE, FALSE, sizeof(Effect));
     self->section = -1;
     self->position = -1;
 }
@@ -159,8 +187,42 @@ void layoutd_list_item_set_position(LayoutdListItem *self, int section, int posi
     }
 }
 
+void layoutd_list_item_set_effects(LayoutdListItem *self, size_t count, const char *const *names, const double *values)
+{
+    gboolean same = self->effects->len == count;
+    for (size_t i = 0; same && i < count; i++) {
+        Effect *e = &g_array_index(self->effects, Effect, i);
+        same = strcmp(e->name, names[i]) == 0 && e->value == values[i];
+    }
+    if (same) return;
+    clear_effects(self);
+    for (size_t i = 0; i < count; i++) {
+        Effect e = {g_strdup(names[i]), values[i]};
+        g_array_append_val(self->effects, e);
+    }
+    g_signal_emit(self, signals[SIGNAL_EFFECTS_CHANGED], 0);
+}
+
+/**
+ * layoutd_list_item_get_effect:
+ * @self: a list item
+ * @name: an effect's name
+ * @fallback: the value when the element has no such effect
+ *
+ * Returns: the effect's value now
+ */
+double layoutd_list_item_get_effect(LayoutdListItem *self, const char *name, double fallback)
+{
+    for (guint i = 0; i < self->effects->len; i++) {
+        Effect *e = &g_array_index(self->effects, Effect, i);
+        if (strcmp(e->name, name) == 0) return e->value;
+    }
+    return fallback;
+}
+
 void layoutd_list_item_unbind_from(LayoutdListItem *self)
 {
+    clear_effects(self);
     g_clear_object(&self->item);
     g_clear_pointer(&self->id, g_free);
     self->section = self->position = -1;

@@ -37,6 +37,7 @@ void layoutd_list_item_bind_to(LayoutdListItem *li, const char *id, GObject *ite
 void layoutd_list_item_set_selected(LayoutdListItem *li, gboolean selected);
 void layoutd_list_item_set_position(LayoutdListItem *li, int section, int position);
 void layoutd_list_item_unbind_from(LayoutdListItem *li);
+void layoutd_list_item_set_effects(LayoutdListItem *li, size_t count, const char *const *names, const double *values);
 void layoutd_cell_factory_emit_setup(LayoutdCellFactory *f, LayoutdListItem *li);
 void layoutd_cell_factory_emit_bind(LayoutdCellFactory *f, LayoutdListItem *li);
 void layoutd_cell_factory_emit_unbind(LayoutdCellFactory *f, LayoutdListItem *li);

@@ -104,6 +104,7 @@ const char *layoutd_list_item_get_kind(LayoutdListItem *self);
 int layoutd_list_item_get_section(LayoutdListItem *self);
 int layoutd_list_item_get_position(LayoutdListItem *self);
 gboolean layoutd_list_item_get_selected(LayoutdListItem *self);
+double layoutd_list_item_get_effect(LayoutdListItem *self, const char *name, double fallback);
 GtkWidget *layoutd_list_item_get_child(LayoutdListItem *self);
 void layoutd_list_item_set_child(LayoutdListItem *self, GtkWidget *child);
 

@@ -1,0 +1,190 @@
+"""What the view does besides placing widgets, each against the daemon's own answer: scrolling
+sends one view.scroll at a time with the latest offset winning, a fling rests where the strategy
+says (ultravisual snaps), model changes within one frame become one view.update, self-sizing
+reports the widgets' heights, hit testing agrees with view.hitTest, selection goes through
+view.select with selection-changed, named effects reach the cells, and a saved state restores
+the offset, selection, focus and strategy in a new view."""
+import json
+import unittest
+
+import support  # noqa: F401 (gi versions)
+from gi.repository import Gtk, Layoutd
+
+from support import ViewTestCase, iterate_until, items, list_store
+
+
+class Scrolling(ViewTestCase):
+    def test_one_scroll_in_flight_and_the_latest_offset_wins(self):
+        view = self.show_view("coalesce", parameters={"itemSize": {"width": 100, "height": 100}},
+                              model=list_store(items(5000)))
+        vadjustment = view.get_vadjustment()
+        _, trips_before, _ = view.get_stats()
+        epoch_before = self.snapshot("coalesce")["epoch"]
+        # 200 offsets set without giving the main loop a turn: at most one request goes out
+        # before the first reply, then the latest value.
+        for step in range(1, 201):
+            vadjustment.set_value(step * 37.0)
+        self.wait_idle(view)
+        snapshot = self.snapshot("coalesce")
+        self.assertEqual(snapshot["viewport"]["offset"]["y"], 200 * 37.0)
+        scrolls = snapshot["epoch"] - epoch_before
+        self.assertGreaterEqual(scrolls, 1)
+        self.assertLessEqual(scrolls, 2, "one view.scroll in flight, then the latest offset")
+        self.assert_matches_daemon(view, "coalesce", label="after the burst")
+
+    def test_a_fling_rests_where_ultravisual_snaps(self):
+        view = self.show_view("snap", strategy="ultravisual", parameters={"standardHeight": 100, "featuredHeight": 280},
+                              model=list_store(items(200)), supplementary=())
+        vadjustment = view.get_vadjustment()
+        vadjustment.set_value(1000)
+        self.wait_idle(view)
+        view.fling(0, 900)
+        self.wait_idle(view, timeout=30)
+        offset = self.snapshot("snap")["viewport"]["offset"]["y"]
+        drag = 280 - 100
+        self.assertEqual(offset % drag, 0, "resting offset %s is a multiple of %s" % (offset, drag))
+        self.assertGreater(offset, 1000, "the fling went forward")
+        self.assertAlmostEqual(vadjustment.get_value(), offset, places=3)
+        self.assert_matches_daemon(view, "snap", kinds=("cell",), label="at rest")
+
+    def test_effects_reach_the_cells(self):
+        seen = {}
+        factory = Layoutd.CellFactory()
+        factory.connect("setup", lambda f, li: (li.set_child(Gtk.Label()),
+                                                li.connect("effects-changed", lambda li: seen.__setitem__(li.get_id(), li.get_effect("coverAlpha", -1)))))
+        factory.connect("bind", lambda f, li: seen.__setitem__(li.get_id(), li.get_effect("coverAlpha", -1)))
+        view = self.show_view("effects", strategy="ultravisual", model=list_store(items(30)), supplementary=())
+        view.set_factory(factory)
+        self.wait_idle(view)
+        view.get_vadjustment().set_value(90)
+        self.wait_idle(view)
+        truth = {e["id"]: e["effects"]["coverAlpha"] for e in self.snapshot("effects")["elements"]}
+        for identifier, alpha in truth.items():
+            self.assertAlmostEqual(seen[identifier], alpha, places=6, msg=identifier)
+
+
+class Data(ViewTestCase):
+    def test_changes_in_one_frame_are_one_update(self):
+        model = list_store(items(100))
+        view = self.show_view("batch", model=model)
+        epoch = self.snapshot("batch")["epoch"]
+        # Ten edits before the next frame: deletes, inserts and a move.
+        model.remove(0)
+        model.remove(10)
+        for n in range(5):
+            model.insert(3 + n, Layoutd.Item(id="new%d" % n, section="s"))
+        moved = model.get_item(50)
+        model.remove(50)
+        model.insert(1, moved)
+        model.append(Layoutd.Item(id="last", section="s"))
+        self.wait_idle(view)
+        self.assertEqual(self.snapshot("batch")["epoch"], epoch + 1, "one view.update for the frame's changes")
+        self.assertEqual(self.data_order("batch"), self.model_ids(model))
+        self.assert_matches_daemon(view, "batch", label="after the batch")
+
+    def test_self_sizing_reports_the_widgets_heights(self):
+        factory = Layoutd.CellFactory()
+        lines = {}
+
+        def bind(f, li):
+            label = li.get_child()
+            label.set_text("\n".join(["line"] * lines[li.get_id()]))
+        factory.connect("setup", lambda f, li: li.set_child(Gtk.Label(yalign=0)))
+        factory.connect("bind", bind)
+        model = list_store(items(40))
+        for i in range(40):
+            lines["i%d" % i] = 1 + i % 4
+        view = self.show_view("sizing", parameters={"estimatedItemSize": {"width": 380, "height": 30},
+                                                   "minimumLineSpacing": 0},
+                              model=model, supplementary=(), wait=False, self_sizing=True)
+        view.set_factory(factory)
+        self.wait_ready(view)
+        self.wait_idle(view)
+        snapshot = self.snapshot("sizing")
+        one = Gtk.Label(label="line")
+        line_height = one.measure(Gtk.Orientation.VERTICAL, 380)[1]
+        checked = 0
+        for element in snapshot["elements"]:
+            frame = element["frame"]
+            # Within the window the layout holds what the widget measured.
+            self.assertAlmostEqual(frame["height"], Gtk.Label(label="\n".join(["line"] * lines[element["id"]])).measure(
+                Gtk.Orientation.VERTICAL, int(frame["width"]))[1], delta=0.5, msg=element["id"])
+            checked += 1
+        self.assertGreater(checked, 3)
+        self.assertGreater(line_height, 0)
+
+
+class Pointer(ViewTestCase):
+    def test_hit_testing_agrees_with_the_daemon(self):
+        view = self.show_view("hits", strategy="collapsible",
+                              parameters={"itemSize": {"width": 70, "height": 70}, "collapsed": True},
+                              model=list_store(items(200)), supplementary=())
+        view.select(["i3", "i4", "i5"], "set")
+        self.wait_idle(view)
+        view.get_vadjustment().set_value(55)
+        self.wait_idle(view)
+        offset = self.snapshot("hits")["viewport"]["offset"]
+        for x in range(5, 400, 23):
+            for y in range(5, 600, 29):
+                truth = self.truth.call("view.hitTest", {"view": "hits", "point": {"x": x + offset["x"], "y": y + offset["y"]},
+                                                         "kinds": ["cell"]})["element"]
+                self.assertEqual(view.hit_test(x, y), truth["id"] if truth else None, (x, y))
+
+    def test_selection_goes_through_the_daemon(self):
+        view = self.show_view("select", model=list_store(items(50)))
+        changes = []
+        view.connect("selection-changed", lambda v: changes.append(list(v.get_selection())))
+        view.select(["i2", "i7"], "set")
+        view.select(["i7", "i9"], "toggle")
+        self.wait_idle(view)
+        self.assertEqual(view.get_selection(), ["i2", "i9"])
+        self.assertEqual(changes[-1], ["i2", "i9"])
+        daemon = self.truth.call("view.selection", {"view": "select"})
+        self.assertEqual(daemon["ids"], ["i2", "i9"])
+        view.select(["nope"], "add")
+        iterate_until(lambda: self.errors, 5, "the refusal")
+        self.assertEqual(self.errors[0].code, -32011)
+        self.assertTrue(self.errors[0].message.startswith("ItemNotFound:"), self.errors[0].message)
+        self.errors.clear()
+        self.assertEqual(view.get_selection(), ["i2", "i9"], "a refused selection changes nothing")
+
+
+class State(ViewTestCase):
+    def test_a_saved_state_restores_in_a_new_view(self):
+        model = list_store(items(400))
+        view = self.show_view("saved", strategy="display", parameters={"mode": "list", "rowHeight": 50}, model=model)
+        view.get_vadjustment().set_value(1234)
+        view.select(["i30", "i31"], "set")
+        view.set_focus_id("i30")
+        view.configure(json.dumps({"rowHeight": 60}), False)
+        self.wait_idle(view)
+        saved = view.save_state()
+        offset = self.snapshot("saved")["viewport"]["offset"]
+        self.close_windows()
+        again = Layoutd.CollectionView()
+        self.assertTrue(again.restore_state(saved))
+        self.assertEqual(again.get_strategy(), "display")
+        restored = self.show_view("restored", strategy=again.get_strategy(), parameters=again.get_parameters(),
+                                  model=model, wait=False)
+        restored.restore_state(saved)
+        self.wait_ready(restored)
+        self.wait_idle(restored)
+        snapshot = self.snapshot("restored")
+        self.assertEqual(snapshot["params"]["rowHeight"], 60)
+        self.assertEqual(snapshot["params"]["mode"], "list")
+        self.assertEqual(snapshot["viewport"]["offset"], offset)
+        self.assertEqual(restored.get_selection(), ["i30", "i31"])
+        self.assertEqual(restored.get_focus_id(), "i30")
+        self.assert_matches_daemon(restored, "restored", kinds=("cell",), label="restored")
+
+    def test_an_unreadable_state_is_refused(self):
+        view = Layoutd.CollectionView()
+        for text in ["", "{", "[]", '{"version":2,"strategy":"flow","parameters":{}}', '{"version":1,"strategy":"flow"}']:
+            with self.assertRaises(Exception, msg=text) as caught:
+                view.restore_state(text)
+            self.assertIn("InvalidArgument", str(caught.exception))
+        self.assertEqual(view.get_strategy(), "flow")
+
+
+if __name__ == "__main__":
+    unittest.main()
