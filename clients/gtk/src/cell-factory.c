@@ -66,22 +66,22 @@ LayoutdCellFactory *layoutd_cell_factory_new(void)
     return g_object_new(LAYOUTD_TYPE_CELL_FACTORY, NULL);
 }
 
-void layoutd_cell_factory_emit_setup(LayoutdCellFactory *f, LayoutdListItem *li)
+void layoutd_gtk_cell_factory_emit_setup(LayoutdCellFactory *f, LayoutdListItem *li)
 {
     g_signal_emit(f, signals[SIGNAL_SETUP], 0, li);
 }
 
-void layoutd_cell_factory_emit_bind(LayoutdCellFactory *f, LayoutdListItem *li)
+void layoutd_gtk_cell_factory_emit_bind(LayoutdCellFactory *f, LayoutdListItem *li)
 {
     g_signal_emit(f, signals[SIGNAL_BIND], 0, li);
 }
 
-void layoutd_cell_factory_emit_unbind(LayoutdCellFactory *f, LayoutdListItem *li)
+void layoutd_gtk_cell_factory_emit_unbind(LayoutdCellFactory *f, LayoutdListItem *li)
 {
     g_signal_emit(f, signals[SIGNAL_UNBIND], 0, li);
 }
 
-void layoutd_cell_factory_emit_teardown(LayoutdCellFactory *f, LayoutdListItem *li)
+void layoutd_gtk_cell_factory_emit_teardown(LayoutdCellFactory *f, LayoutdListItem *li)
 {
     g_signal_emit(f, signals[SIGNAL_TEARDOWN], 0, li);
 }

@@ -274,7 +274,7 @@ static gboolean send_request(LayoutdCollectionView *self, const char *method, GS
     r->view = g_object_ref(self);
     r->generation = self->session;
     GError *error = NULL;
-    gboolean ok = self->conn && layoutd_connection_send(self->conn, method, params->str, on_reply, r, &error);
+    gboolean ok = self->conn && layoutd_gtk_connection_send(self->conn, method, params->str, on_reply, r, &error);
     g_string_free(params, TRUE);
     if (!ok) {
         g_object_unref(r->view);
@@ -356,8 +356,8 @@ static Element *element_new(LayoutdCollectionView *self, const char *kind, const
     if (pool && pool->len) {
         el->li = g_ptr_array_steal_index_fast(pool, pool->len - 1);
     } else {
-        el->li = layoutd_list_item_new(kind);
-        layoutd_cell_factory_emit_setup(factory, el->li);
+        el->li = layoutd_gtk_list_item_new(kind);
+        layoutd_gtk_cell_factory_emit_setup(factory, el->li);
         GtkWidget *child = layoutd_list_item_get_child(el->li);
         if (child) {
             gtk_widget_set_parent(child, GTK_WIDGET(self));
@@ -372,9 +372,9 @@ static void bind_element(LayoutdCollectionView *self, Element *el)
     gboolean cell = strcmp(el->kind, "cell") == 0;
     GObject *item = cell ? model_item_for(self, el->id) : NULL;
     gboolean selected = cell && g_hash_table_contains(self->selection, el->id);
-    layoutd_list_item_bind_to(el->li, el->id, item, (int)el->attrs.section, cell ? (int)el->attrs.item : -1, selected);
+    layoutd_gtk_list_item_bind_to(el->li, el->id, item, (int)el->attrs.section, cell ? (int)el->attrs.item : -1, selected);
     if (item) g_object_unref(item);
-    layoutd_cell_factory_emit_bind(el->factory, el->li);
+    layoutd_gtk_cell_factory_emit_bind(el->factory, el->li);
     GtkWidget *child = layoutd_list_item_get_child(el->li);
     if (child) {
         gtk_widget_set_child_visible(child, TRUE);
@@ -386,7 +386,7 @@ static void bind_element(LayoutdCollectionView *self, Element *el)
 static void teardown_slot(LayoutdCollectionView *self, LayoutdListItem *li, LayoutdCellFactory *factory)
 {
     GtkWidget *child = layoutd_list_item_get_child(li);
-    if (factory) layoutd_cell_factory_emit_teardown(factory, li);
+    if (factory) layoutd_gtk_cell_factory_emit_teardown(factory, li);
     if (child && gtk_widget_get_parent(child) == GTK_WIDGET(self)) {
         gtk_widget_unparent(child);
         self->widget_count--;
@@ -398,8 +398,8 @@ static void teardown_slot(LayoutdCollectionView *self, LayoutdListItem *li, Layo
    pool's limit), then frees the element. */
 static void element_release(LayoutdCollectionView *self, Element *el)
 {
-    layoutd_cell_factory_emit_unbind(el->factory, el->li);
-    layoutd_list_item_unbind_from(el->li);
+    layoutd_gtk_cell_factory_emit_unbind(el->factory, el->li);
+    layoutd_gtk_list_item_unbind_from(el->li);
     GtkWidget *child = layoutd_list_item_get_child(el->li);
     if (child) {
         gtk_widget_set_child_visible(child, FALSE);
@@ -490,7 +490,7 @@ static void reconcile(LayoutdCollectionView *self)
                     names[k] = a->effects[k].name;
                     values[k] = a->effects[k].value;
                 }
-                layoutd_list_item_set_effects(el->li, n, names, values);
+                layoutd_gtk_list_item_set_effects(el->li, n, names, values);
             }
             el->attrs = *a;
             el->attrs.id = el->id;
@@ -502,7 +502,7 @@ static void reconcile(LayoutdCollectionView *self)
                 el->shown = el->attrs;
                 bind_element(self, el);
             } else if (moved_position) {
-                layoutd_list_item_set_position(el->li, (int)a->section, strcmp(kind, "cell") == 0 ? (int)a->item : -1);
+                layoutd_gtk_list_item_set_position(el->li, (int)a->section, strcmp(kind, "cell") == 0 ? (int)a->item : -1);
             }
         }
     }
@@ -1153,7 +1153,7 @@ static void on_reply(LayoutdConnection *conn, const layoutd_reply *reply, gpoint
             while (g_hash_table_iter_next(&it, NULL, &value)) {
                 Element *el = value;
                 if (strcmp(el->kind, "cell") != 0) continue;
-                layoutd_list_item_set_selected(el->li, g_hash_table_contains(self->selection, el->id));
+                layoutd_gtk_list_item_set_selected(el->li, g_hash_table_contains(self->selection, el->id));
                 apply_child_state(el);
             }
             g_signal_emit(self, signals[SIGNAL_SELECTION_CHANGED], 0);
@@ -1787,7 +1787,7 @@ static void layoutd_collection_view_dispose(GObject *object)
             if (client) layoutd_notify(client, LAYOUTD_METHOD_VIEW_DELETE, p->str, NULL);
             g_string_free(p, TRUE);
         }
-        layoutd_connection_remove_event_handler(self->conn, self->event_handler_id);
+        layoutd_gtk_connection_remove_event_handler(self->conn, self->event_handler_id);
         g_signal_handler_disconnect(self->conn, self->conn_lost_id);
         g_signal_handler_disconnect(self->conn, self->conn_back_id);
         g_clear_object(&self->conn);
@@ -2118,14 +2118,14 @@ void layoutd_collection_view_set_connection(LayoutdCollectionView *self, Layoutd
 {
     if (self->conn == connection) return;
     if (self->conn) {
-        layoutd_connection_remove_event_handler(self->conn, self->event_handler_id);
+        layoutd_gtk_connection_remove_event_handler(self->conn, self->event_handler_id);
         g_signal_handler_disconnect(self->conn, self->conn_lost_id);
         g_signal_handler_disconnect(self->conn, self->conn_back_id);
         g_clear_object(&self->conn);
     }
     if (connection) {
         self->conn = g_object_ref(connection);
-        self->event_handler_id = layoutd_connection_add_event_handler(connection, on_event, self);
+        self->event_handler_id = layoutd_gtk_connection_add_event_handler(connection, on_event, self);
         self->conn_lost_id = g_signal_connect(connection, "disconnected", G_CALLBACK(on_connection_lost), self);
         self->conn_back_id = g_signal_connect(connection, "reconnected", G_CALLBACK(on_connection_back), self);
     }
@@ -2244,7 +2244,7 @@ static void rebind_kind(LayoutdCollectionView *self, const char *kind)
         if (strcmp(el->kind, kind) != 0) continue;
         g_hash_table_iter_steal(&it);
         LayoutdCellFactory *old = g_object_ref(el->factory);
-        layoutd_cell_factory_emit_unbind(old, el->li);
+        layoutd_gtk_cell_factory_emit_unbind(old, el->li);
         teardown_slot(self, el->li, old);
         g_object_unref(old);
         g_object_unref(el->factory);

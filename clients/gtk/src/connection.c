@@ -184,7 +184,7 @@ static void on_reply(layoutd_client *c, const layoutd_reply *reply, void *user)
     g_free(p);
 }
 
-gboolean layoutd_connection_send(LayoutdConnection *self, const char *method, const char *params_json,
+gboolean layoutd_gtk_connection_send(LayoutdConnection *self, const char *method, const char *params_json,
                                  LayoutdReplyFunc func, gpointer user, GError **error)
 {
     if (!self->client) {
@@ -232,7 +232,7 @@ void layoutd_connection_call_async(LayoutdConnection *self, const char *method, 
     GTask *task = g_task_new(self, cancellable, callback, user_data);
     g_task_set_source_tag(task, layoutd_connection_call_async);
     GError *error = NULL;
-    if (!layoutd_connection_send(self, method, params_json, on_task_reply, task, &error)) {
+    if (!layoutd_gtk_connection_send(self, method, params_json, on_task_reply, task, &error)) {
         g_task_return_error(task, error);
         g_object_unref(task);
     }
@@ -253,14 +253,14 @@ char *layoutd_connection_call_finish(LayoutdConnection *self, GAsyncResult *resu
     return g_task_propagate_pointer(G_TASK(result), error);
 }
 
-guint layoutd_connection_add_event_handler(LayoutdConnection *self, LayoutdEventFunc func, gpointer user)
+guint layoutd_gtk_connection_add_event_handler(LayoutdConnection *self, LayoutdEventFunc func, gpointer user)
 {
     EventHandler h = {func, user, ++self->next_handler_id};
     g_array_append_val(self->event_handlers, h);
     return h.id;
 }
 
-void layoutd_connection_remove_event_handler(LayoutdConnection *self, guint id)
+void layoutd_gtk_connection_remove_event_handler(LayoutdConnection *self, guint id)
 {
     for (guint i = 0; i < self->event_handlers->len; i++)
         if (g_array_index(self->event_handlers, EventHandler, i).id == id) {

@@ -146,14 +146,14 @@ static void layoutd_list_item_init(LayoutdListItem *self)
     self->position = -1;
 }
 
-LayoutdListItem *layoutd_list_item_new(const char *kind)
+LayoutdListItem *layoutd_gtk_list_item_new(const char *kind)
 {
     LayoutdListItem *self = g_object_new(LAYOUTD_TYPE_LIST_ITEM, NULL);
     self->kind = g_strdup(kind);
     return self;
 }
 
-void layoutd_list_item_bind_to(LayoutdListItem *self, const char *id, GObject *item, int section, int position,
+void layoutd_gtk_list_item_bind_to(LayoutdListItem *self, const char *id, GObject *item, int section, int position,
                                gboolean selected)
 {
     g_free(self->id);
@@ -164,7 +164,7 @@ void layoutd_list_item_bind_to(LayoutdListItem *self, const char *id, GObject *i
     self->selected = selected;
 }
 
-void layoutd_list_item_set_selected(LayoutdListItem *self, gboolean selected)
+void layoutd_gtk_list_item_set_selected(LayoutdListItem *self, gboolean selected)
 {
     if (self->selected == selected) return;
     self->selected = selected;
@@ -175,7 +175,7 @@ void layoutd_list_item_set_selected(LayoutdListItem *self, gboolean selected)
     g_object_notify_by_pspec(G_OBJECT(self), props[PROP_SELECTED]);
 }
 
-void layoutd_list_item_set_position(LayoutdListItem *self, int section, int position)
+void layoutd_gtk_list_item_set_position(LayoutdListItem *self, int section, int position)
 {
     if (self->section != section) {
         self->section = section;
@@ -187,7 +187,7 @@ void layoutd_list_item_set_position(LayoutdListItem *self, int section, int posi
     }
 }
 
-void layoutd_list_item_set_effects(LayoutdListItem *self, size_t count, const char *const *names, const double *values)
+void layoutd_gtk_list_item_set_effects(LayoutdListItem *self, size_t count, const char *const *names, const double *values)
 {
     gboolean same = self->effects->len == count;
     for (size_t i = 0; same && i < count; i++) {
@@ -220,7 +220,7 @@ double layoutd_list_item_get_effect(LayoutdListItem *self, const char *name, dou
     return fallback;
 }
 
-void layoutd_list_item_unbind_from(LayoutdListItem *self)
+void layoutd_gtk_list_item_unbind_from(LayoutdListItem *self)
 {
     clear_effects(self);
     g_clear_object(&self->item);

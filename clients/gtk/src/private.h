@@ -23,25 +23,25 @@ void layoutd_gtk_json_number(GString *out, double v);
 typedef void (*LayoutdReplyFunc)(LayoutdConnection *conn, const layoutd_reply *reply, gpointer user);
 /* Sends a request; the handler runs once with its reply (or the connection's end). FALSE (and
    *error) when the request could not be sent; the handler is then never called. */
-gboolean layoutd_connection_send(LayoutdConnection *conn, const char *method, const char *params_json,
+gboolean layoutd_gtk_connection_send(LayoutdConnection *conn, const char *method, const char *params_json,
                                  LayoutdReplyFunc func, gpointer user, GError **error);
 /* Events of this connection, as the C client hands them over (valid during the call only). */
 typedef void (*LayoutdEventFunc)(LayoutdConnection *conn, const layoutd_event *event, gpointer user);
-guint layoutd_connection_add_event_handler(LayoutdConnection *conn, LayoutdEventFunc func, gpointer user);
-void layoutd_connection_remove_event_handler(LayoutdConnection *conn, guint handler_id);
+guint layoutd_gtk_connection_add_event_handler(LayoutdConnection *conn, LayoutdEventFunc func, gpointer user);
+void layoutd_gtk_connection_remove_event_handler(LayoutdConnection *conn, guint handler_id);
 
 /* ---- list items and factories (list-item.c, cell-factory.c) ---- */
-LayoutdListItem *layoutd_list_item_new(const char *kind);
-void layoutd_list_item_bind_to(LayoutdListItem *li, const char *id, GObject *item, int section, int position,
+LayoutdListItem *layoutd_gtk_list_item_new(const char *kind);
+void layoutd_gtk_list_item_bind_to(LayoutdListItem *li, const char *id, GObject *item, int section, int position,
                                gboolean selected);
-void layoutd_list_item_set_selected(LayoutdListItem *li, gboolean selected);
-void layoutd_list_item_set_position(LayoutdListItem *li, int section, int position);
-void layoutd_list_item_unbind_from(LayoutdListItem *li);
-void layoutd_list_item_set_effects(LayoutdListItem *li, size_t count, const char *const *names, const double *values);
-void layoutd_cell_factory_emit_setup(LayoutdCellFactory *f, LayoutdListItem *li);
-void layoutd_cell_factory_emit_bind(LayoutdCellFactory *f, LayoutdListItem *li);
-void layoutd_cell_factory_emit_unbind(LayoutdCellFactory *f, LayoutdListItem *li);
-void layoutd_cell_factory_emit_teardown(LayoutdCellFactory *f, LayoutdListItem *li);
+void layoutd_gtk_list_item_set_selected(LayoutdListItem *li, gboolean selected);
+void layoutd_gtk_list_item_set_position(LayoutdListItem *li, int section, int position);
+void layoutd_gtk_list_item_unbind_from(LayoutdListItem *li);
+void layoutd_gtk_list_item_set_effects(LayoutdListItem *li, size_t count, const char *const *names, const double *values);
+void layoutd_gtk_cell_factory_emit_setup(LayoutdCellFactory *f, LayoutdListItem *li);
+void layoutd_gtk_cell_factory_emit_bind(LayoutdCellFactory *f, LayoutdListItem *li);
+void layoutd_gtk_cell_factory_emit_unbind(LayoutdCellFactory *f, LayoutdListItem *li);
+void layoutd_gtk_cell_factory_emit_teardown(LayoutdCellFactory *f, LayoutdListItem *li);
 
 /* ---- the data the daemon holds (sync.c) ---- */
 /* A model read as the protocol's sections: ids only (the strategies size items themselves, and
