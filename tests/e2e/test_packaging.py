@@ -1,7 +1,7 @@
 """layoutd as it leaves the build machine: `make install` and `make deb`, run where the Swift
 toolchain is hidden (a bubblewrap mount namespace with an empty tmpfs over the toolchain's
-directory), the package's files, conffile, Depends, maintainer scripts and lintian, and the
-one version everything reports.
+directory), the package's files, conffile, Depends, maintainer scripts and lintian, the C
+client's and the GTK library's packages beside it, and the one version everything reports.
 
 Both builds are release builds (the first run of this file on a clean tree takes minutes)."""
 import gzip
@@ -220,6 +220,33 @@ class MakeInstallTests(InstalledTreeChecks, unittest.TestCase):
         self.assertIn("liblayoutd-client.so.1", dynamic, "linked against the installed soname")
 
 
+    def test_the_gtk_library_installs_with_its_typelib_and_reference_and_uninstalls(self):
+        lib = os.path.join(self.stage, "usr/lib")
+        # The .pc file names the prefix installed to (PREFIX=/usr), whatever clients/gtk/build had.
+        environment = dict(os.environ, PKG_CONFIG_PATH=os.path.join(lib, "pkgconfig"))
+        self.assertEqual(run(["pkg-config", "--modversion", "layoutd-gtk-1"], env=environment).stdout.strip(), release_version())
+        self.assertEqual(run(["pkg-config", "--variable=includedir", "layoutd-gtk-1"], env=environment).stdout.strip(), "/usr/include")
+        for relative in ("usr/include/layoutd-gtk/layoutd-gtk.h", "usr/lib/liblayoutd-gtk-1.so.0", "usr/share/gir-1.0/Layoutd-1.gir",
+                         "usr/lib/girepository-1.0/Layoutd-1.typelib", "usr/share/doc/liblayoutd-gtk/reference/index.html",
+                         "usr/share/doc/liblayoutd-gtk/reference/Layoutd-1.devhelp2"):
+            self.assertTrue(os.path.isfile(os.path.join(self.stage, relative)), relative)
+        self.assertEqual(os.readlink(os.path.join(self.stage, "usr/share/devhelp/books/Layoutd-1")), "../../doc/liblayoutd-gtk/reference")
+        probe = ("import gi\ngi.require_version('Layoutd', '1')\nfrom gi.repository import Layoutd\n"
+                 "print(Layoutd.Item(id='a').props.id)\n")
+        loaded = run(["/usr/bin/python3", "-c", probe], timeout=60,
+                     env=dict(os.environ, GI_TYPELIB_PATH=os.path.join(lib, "girepository-1.0"), LD_LIBRARY_PATH=lib))
+        self.assertEqual((loaded.returncode, loaded.stdout), (0, "a\n"), loaded.stderr)
+        # make uninstall on a copy of the stage leaves nothing of either client library.
+        copy = tempfile.mkdtemp(prefix="layoutd-uninstall-")
+        self.addCleanup(shutil.rmtree, copy, True)
+        shutil.copytree(self.stage, copy, symlinks=True, dirs_exist_ok=True)
+        removed = run(["make", "-C", ROOT, "uninstall", "DESTDIR=" + copy, "PREFIX=/usr"], timeout=120)
+        self.assertEqual(removed.returncode, 0, removed.stdout[-2000:] + removed.stderr[-2000:])
+        left = [os.path.relpath(os.path.join(folder, name), copy) for folder, folders, names in os.walk(copy) for name in names + folders
+                if re.search(r"layoutd-(gtk|client)|Layoutd-1", name)]
+        self.assertEqual(left, [])
+
+
 def parse_control(text):
     fields = {}
     for line in text.splitlines():
@@ -337,14 +364,14 @@ class PackageTests(InstalledTreeChecks, unittest.TestCase):
             debug = os.path.join(debug_root, "usr/lib/debug/.build-id", build_id[:2], build_id[2:] + ".debug")
             self.assertIn(".debug_info", run(["readelf", "--section-headers", "--wide", debug]).stdout, relative)
 
-    def client_packages(self):
-        """liblayoutd-client1 and liblayoutd-client-dev as make deb wrote them, unpacked
+    def client_packages(self, names=("liblayoutd-client1", "liblayoutd-client-dev")):
+        """liblayoutd-client1 and liblayoutd-client-dev (or NAMES) as make deb wrote them, unpacked
         together into one throw-away root: {package: (path, control fields, control dir)}."""
         architecture = run(["dpkg", "--print-architecture"]).stdout.strip()
         root = tempfile.mkdtemp(prefix="layoutd-client-deb-")
         self.addCleanup(shutil.rmtree, root, True)
         packages = {}
-        for package in ("liblayoutd-client1", "liblayoutd-client-dev"):
+        for package in names:
             path = os.path.join(ROOT, ".build/deb", "%s_%s_%s.deb" % (package, release_version(), architecture))
             self.assertTrue(os.path.exists(path), "make deb did not write %s" % path)
             control = os.path.join(root, "DEBIAN-" + package)
@@ -412,6 +439,122 @@ class PackageTests(InstalledTreeChecks, unittest.TestCase):
             self.assertEqual(checked.returncode, 0, checked.stdout + checked.stderr)
             self.assertEqual(re.findall(r"^[EW]: .*$", checked.stdout, re.M), [])
         print("\n  client packages: %s" % ", ".join("%s %d B" % (package, os.path.getsize(path)) for package, (path, _, _) in sorted(packages.items())))
+
+    def test_the_gtk_library_packages_follow_the_library_and_introspection_policies(self):
+        """liblayoutd-gtk-1-0, gir1.2-layoutd-1 and liblayoutd-gtk-dev, unpacked with the C
+        client's two: where each file is, the control files, Depends, the hardening, a program
+        built with pkg-config from the unpacked files, the typelib loaded from them, lintian."""
+        gtk = ("liblayoutd-gtk-1-0", "gir1.2-layoutd-1", "liblayoutd-gtk-dev")
+        root, libdir, packages = self.client_packages(("liblayoutd-client1", "liblayoutd-client-dev") + gtk)
+        version = release_version()
+        fields = {package: packages[package][1] for package in gtk}
+        self.assertEqual({package: (fields[package]["Section"], fields[package]["Multi-Arch"], fields[package]["Version"])
+                          for package in gtk},
+                         {"liblayoutd-gtk-1-0": ("libs", "same", version), "gir1.2-layoutd-1": ("introspection", "same", version),
+                          "liblayoutd-gtk-dev": ("libdevel", "same", version)})
+        # Computed by dpkg-shlibdeps: GTK, GLib and libc from the system's symbols files, the C
+        # client from the symbols file of the liblayoutd-client1 built beside it.
+        runtime_depends = {entry.split()[0]: entry for entry in fields["liblayoutd-gtk-1-0"]["Depends"].split(", ")}
+        for package in ("libc6", "libglib2.0-0", "libgtk-4-1", "liblayoutd-client1"):
+            self.assertIn(package, runtime_depends, fields["liblayoutd-gtk-1-0"]["Depends"])
+        self.assertRegex(runtime_depends["liblayoutd-client1"], r"^liblayoutd-client1 \(>= [\d.]+\)$")
+        # As dh_girepository: the typelibs Layoutd-1 includes, and the library through its shlibs.
+        typelib_depends = fields["gir1.2-layoutd-1"]["Depends"].split(", ")
+        self.assertIn("gir1.2-gtk-4.0", typelib_depends)
+        self.assertIn("liblayoutd-gtk-1-0 (>= %s)" % version, typelib_depends)
+        self.assertEqual(fields["liblayoutd-gtk-dev"]["Depends"],
+                         "liblayoutd-gtk-1-0 (= {0}), gir1.2-layoutd-1 (= {0}), liblayoutd-client-dev (= {0}), libgtk-4-dev (>= 4.8)"
+                         .format(version))
+        runtime_control = packages["liblayoutd-gtk-1-0"][2]
+        with open(os.path.join(runtime_control, "shlibs")) as handle:
+            self.assertEqual(handle.read(), "liblayoutd-gtk-1 0 liblayoutd-gtk-1-0 (>= %s)\n" % version)
+        with open(os.path.join(runtime_control, "symbols")) as shipped, \
+                open(os.path.join(ROOT, "packaging/debian/liblayoutd-gtk-1-0.symbols")) as kept:
+            self.assertEqual(shipped.read(), kept.read())
+        with open(os.path.join(runtime_control, "triggers")) as handle:
+            self.assertEqual(handle.read(), "activate-noawait ldconfig\n")
+        # What the library exports (build-deb holds it to the symbols file) is its public API: a
+        # name not in the header would be ABI by accident.
+        with open(os.path.join(runtime_control, "symbols")) as handle:
+            exported = {line.split("@")[0].strip() for line in handle if line.startswith(" ")} - {"LAYOUTD_GTK_1"}
+        with open(os.path.join(ROOT, "clients/gtk/include/layoutd-gtk/layoutd-gtk.h")) as handle:
+            declared = set(re.findall(r"\b(layoutd_\w+)\s*\(", handle.read()))
+        self.assertEqual(sorted(exported - declared), [], "exported but not declared in layoutd-gtk.h")
+        self.assertEqual(sorted(declared - exported), [], "declared in layoutd-gtk.h but not exported")
+        # Each file in its package.
+        multiarch = os.path.relpath(libdir, root)
+        listed = {package: sorted(line.split()[5].lstrip(".") for line in run(["dpkg-deb", "-c", packages[package][0]]).stdout.splitlines()
+                                  if not line.startswith("d")) for package in gtk}
+        own_docs = lambda package: [path for path in listed[package] if not path.startswith("/usr/share/doc/%s/" % package)]
+        self.assertEqual(own_docs("liblayoutd-gtk-1-0"), ["/%s/liblayoutd-gtk-1.so.0" % multiarch])
+        self.assertEqual(own_docs("gir1.2-layoutd-1"), ["/%s/girepository-1.0/Layoutd-1.typelib" % multiarch])
+        dev = own_docs("liblayoutd-gtk-dev")
+        for path in ("/usr/include/layoutd-gtk/layoutd-gtk.h", "/%s/liblayoutd-gtk-1.so" % multiarch,
+                     "/%s/pkgconfig/layoutd-gtk-1.pc" % multiarch, "/usr/share/gir-1.0/Layoutd-1.gir",
+                     "/usr/share/devhelp/books/Layoutd-1", "/usr/share/doc-base/liblayoutd-gtk-dev.liblayoutd-gtk-reference"):
+            self.assertIn(path, dev)
+        self.assertEqual([path for path in dev if not path.startswith(("/usr/include/", "/usr/share/gir-1.0/", "/usr/share/devhelp/",
+                                                                      "/usr/share/doc-base/", "/" + multiarch + "/"))], [])
+        self.assertEqual(os.readlink(os.path.join(libdir, "liblayoutd-gtk-1.so")), "liblayoutd-gtk-1.so.0")
+        reference = os.path.join(root, "usr/share/doc/liblayoutd-gtk-dev/reference")
+        self.assertEqual(os.path.realpath(os.path.join(root, "usr/share/devhelp/books/Layoutd-1")), os.path.realpath(reference))
+        for name in ("index.html", "Layoutd-1.devhelp2", "class.CollectionView.html", "overview.html"):
+            self.assertTrue(os.path.isfile(os.path.join(reference, name)), name)
+        with open(os.path.join(reference, "index.html")) as handle:
+            self.assertIn(version, handle.read())
+        # Not executable (policy 8.1), stripped, built with Debian's hardening flags (full RELRO,
+        # fortified functions) and linked to the C client by SONAME.
+        library = os.path.join(libdir, "liblayoutd-gtk-1.so.0")
+        self.assertEqual(os.stat(library).st_mode & 0o777, 0o644)
+        self.assertNotIn(".debug_info", run(["readelf", "--section-headers", "--wide", library]).stdout, "stripped")
+        dynamic = run(["readelf", "--dynamic", "--wide", library]).stdout
+        self.assertRegex(dynamic, r"\(FLAGS(_1)?\)\s+Flags: .*\bNOW\b")
+        self.assertIn("Library soname: [liblayoutd-gtk-1.so.0]", dynamic)
+        self.assertIn("Shared library: [liblayoutd-client.so.1]", dynamic)
+        self.assertIn("GNU_RELRO", run(["readelf", "--program-headers", library]).stdout)
+        # A program built from the -dev package as its users would (pkg-config, which also reads
+        # liblayoutd-client-dev's .pc and the system's gtk4.pc), linked by SONAME. The unpacked
+        # .pc files name /usr; copies name the throw-away root instead (PKG_CONFIG_SYSROOT_DIR
+        # would move gtk4's directories there too).
+        pkgconfig = os.path.join(root, "pkgconfig")
+        os.makedirs(pkgconfig)
+        for name in ("layoutd-gtk-1.pc", "layoutd-client.pc"):
+            with open(os.path.join(libdir, "pkgconfig", name)) as handle:
+                text = handle.read()
+            self.assertIn("\nlibdir=/%s\n" % multiarch, text, name)
+            with open(os.path.join(pkgconfig, name), "w") as handle:
+                handle.write(re.sub(r"^(\w+)=/usr", r"\1=%s/usr" % root, text, flags=re.M))
+        environment = dict(os.environ, PKG_CONFIG_PATH=pkgconfig)
+        self.assertEqual(run(["pkg-config", "--modversion", "layoutd-gtk-1"], env=environment).stdout.strip(), version)
+        flags = run(["pkg-config", "--cflags", "--libs", "layoutd-gtk-1"], env=environment)
+        self.assertEqual(flags.returncode, 0, flags.stderr)
+        self.assertIn("-I" + os.path.join(root, "usr/include"), flags.stdout.split())
+        source = os.path.join(root, "view.c")
+        with open(source, "w") as handle:
+            handle.write("#include <layoutd-gtk/layoutd-gtk.h>\n"
+                         "int main(void) { return layoutd_item_get_type() == 0 || LAYOUTD_ERROR == 0; }\n")
+        binary = os.path.join(root, "view")
+        # The linker looks for the library's own NEEDED (liblayoutd-client.so.1) where the loader
+        # would, not in -L: in /usr/lib/<multiarch> once installed, here through LD_LIBRARY_PATH.
+        built = run(["cc", "-O2", "-Wall", "-Werror", source, "-o", binary] + flags.stdout.split(),
+                    env=dict(environment, LD_LIBRARY_PATH=libdir))
+        self.assertEqual(built.returncode, 0, built.stderr)
+        self.assertIn("Shared library: [liblayoutd-gtk-1.so.0]", run(["readelf", "-d", binary]).stdout)
+        self.assertEqual(run([binary], env=dict(os.environ, LD_LIBRARY_PATH=libdir)).returncode, 0)
+        # The typelib loads from gir1.2-layoutd-1's place and finds the library where
+        # liblayoutd-gtk-1-0 put it (Debian's python3-gi, no display needed for an item).
+        probe = ("import gi\ngi.require_version('Layoutd', '1')\nfrom gi.repository import Layoutd\n"
+                 "item = Layoutd.Item(id='a', section='s')\nprint(item.props.id, item.props.section)\n"
+                 "print([line.split()[-1] for line in open('/proc/self/maps') if 'liblayoutd-gtk' in line][0])\n")
+        loaded = run(["/usr/bin/python3", "-c", probe], timeout=60,
+                     env=dict(os.environ, GI_TYPELIB_PATH=os.path.join(libdir, "girepository-1.0"), LD_LIBRARY_PATH=libdir))
+        self.assertEqual(loaded.returncode, 0, loaded.stderr)
+        self.assertEqual(loaded.stdout.split(), ["a", "s", library])
+        if shutil.which("lintian"):
+            checked = run(["lintian", "--fail-on", "error,warning", "--display-info"] + [packages[package][0] for package in gtk], timeout=600)
+            self.assertEqual(checked.returncode, 0, checked.stdout + checked.stderr)
+            self.assertEqual(re.findall(r"^[EWI]: .*$", checked.stdout, re.M), [])
+        print("\n  GTK packages: %s" % ", ".join("%s %d B" % (package, os.path.getsize(packages[package][0])) for package in gtk))
 
     def test_unpacked_package_runs_with_the_toolchain_hidden(self):
         self.check_runs_without_toolchain(self.root)
