@@ -244,10 +244,11 @@ install: deps
 ## packages (liblayoutd-client1, -dev) and the GTK library's (liblayoutd-gtk-1-0,
 ## gir1.2-layoutd-1, liblayoutd-gtk-dev), both built with Debian's hardening flags.
 DEB_ROOT := .build/deb/root
-## The C client library's staging tree, and Debian's multiarch directory its packages use.
+## The C client library's and the GTK library's staging trees and build folders (fresh ones, so
+## the packages' objects all have Debian's flags and clients/*/build, where development builds
+## and tests live, is left alone), and Debian's multiarch directory their packages use.
 DEB_CLIENT_ROOT := .build/deb/client-root
-## The GTK library's staging tree, and its build folder (a fresh one, so the release build never
-## meets a development build's objects in clients/gtk/build).
+DEB_CLIENT_BUILD := .build/deb/client-build
 DEB_GTK_ROOT := .build/deb/gtk-root
 DEB_GTK_BUILD := .build/deb/gtk-build
 DEB_MULTIARCH = $(shell dpkg-architecture -qDEB_HOST_MULTIARCH)
@@ -256,11 +257,12 @@ DEB_BUILDFLAGS = DEB_BUILD_MAINT_OPTIONS=hardening=+all dpkg-buildflags --get
 DEB_CFLAGS = $(shell $(DEB_BUILDFLAGS) CPPFLAGS) $(shell $(DEB_BUILDFLAGS) CFLAGS)
 DEB_LDFLAGS = $(shell $(DEB_BUILDFLAGS) LDFLAGS)
 deb: deps
-	rm -rf $(DEB_ROOT) $(DEB_ROOT)-dbgsym $(DEB_CLIENT_ROOT) $(DEB_GTK_ROOT) $(DEB_GTK_BUILD)
+	rm -rf $(DEB_ROOT) $(DEB_ROOT)-dbgsym $(DEB_CLIENT_ROOT) $(DEB_CLIENT_BUILD) $(DEB_GTK_ROOT) $(DEB_GTK_BUILD)
 	$(MAKE) install DESTDIR=$(CURDIR)/$(DEB_ROOT) PREFIX=/usr UNITDIR=/lib/systemd/system PKGCONFIGDIR=/usr/share/pkgconfig CLIENT_LIBRARY=no
-	$(MAKE) -C clients/c clean
-	$(MAKE) -C clients/c install DESTDIR=$(CURDIR)/$(DEB_CLIENT_ROOT) PREFIX=/usr LIBDIR=/usr/lib/$(DEB_MULTIARCH) \
+	$(MAKE) -C clients/c install B=$(CURDIR)/$(DEB_CLIENT_BUILD) DESTDIR=$(CURDIR)/$(DEB_CLIENT_ROOT) PREFIX=/usr LIBDIR=/usr/lib/$(DEB_MULTIARCH) \
 	    CFLAGS="$(DEB_CFLAGS)" LDFLAGS="$(DEB_LDFLAGS)"
+	@# The GTK library links against clients/c/build's library (only its SONAME is recorded).
+	$(MAKE) -C clients/c build/liblayoutd-client.so.1.0.0
 	$(MAKE) -C clients/gtk install install-docs B=$(CURDIR)/$(DEB_GTK_BUILD) DESTDIR=$(CURDIR)/$(DEB_GTK_ROOT) PREFIX=/usr \
 	    LIBDIR=/usr/lib/$(DEB_MULTIARCH) REFERENCEDIR=/usr/share/doc/liblayoutd-gtk-dev/reference DEVHELPDIR=/usr/share/devhelp/books \
 	    CFLAGS="$(DEB_CFLAGS)" LDFLAGS="$(DEB_LDFLAGS)"
