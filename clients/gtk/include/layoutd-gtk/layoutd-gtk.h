@@ -1,6 +1,6 @@
 /* liblayoutd-gtk: a GTK 4 collection view whose layout comes from layoutd.
  *
- * GObject introspection namespace Layoutd, version 1 (Layoutd-1.0.gir / .typelib), so Python
+ * GObject introspection namespace Layoutd, version 1 (Layoutd-1.gir / Layoutd-1.typelib), so Python
  * (PyGObject), GJS and Vala use it unchanged. Built on the C client (liblayoutd-client1, whose
  * `layoutd_*` lower-case API stays out of these headers) and GTK 4.8.
  *
