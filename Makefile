@@ -70,7 +70,7 @@ BENCH_CFLAGS := -O2 -Wall -Wextra -Werror
 UNITS := layoutd.socket layoutd.service
 SUBST := sed -e 's|@bindir@|$(BINDIR)|g' -e 's|@sysconfdir@|$(SYSCONFDIR)|g' -e 's|@docdir@|$(DOCDIR)|g'
 
-.PHONY: all deps build plugins release-plugins run test check-generated unit-test e2e-test client-test bench longrun bench-c fuzz soak clean install uninstall deb
+.PHONY: all deps build plugins release-plugins run gallery test check-generated unit-test e2e-test client-test bench longrun bench-c fuzz soak clean install uninstall deb
 
 all: build
 
@@ -110,6 +110,21 @@ run: deps
 	  fi && \
 	  echo "  on PATH: export PATH=\"$(CURDIR)/.build/release:\$$PATH\""
 	.build/release/layoutd --plugin-dir .build/plugins/release $(LAYOUTD_ARGS)
+
+## liblayoutd-gtk's demo (clients/gtk/examples/layoutd-gallery: a 30,000-photo grid with stacks,
+## grid/list/inline, ultravisual and compositional pages) against the daemon `make run` started:
+## builds the C client and the GTK library, then runs the gallery on the socket `make run` prints
+## (the same LAYOUTD_ARGS), or on the default one when no release layoutd was built. Needs
+## libgtk-4-dev, gir1.2-gtk-4.0, gobject-introspection and python3-gi. GALLERY_ARGS: more options
+## (--page display, --screenshot FILE, ...).
+GALLERY_ARGS ?=
+gallery:
+	$(MAKE) -C clients/c build/liblayoutd-client.so.1.0.0
+	$(MAKE) -C clients/gtk
+	@if [ -x .build/release/layoutd ]; then set -- --socket "$$(.build/release/layoutd --print-socket-path $(LAYOUTD_ARGS))"; fi && \
+	  GI_TYPELIB_PATH=$(CURDIR)/clients/gtk/build$${GI_TYPELIB_PATH:+:$$GI_TYPELIB_PATH} \
+	  LD_LIBRARY_PATH=$(CURDIR)/clients/gtk/build:$(CURDIR)/clients/c/build$${LD_LIBRARY_PATH:+:$$LD_LIBRARY_PATH} \
+	  $(PYTHON) clients/gtk/examples/layoutd-gallery "$$@" $(GALLERY_ARGS)
 
 ## Unit tests (swift test), then the daemon end to end: transcripts, conformance, schemas,
 ## real processes and signals (tests/e2e).
