@@ -154,6 +154,7 @@ client-test: deps
 	$(SWIFT) build --product layoutd
 	LAYOUTD_BINARY=$(CURDIR)/.build/debug/layoutd LAYOUTD_REQUIRE_TSC=1 node --test clients/js/test/
 	$(MAKE) -C clients/c test LAYOUTD_BINARY=$(CURDIR)/.build/debug/layoutd
+	$(MAKE) -C clients/gtk test LAYOUTD_BINARY=$(CURDIR)/.build/debug/layoutd
 	@# The Python client under Debian's interpreter, with mypy from PyPI in a venv of its own.
 	test -x $(CLIENT_VENV)/bin/python || $(PYTHON) -m venv $(CLIENT_VENV)
 	$(CLIENT_VENV)/bin/python -m pip install -q -r clients/python/requirements-test.txt
