@@ -8,6 +8,7 @@ Run under Xvfb with Debian's /usr/bin/python3 (python3-gi) and GSK_RENDERER=cair
     xvfb-run -a -s "-screen 0 1280x1024x24" /usr/bin/python3 -m unittest discover -s clients/gtk/tests
 """
 import gc
+import hashlib
 import json
 import math
 import os
@@ -176,11 +177,10 @@ def list_store(objects):
 
 
 def color_for(identifier):
-    """A distinct opaque colour per id (screenshots check cells are drawn in their own colour)."""
-    h = 0
-    for ch in identifier:
-        h = (h * 131 + ord(ch)) & 0xFFFFFF
-    return (0.2 + 0.6 * ((h >> 16) & 0xFF) / 255, 0.2 + 0.6 * ((h >> 8) & 0xFF) / 255, 0.2 + 0.6 * (h & 0xFF) / 255)
+    """A distinct opaque colour per id (screenshots check each cell is drawn in its own colour,
+    so neighbours must differ clearly: the channels come from a digest of the id)."""
+    digest = hashlib.md5(identifier.encode()).digest()
+    return tuple(0.1 + 0.8 * byte / 255 for byte in digest[:3])
 
 
 class Cells:
