@@ -2,15 +2,12 @@
 # "Stack" collapses each run of selected photos onto its first, animated; a long press drags one.
 import json, gi
 gi.require_version("Gtk", "4.0"); gi.require_version("Layoutd", "1")
-from gi.repository import Gdk, Gio, Gtk, Layoutd
+from gi.repository import Gio, Gtk, Layoutd
 
 CSS = b""".photo { background: #9cc3e6; border-radius: 6px; }
 .photo:selected { background: #1c5fb0; color: white; box-shadow: 3px 3px #0d3768; }"""
 
 def activate(app):
-    css = Gtk.CssProvider()
-    css.load_from_data(CSS)
-    Gtk.StyleContext.add_provider_for_display(Gdk.Display.get_default(), css, 600)
     photos = Gio.ListStore(item_type=Layoutd.Item)  # consecutive items of one section: a section
     photos.splice(0, 0, [Layoutd.Item(id=f"{i}", section=f"s{i // 1000}") for i in range(10_000)])
     cells = Layoutd.CellFactory()
@@ -23,6 +20,9 @@ def activate(app):
     box = Gtk.Box(orientation=Gtk.Orientation.VERTICAL)
     box.append(stack)
     box.append(Gtk.ScrolledWindow(child=view, vexpand=True))
+    css = Gtk.CssProvider()
+    css.load_from_data(CSS)
+    Gtk.StyleContext.add_provider_for_display(box.get_display(), css, 600)
     Gtk.ApplicationWindow(application=app, child=box, default_width=640, default_height=480).present()
 
 app = Gtk.Application(application_id="org.layoutd.Stacks")

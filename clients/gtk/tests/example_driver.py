@@ -1,18 +1,26 @@
-"""Drives clients/gtk/examples/stacks.py (the README's program) as a user would, in its own
-process: test_examples.py runs `python3 example_driver.py` under Xvfb with $LAYOUTD_SOCKET set.
+"""Drives an example program as a user would, in its own process: test_examples.py runs
+`python3 example_driver.py stacks|gallery [ARGS]` under Xvfb with $LAYOUTD_SOCKET set.
 
-The program is not changed for the test and has no test hooks: this driver patches
-Gtk.Window.present to learn the window, runs the program with runpy, and from the GLib main
-loop it finds the program's widgets (the Layoutd.CollectionView and the "Stack"
-Gtk.ToggleButton), then:
+The programs are not changed for the test and have no test hooks: this driver patches
+Gtk.Window.present to learn the window, runs the program with runpy, and plays a scenario from
+the GLib main loop on the program's own widgets, then quits the application. It prints
+"example-driver: ok" and exits 0, else a reason and exits 1.
+
+stacks (examples/stacks.py, the README's program; the Layoutd.CollectionView and the "Stack"
+Gtk.ToggleButton found in the window):
   1. waits until the view is READY and idle; the content is taller than the viewport;
   2. scrolls (the vertical adjustment) far down and back: other photos get widgets;
   3. clicks photo 3 (the view's own click gesture, its "released" signal at the photo's
      centre) and adds 4 and 5: they are the selection, their labels in the :selected state;
   4. toggles "Stack": a transition runs, then 3, 4 and 5 share one frame and 6 took 4's place;
   5. drags photo 8 onto photo 1's place (begin_move / update_move / end_move, what the view's
-     long-press gesture calls): the Gio.ListStore's order changes;
-  6. quits the application. Prints "example-driver: ok" and exits 0, else a reason and exits 1.
+     long-press gesture calls): the Gio.ListStore's order changes.
+gallery (examples/layoutd-gallery; its pages through Gio.Application.get_default()):
+  stacks five photos with the pre-stack transition (the top draws the count) and unstacks them,
+  drags a photo (the status line says so), switches the display page to list and inline (the
+  frames are the mode's), scrolls the ultravisual page by one step (the next cell is featured)
+  and shows the compositional page's headers.
+EXAMPLE_DRIVER_SCREENSHOT=FILE: stacks also writes a PNG of its window once stacked.
 """
 import os
 import runpy
@@ -24,10 +32,11 @@ import gi
 
 gi.require_version("Gtk", "4.0")
 gi.require_version("Layoutd", "1")
-from gi.repository import GLib, Gtk, Layoutd  # noqa: E402
+from gi.repository import Gio, GLib, Gtk, Layoutd  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-PROGRAM = os.path.join(os.path.dirname(HERE), "examples", "stacks.py")
+EXAMPLES = os.path.join(os.path.dirname(HERE), "examples")
+PROGRAMS = {"stacks": os.path.join(EXAMPLES, "stacks.py"), "gallery": os.path.join(EXAMPLES, "layoutd-gallery")}
 TIMEOUT = float(os.environ.get("EXAMPLE_DRIVER_TIMEOUT", "60"))
 
 state = {"window": None, "failure": None, "done": False}
@@ -156,13 +165,86 @@ def save_png(window, path):
     gallery.save_png(snapshot, window.get_renderer(), widget.get_width(), widget.get_height(), path)
 
 
+def gallery_scenario():
+    """layoutd-gallery: stacks with the pre-stack transition, a drag on the photos page seen by
+    the display page (one Gio.ListStore), the display modes, ultravisual and compositional."""
+    yield lambda: find(Layoutd.CollectionView), "the gallery's views"
+    app = Gio.Application.get_default()
+    photos = app.pages["photos"]
+    view = photos.view
+    yield lambda: idle(view), "the photos view to be READY and idle"
+    assert view.get_model().get_n_items() == 30000
+    view.select(["p5", "p6", "p7", "p8", "p9", "p12"], "set")
+    yield lambda: idle(view), "the selection"
+    photos.transition.set_selected(1)  # pre-stack
+    yield lambda: idle(view), "the transition parameter"
+    before = {p: frame(view, p) for p in ("p5", "p6", "p9", "p10")}
+    running = []
+    poller = GLib.timeout_add(2, lambda: running.append(view.get_transition_running()) or True)
+    photos.stack.set_active(True)
+    yield lambda: any(running), "a transition to run"
+    yield lambda: idle(view), "the transition to end"
+    GLib.source_remove(poller)
+    assert frame(view, "p9") == before["p5"] and frame(view, "p10") == before["p6"], (before, frame(view, "p10"))
+    assert photos.stack_counts.get("p9") == 5 and photos.stack_counts.get("p5") == 1, photos.stack_counts
+    assert photos.cells["p9"].stack_count == 5, "the top of the stack draws its count"
+    photos.stack.set_active(False)
+    yield lambda: idle(view) and frame(view, "p9") == before["p9"], "unstacking"
+    assert photos.stack_counts == {}
+
+    # Drag photo 1 to photo 4's place; the display page shares the store.
+    store = view.get_model()
+    (sx, sy), (tx, ty) = centre(view, "p1"), centre(view, "p4")
+    assert view.begin_move(sx, sy), "begin_move on photo 1"
+    for index in range(1, 7):
+        view.update_move(sx + (tx - sx) * index / 6, sy + (ty - sy) * index / 6)
+        yield lambda: True, "a frame"
+    view.end_move(True)
+    yield lambda: idle(view), "the drop"
+    order = [store.get_item(i).get_property("id") for i in range(6)]
+    assert order.index("p1") > 0, order
+    assert "Moved photo 1" in app.message.get_label(), app.message.get_label()
+
+    # Display: grid, list, inline.
+    app.stack.set_visible_child_name("display")
+    display = app.pages["display"]
+    yield lambda: idle(display.view), "the display view"
+    assert display.view.list_elements()[0:1], display.view.list_elements()
+    for button in [w for w in descendants(display.box) if isinstance(w, Gtk.ToggleButton)]:
+        if button.get_label() in ("List", "Inline"):
+            button.set_active(True)
+            mode = button.get_label().lower()
+            yield lambda: idle(display.view) and '"mode":"%s"' % mode in display.view.get_parameters().replace(" ", ""), mode
+            width = display.view.get_width()
+            _, _, w, h = frame(display.view, "p2")
+            if mode == "list":
+                assert abs(w - width) < 1 and abs(h - 64) < 1, (w, h, width)
+            else:
+                assert abs(w - 0.42 * width) < 1 and abs(h - 300) < 1, (w, h, width)
+
+    # Ultravisual: scroll by one drag (280 - 100): the second session is featured.
+    app.stack.set_visible_child_name("ultravisual")
+    ultra = app.pages["ultravisual"].view
+    yield lambda: idle(ultra), "the ultravisual view"
+    ultra.get_vadjustment().set_value(180)
+    yield lambda: idle(ultra) and abs(frame(ultra, "u1")[3] - 280) < 1, "u1 to be featured"
+
+    # Compositional: headers from the supplementary factory.
+    app.stack.set_visible_child_name("compositional")
+    compositional = app.pages["compositional"].view
+    yield lambda: idle(compositional), "the compositional view"
+    elements = compositional.list_elements()
+    assert "header/featured" in elements and "cell/featured-0" in elements, elements
+    state["done"] = True
+
+
 runner = {"steps": None, "condition": None, "what": None, "deadline": None}
 
 
 def step():
     try:
         if runner["steps"] is None:
-            runner["steps"] = scenario()
+            runner["steps"] = SCENARIOS[state["program"]]()
             runner["deadline"] = time.monotonic() + TIMEOUT
         while True:
             if runner["condition"] is not None:
@@ -183,9 +265,14 @@ def step():
         return GLib.SOURCE_REMOVE
 
 
+SCENARIOS = {"stacks": scenario, "gallery": gallery_scenario}
+
+
 def main():
     errors = []
-    sys.argv = [PROGRAM]
+    state["program"] = sys.argv[1] if len(sys.argv) > 1 else "stacks"
+    program = PROGRAMS[state["program"]]
+    sys.argv = [program] + sys.argv[2:]
     original_init = Layoutd.CollectionView.__init__
 
     def init(self, *args, **kwargs):
@@ -193,7 +280,7 @@ def main():
         self.connect("error", lambda view, error: errors.append(error.message))
     Layoutd.CollectionView.__init__ = init
     try:
-        runpy.run_path(PROGRAM, run_name="__main__")
+        runpy.run_path(program, run_name="__main__")
     except SystemExit:
         pass
     if state["failure"]:

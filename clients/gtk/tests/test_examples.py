@@ -3,6 +3,8 @@
 - examples/stacks.py, the README's program, is run unchanged by example_driver.py (which learns
   its window, scrolls, clicks three photos, stacks them, drags one and quits) with the socket
   in $LAYOUTD_SOCKET, the view's default lookup; the README holds the program verbatim;
+- examples/layoutd-gallery driven the same way: pre-stack stacking, a drag, the display modes,
+  ultravisual and compositional;
 - examples/layoutd-gallery --screenshot: 30,000 photos, three runs and a photo selected and
   stacked, a PNG of the window; then the display page in list mode and the other pages.
 
@@ -52,6 +54,15 @@ class Examples(unittest.TestCase):
         code, out, err = run([PYTHON, DRIVER], environment(LAYOUTD_SOCKET=self.daemon.path))
         self.assertEqual(code, 0, "stdout:\n%s\nstderr:\n%s" % (out, err))
         self.assertIn("example-driver: ok", out)
+        self.assertNotIn("Warning:", err, "no Python warning (PyGIWarning, RuntimeWarning, ...)")
+        self.assertNotIn("CRITICAL", err)
+
+    def test_gallery_stacks_drags_and_switches_pages(self):
+        code, out, err = run([PYTHON, DRIVER, "gallery"], environment(LAYOUTD_SOCKET=self.daemon.path))
+        self.assertEqual(code, 0, "stdout:\n%s\nstderr:\n%s" % (out, err))
+        self.assertIn("example-driver: ok", out)
+        self.assertNotIn("Warning:", err, "no Python warning (PyGIWarning, RuntimeWarning, ...)")
+        self.assertNotIn("CRITICAL", err)
 
     def test_stacks_py_is_at_most_30_lines_and_in_the_readme_verbatim(self):
         with open(STACKS) as handle:
