@@ -20,7 +20,7 @@ class Restart(ViewTestCase):
         self.wait_idle(view)
         before = self.assert_matches_daemon(view, "restart", label="before the restart")
         states = []
-        view.connect("notify::state", lambda *_: states.append(view.get_state()))
+        view.connect("notify::state", lambda changed, _pspec: states.append(changed.get_state()))
         self.truth.close()
         self.daemon.kill(how)
         iterate_until(lambda: view.get_state() == Layoutd.ViewState.RECONNECTING, 10, "RECONNECTING after the daemon went away")
