@@ -17,3 +17,6 @@ export GI_TYPELIB_PATH="$PWD/clients/gtk/build" LD_LIBRARY_PATH="$PWD/clients/gt
 export GSK_RENDERER=cairo GDK_BACKEND=x11 GTK_A11Y=none
 xvfb-run -a -s "-screen 0 1280x1024x24" /usr/bin/python3 clients/gtk/examples/layoutd-gallery \
   --screenshot "$out/gallery-stacks.png" --size 800x600
+# The same scene a quarter of a second into the stacking (0.5 s), the transition paused there.
+xvfb-run -a -s "-screen 0 1280x1024x24" /usr/bin/python3 clients/gtk/examples/layoutd-gallery \
+  --screenshot "$out/gallery-stacking.png" --size 800x600 --transition-at 0.25

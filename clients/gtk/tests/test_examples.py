@@ -103,6 +103,12 @@ class Examples(unittest.TestCase):
         colourful = self.count_pixels(picture, lambda r, g, b: max(r, g, b) - min(r, g, b) > 40)
         self.assertGreater(colourful, 800 * 600 / 4 / 4, "the photos are drawn")
 
+    def test_gallery_screenshot_in_the_middle_of_stacking(self):
+        settled = self.screenshot("settled.png", "--size", "800x600", "--photos", "5000")
+        paused = self.screenshot("paused.png", "--size", "800x600", "--photos", "5000", "--transition-at", "0.25")
+        self.assertEqual((paused.get_width(), paused.get_height()), (800, 600))
+        self.assertNotEqual(paused.get_pixels(), settled.get_pixels(), "the paused transition is not the end state")
+
     def test_gallery_screenshots_of_the_other_pages(self):
         for page, extra in (("display", ["--mode", "list"]), ("display", ["--mode", "inline"]),
                             ("ultravisual", []), ("compositional", [])):
