@@ -628,9 +628,11 @@ static void end_transition(LayoutdCollectionView *self)
 static void adopt_daemon_offset(LayoutdCollectionView *self, double off_x, double off_y, double ack_x, double ack_y)
 {
     double dx = off_x - ack_x, dy = off_y - ack_y;
+    /* An event that only confirms one of our scrolls says nothing new: the acknowledged offset
+       may be newer than it already (a later reply), and must not go back to it. */
+    if (dx == 0 && dy == 0) return;
     self->ack_x = off_x;
     self->ack_y = off_y;
-    if (fabs(dx) < 0.01 && fabs(dy) < 0.01) return;
     /* The daemon moved the offset by itself: keep the user's own motion since, plus that move. */
     set_offset(self, adj_value(self->hadj) + dx, adj_value(self->vadj) + dy);
 }

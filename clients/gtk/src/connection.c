@@ -74,6 +74,17 @@ static gboolean source_dispatch(GSource *s, GSourceFunc cb, gpointer data)
             keep = FALSE;
             break;
         }
+        if (layoutd_client_shutting_down(self->client)) {
+            /* daemon.shutdown: the daemon reads nothing more from us and waits for this
+               connection to drain before it exits; closing now lets it go at once, and the
+               retries find its successor. */
+            layoutd_error shutdown = {.code = LAYOUTD_ERR_SHUTDOWN};
+            g_strlcpy(shutdown.name, "DaemonShutdown", sizeof shutdown.name);
+            g_strlcpy(shutdown.message, "the daemon is stopping", sizeof shutdown.message);
+            connection_lost(self, &shutdown);
+            keep = FALSE;
+            break;
+        }
         if (!layoutd_client_has_pending(self->client)) break;
     }
     g_object_unref(self);
