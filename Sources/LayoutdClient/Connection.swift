@@ -1,4 +1,4 @@
-import Foundation
+import Dispatch
 import Glibc
 import LayoutIPC
 import LayoutProtocol
@@ -109,9 +109,9 @@ public final class LayoutdConnection: Sendable {
         let queue = EventQueue()
         events = EventStream(queue: queue)
         core = ConnectionCore(fd: fd, lineCap: lineCap, events: queue, replies: replySink, observesReplies: observingReplies)
-        let thread = Thread { [core] in core.readLoop() }
-        thread.name = "layoutd-client reader"
-        thread.start()
+        // A thread of its own for the blocking read loop.
+        let started = DetachedThread.start { [core] in core.readLoop() }
+        precondition(started, "pthread_create failed for the layoutd-client reader")
     }
 
     deinit { core.finish(.transport("closed by the client")) }

@@ -1,4 +1,3 @@
-import Foundation
 import LayoutProtocol
 
 /// Brings a client's views back after the daemon restarts. Views live in the daemon's memory
@@ -18,12 +17,14 @@ public final class Reconnector: Sendable {
 
     /// Connects, waiting up to `timeout` seconds for the daemon to accept (polling every 20 ms).
     public func connect(timeout: Double = 10) async throws(LayoutdError) -> LayoutdConnection {
-        let deadline = Date().addingTimeInterval(timeout)
+        let clock = ContinuousClock()
+        let deadline = clock.now.advanced(by: .milliseconds(Int64(timeout * 1000)))
         while true {
             do {
-                return try LayoutdConnection(path: path, connectTimeout: max(0, deadline.timeIntervalSinceNow))
+                let left = clock.now.duration(to: deadline).components
+                return try LayoutdConnection(path: path, connectTimeout: max(0, Double(left.seconds) + Double(left.attoseconds) / 1e18))
             } catch {
-                guard Date() < deadline else { throw error }
+                guard clock.now < deadline else { throw error }
                 try? await Task.sleep(nanoseconds: 20_000_000)
             }
         }

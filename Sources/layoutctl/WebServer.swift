@@ -183,24 +183,8 @@ final class WebGateway: @unchecked Sendable {
     }
 }
 
-private final class ThreadBody {
-    let body: () -> Void
-    init(_ body: @escaping () -> Void) { self.body = body }
-}
-
 func spawnThread(_ body: @escaping () -> Void) {
-    var thread = pthread_t()
-    let box = Unmanaged.passRetained(ThreadBody(body)).toOpaque()
-    let created = pthread_create(&thread, nil, { argument in
-        let box = Unmanaged<ThreadBody>.fromOpaque(argument!).takeRetainedValue()
-        box.body()
-        return nil
-    }, box)
-    if created != 0 {
-        Unmanaged<ThreadBody>.fromOpaque(box).release()
-        return
-    }
-    pthread_detach(thread)
+    DetachedThread.start(body)
 }
 
 /// One TCP connection: a request head, then a response, or the WebSocket bridge.
