@@ -2981,7 +2981,8 @@ guint layoutd_collection_view_get_widget_count(LayoutdCollectionView *self)
  * @self: a view
  *
  * Returns: whether nothing is on its way: no request in flight, no event or model change
- *   waiting for a frame, no transition or scroll animation running
+ *   waiting for a frame, no transition or scroll animation running, and no drag in progress
+ *   (a drag keeps the view busy from begin_move until its end_move is answered)
  */
 gboolean layoutd_collection_view_is_idle(LayoutdCollectionView *self)
 {
