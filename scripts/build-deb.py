@@ -213,6 +213,21 @@ def installed_size(root):
     return total
 
 
+def write_library_control(root, package, version, architecture, maintainer, depends_line, section, summary, description):
+    """DEBIAN/control of one of the client libraries' packages (Multi-Arch: same); returns the
+    DEBIAN folder."""
+    control = os.path.join(root, "DEBIAN")
+    os.makedirs(control, exist_ok=True)
+    with open(os.path.join(control, "control"), "w") as handle:
+        handle.write(
+            "Package: %s\nSource: %s\nVersion: %s\nArchitecture: %s\nMaintainer: %s\nInstalled-Size: %d\n"
+            "Depends: %s\nMulti-Arch: same\nSection: %s\nPriority: optional\nHomepage: https://example.org/layoutd\n"
+            "Description: %s\n%s"
+            % (package, PACKAGE, version, architecture, maintainer, installed_size(root), depends_line, section, summary,
+               description))
+    return control
+
+
 def write_control(root, version, depends_line):
     control = os.path.join(root, "DEBIAN")
     os.makedirs(control, exist_ok=True)
@@ -347,15 +362,8 @@ def build_client_packages(client_root, version, date, maintainer, architecture, 
             (dev_package, "libdevel", "client library for layoutd (development files)",
              "%s (= %s)" % (runtime_package, version))):
         root = roots[package]
-        control = os.path.join(root, "DEBIAN")
-        os.makedirs(control, exist_ok=True)
-        with open(os.path.join(control, "control"), "w") as handle:
-            handle.write(
-                "Package: %s\nSource: %s\nVersion: %s\nArchitecture: %s\nMaintainer: %s\nInstalled-Size: %d\n"
-                "Depends: %s\nMulti-Arch: same\nSection: %s\nPriority: optional\nHomepage: https://example.org/layoutd\n"
-                "Description: %s\n%s"
-                % (package, PACKAGE, version, architecture, maintainer, installed_size(root), depends_line, section, summary,
-                   CLIENT_DESCRIPTION))
+        control = write_library_control(root, package, version, architecture, maintainer, depends_line, section, summary,
+                                        CLIENT_DESCRIPTION)
         if package == runtime_package:
             # shlibs for tools that do not read symbols; the symbols file lets dpkg-shlibdeps
             # ask for the oldest version that has every function a program uses.
@@ -464,15 +472,8 @@ def build_gtk_packages(gtk_root, client_root, version, date, maintainer, archite
              typelib_depends),
             (GTK_DEV_PACKAGE, "libdevel", "GTK 4 collection view laid out by layoutd (development files)", dev_depends)):
         root = roots[package]
-        control = os.path.join(root, "DEBIAN")
-        os.makedirs(control, exist_ok=True)
-        with open(os.path.join(control, "control"), "w") as handle:
-            handle.write(
-                "Package: %s\nSource: %s\nVersion: %s\nArchitecture: %s\nMaintainer: %s\nInstalled-Size: %d\n"
-                "Depends: %s\nMulti-Arch: same\nSection: %s\nPriority: optional\nHomepage: https://example.org/layoutd\n"
-                "Description: %s\n%s"
-                % (package, PACKAGE, version, architecture, maintainer, installed_size(root), depends_line, section, summary,
-                   GTK_DESCRIPTION))
+        control = write_library_control(root, package, version, architecture, maintainer, depends_line, section, summary,
+                                        GTK_DESCRIPTION)
         if package == GTK_RUNTIME_PACKAGE:
             with open(os.path.join(control, "shlibs"), "w") as handle:
                 handle.write("%s %s %s\n" % (GTK_LIBRARY, GTK_SOVERSION, shlibs_dependency))

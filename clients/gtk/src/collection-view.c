@@ -780,37 +780,35 @@ static void on_event(LayoutdConnection *conn, const layoutd_event *ev, gpointer 
 {
     LayoutdCollectionView *self = user;
     if (!self->subscription || ev->subscription != self->subscription) return;
+    /* view.transitionInterrupted needs nothing: the invalidation that follows carries the view
+       as it is. Anything else is read now (the event is valid during this call only) and
+       applied at the next frame. */
+    Queued *q = g_new0(Queued, 1);
     layoutd_error err;
+    int rc = 0;
     if (strcmp(ev->name, LAYOUTD_EVENT_VIEW_INVALIDATED) == 0) {
-        Queued *q = g_new0(Queued, 1);
         q->kind = QUEUED_INVALIDATION;
         q->inv = g_new0(layoutd_invalidation, 1);
-        if (layoutd_invalidation_from_json(ev->params, q->inv, &err) < 0) {
-            g_free(q->inv);
-            g_free(q);
-            report(self, layoutd_gtk_error_from(&err));
-            resubscribe(self);
-            return;
-        }
-        enqueue(self, q);
+        rc = layoutd_invalidation_from_json(ev->params, q->inv, &err);
     } else if (strcmp(ev->name, LAYOUTD_EVENT_VIEW_RESYNC) == 0) {
-        Queued *q = g_new0(Queued, 1);
         q->kind = QUEUED_SNAPSHOT;
         q->snap = g_new0(layoutd_snapshot, 1);
-        if (layoutd_snapshot_from_json(layoutd_json_get(ev->params, "snapshot"), q->snap, &err) < 0) {
-            g_free(q->snap);
-            g_free(q);
-            report(self, layoutd_gtk_error_from(&err));
-            resubscribe(self);
-            return;
-        }
-        enqueue(self, q);
+        rc = layoutd_snapshot_from_json(layoutd_json_get(ev->params, "snapshot"), q->snap, &err);
     } else if (strcmp(ev->name, LAYOUTD_EVENT_VIEW_DELETED) == 0) {
-        Queued *q = g_new0(Queued, 1);
         q->kind = QUEUED_DELETED;
-        enqueue(self, q);
+    } else {
+        g_free(q);
+        return;
     }
-    /* view.transitionInterrupted: the invalidation that follows carries the view as it is. */
+    if (rc < 0) {
+        g_free(q->inv);
+        g_free(q->snap);
+        g_free(q);
+        report(self, layoutd_gtk_error_from(&err));
+        resubscribe(self);
+        return;
+    }
+    enqueue(self, q);
 }
 
 /* ---------------------------------------------------------------------------------------- */
