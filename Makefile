@@ -116,11 +116,11 @@ run: deps
 ## liblayoutd-gtk's demo (clients/gtk/examples/layoutd-gallery: a 30,000-photo grid with stacks,
 ## grid/list/inline, ultravisual and compositional pages) against the daemon `make run` started:
 ## builds the C client and the GTK library, then runs the gallery on the socket `make run` prints
-## (the same LAYOUTD_ARGS), or on the default one when no release layoutd was built. Needs
-## libgtk-4-dev, gir1.2-gtk-4.0, gobject-introspection and python3-gi. GALLERY_ARGS: more options
-## (--page display, --screenshot FILE, ...).
+## (the same LAYOUTD_ARGS), or on the default one when no release layoutd was built. The Debian
+## packages it needs (GTK 4, introspection, python3-gi) come with the others (deps).
+## GALLERY_ARGS: more options (--page display, --screenshot FILE, ...).
 GALLERY_ARGS ?=
-gallery:
+gallery: deps
 	$(MAKE) -C clients/c build/liblayoutd-client.so.1.0.0
 	$(MAKE) -C clients/gtk
 	@if [ -x .build/release/layoutd ]; then set -- --socket "$$(.build/release/layoutd --print-socket-path $(LAYOUTD_ARGS))"; fi && \
