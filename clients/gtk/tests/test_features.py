@@ -149,6 +149,27 @@ class Pointer(ViewTestCase):
         self.assertEqual(view.get_selection(), ["i2", "i9"], "a refused selection changes nothing")
 
 
+class Moves(ViewTestCase):
+    def test_a_drag_at_the_edge_auto_scrolls_and_drops_further_on(self):
+        model = list_store(items(3000))
+        view = self.show_view("autoscroll", parameters={"itemSize": {"width": 100, "height": 100}}, model=model,
+                              supplementary=())
+        found, rect, _ = view.get_element_allocation("cell", "i1")
+        self.assertTrue(found)
+        self.assertTrue(view.begin_move(rect.get_x() + 50, rect.get_y() + 50))
+        # The finger rests at the bottom edge: the daemon's autoScroll carries the view (and the
+        # item under the finger) down, one frame at a time, with no further pointer motion.
+        view.update_move(200, view.get_height() - 4)
+        vadjustment = view.get_vadjustment()
+        iterate_until(lambda: vadjustment.get_value() > 1500, 30, "auto-scroll to pass 1,500 points")
+        view.end_move(True)
+        self.wait_idle(view)
+        order = self.data_order("autoscroll")
+        self.assertEqual(order, self.model_ids(model), "the model follows the daemon's order")
+        self.assertGreater(order.index("i1"), 40, "dropped far below where it was picked up")
+        self.assertGreater(self.snapshot("autoscroll")["viewport"]["offset"]["y"], 1500)
+
+
 class State(ViewTestCase):
     def test_a_saved_state_restores_in_a_new_view(self):
         model = list_store(items(400))
