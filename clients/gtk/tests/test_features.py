@@ -5,7 +5,11 @@ reports the widgets' heights, hit testing agrees with view.hitTest, selection go
 view.select with selection-changed, named effects reach the cells, and a saved state restores
 the offset, selection, focus and strategy in a new view."""
 import json
+import os
+import shutil
+import tempfile
 import unittest
+import unittest.mock
 
 import support  # noqa: F401 (gi versions)
 from gi.repository import Gtk, Layoutd
@@ -168,6 +172,44 @@ class Moves(ViewTestCase):
         self.assertEqual(order, self.model_ids(model), "the model follows the daemon's order")
         self.assertGreater(order.index("i1"), 40, "dropped far below where it was picked up")
         self.assertGreater(self.snapshot("autoscroll")["viewport"]["offset"]["y"], 1500)
+
+
+class Transforms(ViewTestCase):
+    """A plugin's transform reaches the widget: the C circle example scales selected items
+    (selectedScale) about their centre; no built-in strategy sets a transform."""
+
+    plugins = True
+
+    def setUp(self):
+        built = os.path.join(support.ROOT, ".build", "plugins", "debug", "examples", "circle-c.so")
+        if not os.path.exists(built):
+            self.skipTest("no circle-c.so (make plugins builds it)")
+        # Only the C circle: a folder of its own (the Swift circle registers another name).
+        folder = tempfile.mkdtemp(prefix="layoutd-circle-")
+        self.addCleanup(shutil.rmtree, folder, True)
+        shutil.copy(built, os.path.join(folder, "waterfall.so"))
+        with unittest.mock.patch.object(support, "plugin_dir", lambda: folder):
+            super().setUp()
+
+    def test_a_selected_item_is_drawn_scaled_about_its_centre(self):
+        view = self.show_view("circle", strategy="circle-c", parameters={"itemSize": {"width": 60, "height": 40},
+                                                                        "selectedScale": 1.5},
+                              model=list_store(items(12)), supplementary=())
+        view.select(["i3"], "set")
+        self.wait_idle(view)
+        element = next(e for e in self.snapshot("circle")["elements"] if e["id"] == "i3")
+        self.assertEqual(element["transform"], {"a": 1.5, "b": 0, "c": 0, "d": 1.5, "tx": 0, "ty": 0})
+        frame = element["frame"]
+        child = self.cells["circle"].bound[("cell", "i3")]
+        ok, bounds = child.compute_bounds(view)
+        self.assertTrue(ok)
+        centre_x, centre_y = frame["x"] + frame["width"] / 2, frame["y"] + frame["height"] / 2
+        want = (centre_x - frame["width"] * 0.75, centre_y - frame["height"] * 0.75, frame["width"] * 1.5, frame["height"] * 1.5)
+        got = (bounds.get_x(), bounds.get_y(), bounds.get_width(), bounds.get_height())
+        for a, b, field in zip(got, want, "xywh"):
+            self.assertAlmostEqual(a, b, delta=1.0, msg="%s: GTK bounds %s, frame scaled about its centre %s" % (field, got, want))
+        plain = self.cells["circle"].bound[("cell", "i4")].compute_bounds(view)[1]
+        self.assertAlmostEqual(plain.get_width(), 60, delta=1.0, msg="an unselected item is not scaled")
 
 
 class State(ViewTestCase):
