@@ -64,7 +64,6 @@ typedef struct {
     QueuedKind kind;
     layoutd_invalidation *inv;
     layoutd_snapshot *snap;
-    double ack_x, ack_y;       /* the offset the daemon had acknowledged from us when it arrived */
     gboolean initial;          /* a subscription's snapshot: its offset is the view's, outright */
 } Queued;
 
@@ -134,7 +133,10 @@ struct _LayoutdCollectionView {
     double width, height;          /* the allocation */
     double sent_w, sent_h;         /* the viewport the daemon has or is getting */
     gboolean resize_in_flight;
-    double ack_x, ack_y;           /* the last offset the daemon acknowledged from us */
+    double ack_x, ack_y;           /* the daemon's offset after the newest scroll of ours it answered */
+    gint64 ack_epoch;              /* the epoch that scroll (or an adopted move) gave the view */
+    double daemon_x, daemon_y;     /* the daemon's offset after the last event applied */
+    GHashTable *own_scrolls;       /* epochs of our view.scroll / scrollEnd / scrollTo, event not yet applied */
     gboolean scroll_in_flight, scroll_dirty;
     double last_scroll_x, last_scroll_y;
     gint64 last_scroll_us;
@@ -601,8 +603,6 @@ static void queued_free(Queued *q)
 
 static void enqueue(LayoutdCollectionView *self, Queued *q)
 {
-    q->ack_x = self->ack_x;
-    q->ack_y = self->ack_y;
     g_queue_push_tail(&self->queued, q);
     ensure_tick(self);
 }
@@ -625,16 +625,49 @@ static void end_transition(LayoutdCollectionView *self)
     gtk_widget_queue_allocate(GTK_WIDGET(self));
 }
 
-static void adopt_daemon_offset(LayoutdCollectionView *self, double off_x, double off_y, double ack_x, double ack_y)
+/* What an event does to the offset the widget shows. The daemon's offset moves for two kinds of
+   reason: our own scrolls (view.scroll, and scrollEnd and scrollTo, which the widget glides to
+   itself), which the widget already shows, and everything else: an anchor kept still across a
+   change, another client's scroll. Our scrolls are known by the epochs their replies carried
+   (a reply comes before its event); for any other event the daemon's move since the previous
+   event is added to where the user is now, which keeps both the user's motion and that move. */
+static void follow_daemon_offset(LayoutdCollectionView *self, gint64 epoch, double x, double y)
 {
-    double dx = off_x - ack_x, dy = off_y - ack_y;
-    /* An event that only confirms one of our scrolls says nothing new: the acknowledged offset
-       may be newer than it already (a later reply), and must not go back to it. */
+    double dx = x - self->daemon_x, dy = y - self->daemon_y;
+    self->daemon_x = x;
+    self->daemon_y = y;
+    if (g_hash_table_remove(self->own_scrolls, &epoch)) return;
     if (dx == 0 && dy == 0) return;
-    self->ack_x = off_x;
-    self->ack_y = off_y;
-    /* The daemon moved the offset by itself: keep the user's own motion since, plus that move. */
+    if (epoch > self->ack_epoch) {
+        /* The daemon is there now, unless a later scroll of ours was already answered. */
+        self->ack_x = x;
+        self->ack_y = y;
+        self->ack_epoch = epoch;
+    }
     set_offset(self, adj_value(self->hadj) + dx, adj_value(self->vadj) + dy);
+}
+
+static gboolean epoch_at_most(gpointer key, gpointer value, gpointer limit)
+{
+    return *(gint64 *)key <= *(gint64 *)limit;
+}
+
+/* A snapshot replaces everything: the subscription's first (the view as created or restored)
+   sets the offset outright; a view.resync (we fell behind) does too unless the user has moved
+   since our last acknowledged scroll, whose newer offset then goes out as usual. */
+static void take_snapshot_offset(LayoutdCollectionView *self, const layoutd_snapshot *s, gboolean initial)
+{
+    double x = s->viewport.offset.x, y = s->viewport.offset.y;
+    g_hash_table_foreach_remove(self->own_scrolls, epoch_at_most, (gpointer)&s->epoch);
+    self->daemon_x = x;
+    self->daemon_y = y;
+    gboolean user_moved = !initial && (self->scroll_in_flight || self->scroll_dirty || adj_value(self->hadj) != self->ack_x ||
+                                       adj_value(self->vadj) != self->ack_y);
+    self->ack_x = x;
+    self->ack_y = y;
+    self->ack_epoch = s->epoch;
+    if (user_moved) send_scroll(self);
+    else set_offset(self, x, y);
 }
 
 static void resubscribe(LayoutdCollectionView *self);
@@ -659,14 +692,7 @@ static void apply_queued(LayoutdCollectionView *self)
             self->content_w = s->content_size.width;
             self->content_h = s->content_size.height;
             configure_adjustments(self);
-            if (q->initial) {
-                /* The view as created (or restored): the widget starts where the daemon is. */
-                self->ack_x = s->viewport.offset.x;
-                self->ack_y = s->viewport.offset.y;
-                set_offset(self, s->viewport.offset.x, s->viewport.offset.y);
-            } else {
-                adopt_daemon_offset(self, s->viewport.offset.x, s->viewport.offset.y, q->ack_x, q->ack_y);
-            }
+            take_snapshot_offset(self, s, q->initial);
             changed = TRUE;
             if (self->restore_due) {
                 /* Now that the adjustments span the content, a saved offset can be set. */
@@ -685,7 +711,7 @@ static void apply_queued(LayoutdCollectionView *self)
             self->content_w = inv->content_size.width;
             self->content_h = inv->content_size.height;
             configure_adjustments(self);
-            adopt_daemon_offset(self, inv->content_offset.x, inv->content_offset.y, q->ack_x, q->ack_y);
+            follow_daemon_offset(self, inv->epoch, inv->content_offset.x, inv->content_offset.y);
             if (inv->transition && inv->transition->segment_count) {
                 end_transition(self);
                 self->transition = inv;
@@ -901,6 +927,8 @@ static void try_create(LayoutdCollectionView *self)
     }
     self->session++;
     self->awaited_epoch = 0;
+    self->ack_epoch = 0;
+    g_hash_table_remove_all(self->own_scrolls);
     self->model_dirty = FALSE;
     set_state(self, LAYOUTD_VIEW_STATE_CREATING);
     if (self->restore) {
@@ -1034,8 +1062,17 @@ static void on_reply(LayoutdConnection *conn, const layoutd_reply *reply, gpoint
         /* A mutation's reply comes before its event, maybe in another read: until the event
            is applied the view is not idle. */
         const layoutd_json *epoch = layoutd_json_get(reply->result, "epoch");
-        if (epoch && epoch->type == LAYOUTD_JSON_NUMBER && !layoutd_json_get(reply->result, "upload"))
-            self->awaited_epoch = MAX(self->awaited_epoch, (gint64)epoch->num);
+        if (epoch && epoch->type == LAYOUTD_JSON_NUMBER && !layoutd_json_get(reply->result, "upload")) {
+            gint64 e = (gint64)epoch->num;
+            self->awaited_epoch = MAX(self->awaited_epoch, e);
+            if (r->kind == REQ_SCROLL || r->kind == REQ_SCROLL_END || r->kind == REQ_SCROLL_TO) {
+                /* The widget shows these offsets itself: their events move nothing. */
+                gint64 *key = g_new(gint64, 1);
+                *key = e;
+                g_hash_table_add(self->own_scrolls, key);
+                self->ack_epoch = MAX(self->ack_epoch, e);
+            }
+        }
     }
     switch (r->kind) {
     case REQ_CREATE:
@@ -1812,6 +1849,7 @@ static void layoutd_collection_view_finalize(GObject *object)
     g_hash_table_unref(self->factories);
     g_hash_table_unref(self->selection);
     g_ptr_array_unref(self->measure_queue);
+    g_hash_table_unref(self->own_scrolls);
     layoutd_mirror_free(self->mirror);
     layoutd_sync_data_free(self->sent);
     layoutd_sync_data_free(self->current);
@@ -2061,6 +2099,7 @@ static void layoutd_collection_view_init(LayoutdCollectionView *self)
     self->factories = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_object_unref);
     self->selection = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
     self->measure_queue = g_ptr_array_new_with_free_func(g_free);
+    self->own_scrolls = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
     g_queue_init(&self->queued);
     set_adjustment(self, &self->hadj, &self->hadj_id, NULL, PROP_HADJUSTMENT);
     set_adjustment(self, &self->vadj, &self->vadj_id, NULL, PROP_VADJUSTMENT);

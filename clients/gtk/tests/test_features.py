@@ -212,6 +212,34 @@ class Transforms(ViewTestCase):
         self.assertAlmostEqual(plain.get_width(), 60, delta=1.0, msg="an unselected item is not scaled")
 
 
+class FallingBehind(ViewTestCase):
+    """A view whose main loop stalls while another client floods its view: the daemon stops
+    queueing its events past a tiny output cap and sends one view.resync instead; the view
+    replaces its mirror from it and follows the other client's offset."""
+
+    def setUp(self):
+        start = support.Daemon.start
+
+        def small_output_cap(daemon):
+            daemon.args += ["--set", "output-cap=4096"]
+            return start(daemon)
+        with unittest.mock.patch.object(support.Daemon, "start", small_output_cap):
+            super().setUp()
+
+    def test_a_resync_replaces_the_window_and_the_offset(self):
+        view = self.show_view("behind", parameters={"itemSize": {"width": 100, "height": 100}},
+                              model=list_store(items(20000)), supplementary=())
+        epoch = view.get_epoch()
+        # The main loop does not turn while another connection scrolls the view 3,000 times.
+        for step in range(1, 3001):
+            self.truth.call("view.scroll", {"view": "behind", "offset": {"x": 0, "y": step * 7.0}})
+        iterate_until(lambda: view.get_epoch() >= epoch + 3000, 20, "the view to catch up")
+        self.wait_idle(view)
+        self.assertEqual(view.get_epoch(), self.snapshot("behind")["epoch"])
+        self.assertEqual(view.get_vadjustment().get_value(), 3000 * 7.0, "the other client's offset, adopted")
+        self.assert_matches_daemon(view, "behind", kinds=("cell",), label="after the resync")
+
+
 class State(ViewTestCase):
     def test_a_saved_state_restores_in_a_new_view(self):
         model = list_store(items(400))
