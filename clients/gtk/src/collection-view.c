@@ -16,11 +16,10 @@
  * word is always the user's. Scrolling is drawn at once from the mirror (the window margin
  * covers the distance until the daemon's next window arrives).
  *
- * Offsets: the widget draws at its adjustments' values; the daemon's content offset is adopted
- * only where the daemon moved it by itself (an anchor kept still across a change, scrollTo,
- * scrollEnd's resting point, another client): each queued event remembers the offset of the
- * last scroll the daemon had acknowledged when the event arrived, and the difference between
- * that and the event's offset is what the daemon moved. */
+ * Offsets: the widget draws at its adjustments' values; the daemon's content offset is followed
+ * only where the daemon moved it by itself (an anchor kept still across a change, another
+ * client): see follow_daemon_offset(). scrollEnd's and scrollTo's targets are glided to by the
+ * widget itself. */
 #include "private.h"
 #include <math.h>
 #include <string.h>
