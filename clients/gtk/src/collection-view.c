@@ -1781,8 +1781,11 @@ static void layoutd_collection_view_direction_changed(GtkWidget *widget, GtkText
 /* ---------------------------------------------------------------------------------------- */
 /* The connection's life                                                                      */
 
-static void on_connection_lost(LayoutdConnection *conn, LayoutdCollectionView *self)
+static void on_connection_lost(LayoutdConnection *conn, GError *reason, LayoutdCollectionView *self)
 {
+    /* A restart or a crash (end of stream, a reset) is expected and needs no word; a peer that
+       broke the protocol is worth telling the app about (the view keeps retrying either way). */
+    if (reason && reason->code == LAYOUTD_ERROR_PROTOCOL) g_signal_emit(self, signals[SIGNAL_ERROR], 0, reason);
     /* The replies owed have failed already; the view waits, keeps its widgets on screen as they
        were, and is created again (data, offset, selection) once the daemon serves. */
     self->subscription = 0;

@@ -175,7 +175,9 @@ static void connection_lost(LayoutdConnection *self, const layoutd_error *err)
     }
     if (c) layoutd_client_close(c);
     g_object_notify_by_pspec(G_OBJECT(self), props[PROP_CONNECTED]);
-    g_signal_emit(self, signals[SIGNAL_DISCONNECTED], 0);
+    GError *error = layoutd_gtk_error_from(err);
+    g_signal_emit(self, signals[SIGNAL_DISCONNECTED], 0, error);
+    g_error_free(error);
     schedule_reconnect(self);
 }
 
@@ -448,11 +450,13 @@ static void layoutd_connection_class_init(LayoutdConnectionClass *klass)
     /**
      * LayoutdConnection::disconnected:
      * @self: the connection
+     * @reason: why: %LAYOUTD_ERROR_CONNECTION_CLOSED (end of stream), %LAYOUTD_ERROR_DAEMON_SHUTDOWN,
+     *   %LAYOUTD_ERROR_IO, or %LAYOUTD_ERROR_PROTOCOL when the peer wrote something no layoutd writes
      *
      * The daemon went away; pending requests have failed. The connection retries by itself.
      */
     signals[SIGNAL_DISCONNECTED] = g_signal_new("disconnected", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST, 0, NULL,
-                                                NULL, NULL, G_TYPE_NONE, 0);
+                                                NULL, NULL, G_TYPE_NONE, 1, G_TYPE_ERROR);
     /**
      * LayoutdConnection::reconnected:
      * @self: the connection

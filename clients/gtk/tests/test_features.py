@@ -7,7 +7,9 @@ the offset, selection, focus and strategy in a new view."""
 import json
 import os
 import shutil
+import socket
 import tempfile
+import threading
 import unittest
 import unittest.mock
 
@@ -238,6 +240,40 @@ class FallingBehind(ViewTestCase):
         self.assertEqual(view.get_epoch(), self.snapshot("behind")["epoch"])
         self.assertEqual(view.get_vadjustment().get_value(), 3000 * 7.0, "the other client's offset, adopted")
         self.assert_matches_daemon(view, "behind", kinds=("cell",), label="after the resync")
+
+
+class BrokenPeer(ViewTestCase):
+    """A peer at the socket that answers with something no layoutd writes: the view reports the
+    client's protocol error through `error`, keeps its state RECONNECTING (it retries), and
+    nothing crashes."""
+
+    def test_a_garbage_answer_is_a_protocol_error(self):
+        folder = tempfile.mkdtemp(prefix="layoutd-broken-")
+        self.addCleanup(shutil.rmtree, folder, True)
+        path = os.path.join(folder, "ipc.sock")
+        listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        listener.bind(path)
+        listener.listen(16)
+        self.addCleanup(listener.close)
+        accepted = []
+
+        def serve():
+            while True:
+                try:
+                    peer, _ = listener.accept()
+                except OSError:
+                    return
+                accepted.append(peer)
+                peer.sendall(b"this is not json\n")
+        threading.Thread(target=serve, daemon=True).start()
+        self.addCleanup(lambda: [peer.close() for peer in accepted])
+        view = self.show_view("broken", socket_path=path, wait=False)
+        iterate_until(lambda: self.errors, 10, "the protocol error")
+        self.assertEqual(self.errors[0].code, -3, self.errors[0].message)
+        self.assertTrue(self.errors[0].message.startswith("ProtocolError:"), self.errors[0].message)
+        iterate_until(lambda: len(accepted) >= 2, 10, "the view to try again")
+        self.assertIn(view.get_state(), (Layoutd.ViewState.RECONNECTING, Layoutd.ViewState.CREATING))
+        self.errors.clear()
 
 
 class State(ViewTestCase):
