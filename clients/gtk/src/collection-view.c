@@ -119,7 +119,7 @@ struct _LayoutdCollectionView {
     LayoutdSyncData *sent;         /* the data the daemon holds (as applied or about to be) */
     LayoutdSyncData *current;      /* the model's data now (NULL: read it again) */
     gboolean model_dirty;
-    gboolean data_in_flight;       /* an update or upload is on its way: the next waits for it */
+    gboolean data_in_flight;       /* a staged upload is on its way: the next change waits for it */
     char *upload_id;
     LayoutdSyncData *upload_data;
     guint upload_from;
@@ -208,6 +208,7 @@ GType layoutd_view_state_get_type(void)
 static void ensure_tick(LayoutdCollectionView *self);
 static void try_create(LayoutdCollectionView *self);
 static void flush_data(LayoutdCollectionView *self);
+static void flush_pending(LayoutdCollectionView *self);
 static void send_scroll(LayoutdCollectionView *self);
 static void send_resize(LayoutdCollectionView *self);
 static void send_update_move(LayoutdCollectionView *self);
@@ -678,7 +679,9 @@ static void apply_queued(LayoutdCollectionView *self)
     while ((q = g_queue_pop_head(&self->queued))) {
         if (q->kind == QUEUED_DELETED) {
             queued_free(q);
-            layoutd_mirror_reset(self->mirror, NULL);
+            /* The window is gone with the view: an empty, invalid mirror until a new one. */
+            layoutd_mirror_free(self->mirror);
+            self->mirror = layoutd_mirror_new();
             self->subscription = 0;
             drop_all_elements(self);
             fail(self, g_error_new(LAYOUTD_ERROR, -32001, "ViewNotFound: the view '%s' was deleted", self->view_name));
@@ -747,7 +750,7 @@ static gboolean on_tick(GtkWidget *widget, GdkFrameClock *clock, gpointer data)
     self->frames++;
 
     apply_queued(self);
-    if (self->model_dirty && !self->data_in_flight && self->state == LAYOUTD_VIEW_STATE_READY) flush_data(self);
+    flush_pending(self);
 
     if (self->settling) {
         double t = (now - self->settle_start_us) / 1e6 / self->settle_seconds;
@@ -1110,7 +1113,7 @@ static void on_reply(LayoutdConnection *conn, const layoutd_reply *reply, gpoint
         handle_subscribed(self, reply);
         break;
     case REQ_UPDATE:
-        self->data_in_flight = FALSE;
+        if (r->last_part) self->data_in_flight = FALSE;   /* a staged upload's commit */
         if (e) {
             report(self, layoutd_gtk_error_from(e));
             /* What the daemon holds is unknown to us now: send the whole model next frame. */
@@ -1127,16 +1130,18 @@ static void on_reply(LayoutdConnection *conn, const layoutd_reply *reply, gpoint
         break;
     case REQ_SCROLL:
         self->scroll_in_flight = FALSE;
-        if (!e) {
-            self->ack_x = r->x;
-            self->ack_y = r->y;
-        }
+        /* A refused scroll (the view deleted meanwhile, say) is not sent again: that offset
+           counts as answered, and only a newer one goes out. */
+        self->ack_x = r->x;
+        self->ack_y = r->y;
+        if (e) report(self, layoutd_gtk_error_from(e));
         send_scroll(self);
         break;
     case REQ_SCROLL_END:
     case REQ_SCROLL_TO:
         if (e) {
-            report(self, layoutd_gtk_error_from(e));
+            /* Following the focus to an item deleted meanwhile is nobody's error. */
+            if (!(r->text && strcmp(e->name, "ItemNotFound") == 0)) report(self, layoutd_gtk_error_from(e));
             break;
         }
         {
@@ -1203,10 +1208,13 @@ static void on_reply(LayoutdConnection *conn, const layoutd_reply *reply, gpoint
         {
             const layoutd_json *el = layoutd_json_get(reply->result, "element");
             const char *id = layoutd_json_string(layoutd_json_get(el, "id"));
+            /* An answer about an item a model change has deleted since is moot. */
+            if (id && self->sent && !layoutd_sync_data_locate(self->sent, id, NULL, NULL)) break;
             if (id) {
                 layoutd_collection_view_set_focus_id(self, id);
                 Request *s = request(REQ_SCROLL_TO);
                 s->last_part = TRUE;   /* animate */
+                s->text = g_strdup("focus");
                 GString *p = params_begin(self);
                 g_string_append(p, ",\"id\":");
                 layoutd_gtk_json_string(p, id);
@@ -1256,7 +1264,11 @@ static void on_reply(LayoutdConnection *conn, const layoutd_reply *reply, gpoint
     case REQ_END_MOVE:
         self->move_in_flight = FALSE;
         if (e) {
+            /* NoActiveMove: another change (ours or another client's) ended it already. */
+            self->moving = FALSE;
+            self->auto_scroll_x = self->auto_scroll_y = 0;
             if (strcmp(e->name, "NoActiveMove") != 0) report(self, layoutd_gtk_error_from(e));
+            if (self->model_dirty) ensure_tick(self);
             break;
         }
         finish_move(self, reply->result);
@@ -1346,6 +1358,18 @@ static void send_update_move(LayoutdCollectionView *self)
     if (send_request(self, LAYOUTD_METHOD_VIEW_UPDATE_MOVE, p, request(REQ_UPDATE_MOVE))) self->move_in_flight = TRUE;
 }
 
+/* The model's changes go out now if they can: before a request that names items (a selection
+   of an item just inserted must find it), and once a frame. A batch is computed against the
+   data the daemon will hold when it applies (`sent` is that, optimistically: a refused batch
+   resets it and the whole model follows), so not while a staged upload is on its way, nor
+   during a drag, whose commit reorders that data. */
+static void flush_pending(LayoutdCollectionView *self)
+{
+    if (self->model_dirty && !self->data_in_flight && !self->moving && !self->move_in_flight &&
+        self->state == LAYOUTD_VIEW_STATE_READY)
+        flush_data(self);
+}
+
 /* The model changed (or a reply said the daemon's copy is unknown): one batch for all of it. */
 static void flush_data(LayoutdCollectionView *self)
 {
@@ -1387,9 +1411,12 @@ static void flush_data(LayoutdCollectionView *self)
     GString *p = params_begin(self);
     g_string_append_printf(p, ",\"animated\":%s,\"updates\":%s}", self->animated ? "true" : "false", updates->str);
     g_string_free(updates, TRUE);
-    Request *r = request(REQ_UPDATE);
-    r->data = now;
-    if (send_request(self, LAYOUTD_METHOD_VIEW_UPDATE, p, r)) self->data_in_flight = TRUE;
+    if (send_request(self, LAYOUTD_METHOD_VIEW_UPDATE, p, request(REQ_UPDATE))) {
+        layoutd_sync_data_free(self->sent);
+        self->sent = now;
+    } else {
+        layoutd_sync_data_free(now);
+    }
 }
 
 static void on_items_changed(GListModel *model, guint position, guint removed, guint added, LayoutdCollectionView *self)
@@ -1480,6 +1507,7 @@ static void finish_move(LayoutdCollectionView *self, const layoutd_json *result)
             }
         }
     }
+    if (section >= (gint64)self->sent->sections->len) section = -1;
     if (section < 0) {
         const layoutd_attributes *a = self->mirror ? layoutd_mirror_find(self->mirror, LAYOUTD_CELL, first) : NULL;
         if (!a) {
@@ -1490,6 +1518,11 @@ static void finish_move(LayoutdCollectionView *self, const layoutd_json *result)
         }
         section = a->section;
         position = a->item;
+        if (section < 0 || section >= (gint64)self->sent->sections->len) {
+            layoutd_sync_data_free(self->sent);
+            self->sent = NULL;
+            return;
+        }
     }
     const char **ids = g_new0(const char *, n + 1);
     for (size_t i = 0; i < n; i++) ids[i] = layoutd_json_string(layoutd_json_at(moved, i));
@@ -1502,11 +1535,18 @@ static void finish_move(LayoutdCollectionView *self, const layoutd_json *result)
     if (!handled && G_IS_LIST_STORE(self->model)) {
         GListStore *store = G_LIST_STORE(self->model);
         GPtrArray *objects = g_ptr_array_new_with_free_func(g_object_unref);
+        const char *section_id = ((LayoutdSyncSection *)g_ptr_array_index(self->sent->sections, section))->id;
         for (size_t i = 0; i < n; i++) {
             GObject *o = model_item_for(self, ids[i]);
             if (!o) continue;
             guint at;
             if (g_list_store_find(store, o, &at)) g_list_store_remove(store, at);
+            /* Dropped into another section: the item says so, or the model would hold a
+               section in two pieces. */
+            GParamSpec *spec = g_object_class_find_property(G_OBJECT_GET_CLASS(o), "section");
+            if (spec && spec->value_type == G_TYPE_STRING && (spec->flags & G_PARAM_WRITABLE) &&
+                !(spec->flags & G_PARAM_CONSTRUCT_ONLY))
+                g_object_set(o, "section", section_id, NULL);
             g_ptr_array_add(objects, o);
         }
         /* Insert at the flat position the daemon's order gives the first item. */
@@ -2072,8 +2112,10 @@ static void layoutd_collection_view_class_init(LayoutdCollectionViewClass *klass
      * @position: its index in that section now
      *
      * A drag reordered items (once per moved item, in order). The daemon has the new order;
-     * the model should follow: return %TRUE when the handler moved the model's item itself;
-     * otherwise a #GListStore model is reordered by the view.
+     * the model should follow: return %TRUE when the handler moved the model's item itself
+     * (and, for a drop into another section, changed the item's section); otherwise a
+     * #GListStore model is reordered by the view, which also sets a writable "section"
+     * property of the item (as #LayoutdItem's).
      *
      * Returns: whether the handler moved the item in the model
      */
@@ -2544,6 +2586,7 @@ void layoutd_collection_view_select(LayoutdCollectionView *self, const char *con
         }
         return;
     }
+    flush_pending(self);
     GString *p = params_begin(self);
     g_string_append(p, ",\"ids\":[");
     for (const char *const *id = ids; id && *id; id++) {
@@ -2607,6 +2650,7 @@ const char *layoutd_collection_view_hit_test(LayoutdCollectionView *self, double
 void layoutd_collection_view_scroll_to(LayoutdCollectionView *self, const char *id, const char *align, gboolean animated)
 {
     if (self->state != LAYOUTD_VIEW_STATE_READY) return;
+    flush_pending(self);
     GString *p = params_begin(self);
     g_string_append(p, ",\"id\":");
     layoutd_gtk_json_string(p, id);
@@ -2675,6 +2719,8 @@ void layoutd_collection_view_move_focus_to(LayoutdCollectionView *self, const ch
         if (best) layoutd_collection_view_set_focus_id(self, best->id);
         return;
     }
+    flush_pending(self);
+    if (!self->focus_id) return;   /* the flush deleted the focused item */
     GString *p = params_begin(self);
     g_string_append(p, ",\"id\":");
     layoutd_gtk_json_string(p, self->focus_id);
@@ -2725,8 +2771,12 @@ void layoutd_collection_view_set_focus_id(LayoutdCollectionView *self, const cha
 gboolean layoutd_collection_view_begin_move(LayoutdCollectionView *self, double x, double y)
 {
     if (self->state != LAYOUTD_VIEW_STATE_READY || self->moving) return FALSE;
+    flush_pending(self);
     Element *el = element_at(self, x, y);
     if (!el) return FALSE;
+    /* A cell whose item the model has just deleted (its widget waits for the delete's event)
+       cannot be picked up. */
+    if (self->sent && !layoutd_sync_data_locate(self->sent, el->id, NULL, NULL)) return FALSE;
     GString *p = params_begin(self);
     g_string_append(p, ",\"id\":");
     layoutd_gtk_json_string(p, el->id);

@@ -26,7 +26,7 @@ static void layoutd_item_set_property(GObject *object, guint id, const GValue *v
     LayoutdItemPrivate *p = layoutd_item_get_instance_private(LAYOUTD_ITEM(object));
     switch (id) {
     case PROP_ID: g_free(p->id); p->id = g_value_dup_string(value); break;
-    case PROP_SECTION: g_free(p->section); p->section = g_value_dup_string(value); break;
+    case PROP_SECTION: layoutd_item_set_section(LAYOUTD_ITEM(object), g_value_get_string(value)); break;
     default: G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, pspec);
     }
 }
@@ -58,10 +58,11 @@ static void layoutd_item_class_init(LayoutdItemClass *klass)
      * LayoutdItem:section:
      *
      * The id of the section the item is in (%NULL: the one default section). Items of one
-     * section must be consecutive in the model.
+     * section must be consecutive in the model. A drag into another section changes it (the
+     * collection view sets it when it moves the item in a #GListStore).
      */
     props[PROP_SECTION] = g_param_spec_string("section", NULL, NULL, NULL,
-                                              G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS);
+                                              G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
     g_object_class_install_properties(oc, N_PROPS, props);
 }
 
@@ -103,4 +104,20 @@ const char *layoutd_item_get_section(LayoutdItem *self)
 {
     LayoutdItemPrivate *p = layoutd_item_get_instance_private(self);
     return p->section;
+}
+
+/**
+ * layoutd_item_set_section:
+ * @self: an item
+ * @section: (nullable): its section's id
+ *
+ * Moves the item to another section (its place in the model must follow).
+ */
+void layoutd_item_set_section(LayoutdItem *self, const char *section)
+{
+    LayoutdItemPrivate *p = layoutd_item_get_instance_private(self);
+    if (g_strcmp0(p->section, section) == 0) return;
+    g_free(p->section);
+    p->section = g_strdup(section);
+    g_object_notify_by_pspec(G_OBJECT(self), props[PROP_SECTION]);
 }

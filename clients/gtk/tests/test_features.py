@@ -16,7 +16,7 @@ import unittest.mock
 import support  # noqa: F401 (gi versions)
 from gi.repository import Gtk, Layoutd
 
-from support import ViewTestCase, iterate_until, items, list_store
+from support import ViewTestCase, drain, iterate_until, items, list_store
 
 
 class Scrolling(ViewTestCase):
@@ -273,6 +273,27 @@ class BrokenPeer(ViewTestCase):
         self.assertTrue(self.errors[0].message.startswith("ProtocolError:"), self.errors[0].message)
         iterate_until(lambda: len(accepted) >= 2, 10, "the view to try again")
         self.assertIn(view.get_state(), (Layoutd.ViewState.RECONNECTING, Layoutd.ViewState.CREATING))
+        self.errors.clear()
+
+
+class DeletedElsewhere(ViewTestCase):
+    def test_a_view_deleted_by_another_client_fails_by_name_and_sends_no_more(self):
+        view = self.show_view("doomed", model=list_store(items(500)))
+        vadjustment = view.get_vadjustment()
+        # Scrolls on their way while another connection deletes the view: each is refused once,
+        # none is retried, and the view.deleted event ends the view.
+        for step in range(1, 20):
+            vadjustment.set_value(step * 10.0)
+        self.truth.call("view.delete", {"view": "doomed"})
+        iterate_until(lambda: view.get_state() == Layoutd.ViewState.FAILED, 10, "the view to fail")
+        iterate_until(lambda: view.is_idle(), 10, "nothing in flight")
+        _, trips, _ = view.get_stats()
+        vadjustment.set_value(900)
+        drain(3)
+        self.assertEqual(view.get_stats()[1], trips, "a failed view sends nothing")
+        self.assertTrue(all(error.code == -32001 for error in self.errors), [e.message for e in self.errors])
+        self.assertTrue(any(error.message.startswith("ViewNotFound:") for error in self.errors))
+        self.assertLessEqual(len(self.errors), 3, [e.message for e in self.errors])
         self.errors.clear()
 
 

@@ -91,6 +91,7 @@ struct _LayoutdItemClass {
 LayoutdItem *layoutd_item_new(const char *id, const char *section);
 const char *layoutd_item_get_id(LayoutdItem *self);
 const char *layoutd_item_get_section(LayoutdItem *self);
+void layoutd_item_set_section(LayoutdItem *self, const char *section);
 
 /* ---------------------------------------------------------------------------------------- */
 /* LayoutdListItem                                                                            */
