@@ -228,6 +228,25 @@ def write_library_control(root, package, version, architecture, maintainer, depe
     return control
 
 
+def write_shared_library_control(control, shlibs_line, symbols_path):
+    """A shared library package's shlibs, symbols and ldconfig trigger in its DEBIAN folder."""
+    with open(os.path.join(control, "shlibs"), "w") as handle:
+        handle.write(shlibs_line + "\n")
+    shutil.copyfile(symbols_path, os.path.join(control, "symbols"))
+    with open(os.path.join(control, "triggers"), "w") as handle:
+        handle.write("activate-noawait ldconfig\n")
+
+
+def build_package(root, control, output, package, version, architecture, environment):
+    """md5sums, modes, then dpkg-deb: the .deb's path."""
+    write_md5sums(root)
+    for name in os.listdir(control):
+        os.chmod(os.path.join(control, name), 0o644)
+    target = os.path.join(output, "%s_%s_%s.deb" % (package, version, architecture))
+    run(["dpkg-deb", "--root-owner-group", "--build", root, target], env=environment)
+    return target
+
+
 def write_control(root, version, depends_line):
     control = os.path.join(root, "DEBIAN")
     os.makedirs(control, exist_ok=True)
@@ -367,17 +386,9 @@ def build_client_packages(client_root, version, date, maintainer, architecture, 
         if package == runtime_package:
             # shlibs for tools that do not read symbols; the symbols file lets dpkg-shlibdeps
             # ask for the oldest version that has every function a program uses.
-            with open(os.path.join(control, "shlibs"), "w") as handle:
-                handle.write("%s %s %s (>= %s)\n" % (CLIENT_LIBRARY, CLIENT_SOVERSION, runtime_package, version))
-            shutil.copyfile(check_client_symbols(root), os.path.join(control, "symbols"))
-            with open(os.path.join(control, "triggers"), "w") as handle:
-                handle.write("activate-noawait ldconfig\n")
-        write_md5sums(root)
-        for name in os.listdir(control):
-            os.chmod(os.path.join(control, name), 0o644)
-        target = os.path.join(output, "%s_%s_%s.deb" % (package, version, architecture))
-        run(["dpkg-deb", "--root-owner-group", "--build", root, target], env=environment)
-        targets.append(target)
+            write_shared_library_control(control, "%s %s %s (>= %s)" % (CLIENT_LIBRARY, CLIENT_SOVERSION, runtime_package, version),
+                                         check_client_symbols(root))
+        targets.append(build_package(root, control, output, package, version, architecture, environment))
     return targets
 
 
@@ -475,17 +486,9 @@ def build_gtk_packages(gtk_root, client_root, version, date, maintainer, archite
         control = write_library_control(root, package, version, architecture, maintainer, depends_line, section, summary,
                                         GTK_DESCRIPTION)
         if package == GTK_RUNTIME_PACKAGE:
-            with open(os.path.join(control, "shlibs"), "w") as handle:
-                handle.write("%s %s %s\n" % (GTK_LIBRARY, GTK_SOVERSION, shlibs_dependency))
-            shutil.copyfile(check_symbols(root, GTK_LIBRARY, GTK_SOVERSION, GTK_SYMBOLS), os.path.join(control, "symbols"))
-            with open(os.path.join(control, "triggers"), "w") as handle:
-                handle.write("activate-noawait ldconfig\n")
-        write_md5sums(root)
-        for name in os.listdir(control):
-            os.chmod(os.path.join(control, name), 0o644)
-        target = os.path.join(output, "%s_%s_%s.deb" % (package, version, architecture))
-        run(["dpkg-deb", "--root-owner-group", "--build", root, target], env=environment)
-        targets.append(target)
+            write_shared_library_control(control, "%s %s %s" % (GTK_LIBRARY, GTK_SOVERSION, shlibs_dependency),
+                                         check_symbols(root, GTK_LIBRARY, GTK_SOVERSION, GTK_SYMBOLS))
+        targets.append(build_package(root, control, output, package, version, architecture, environment))
     return targets
 
 

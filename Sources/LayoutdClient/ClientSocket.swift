@@ -1,4 +1,5 @@
 import Glibc
+import LayoutIPC
 
 /// The client's end of the Unix socket: non-blocking, close-on-exec, and every wait bounded
 /// by a deadline, so neither connecting nor sending can outlast the call that does it.
@@ -19,7 +20,7 @@ enum ClientSocket {
         while true {
             let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
             guard fd >= 0 else { throw .transport("cannot connect to layoutd at \(path): socket: \(String(cString: strerror(errno)))") }
-            let connected = withAddress(path) { Glibc.connect(fd, $0, $1) }
+            let connected = UnixSocket.withAddress(path) { Glibc.connect(fd, $0, $1) }
             let code = errno
             if connected == 0 { return fd }
             if code == EINPROGRESS || code == EINTR {
@@ -100,17 +101,6 @@ enum ClientSocket {
         var request = timespec(tv_sec: Int(seconds), tv_nsec: Int(attoseconds / 1_000_000_000))
         var left = timespec()
         while nanosleep(&request, &left) != 0, errno == EINTR { request = left }
-    }
-
-    private static func withAddress<R>(_ path: String, _ body: (UnsafePointer<sockaddr>, socklen_t) -> R) -> R {
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { buffer in
-            for (index, byte) in path.utf8.enumerated() { buffer[index] = byte }
-        }
-        return withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
     }
 }
 

@@ -70,7 +70,7 @@ typedef struct {
 typedef enum {
     REQ_CREATE, REQ_STAGE_BEGIN, REQ_STAGE_PART, REQ_SUBSCRIBE, REQ_UNSUBSCRIBE, REQ_DELETE_FOR_RECREATE,
     REQ_SCROLL, REQ_SCROLL_END, REQ_SCROLL_TO, REQ_RESIZE, REQ_UPDATE, REQ_MEASURE, REQ_SELECT, REQ_NEIGHBOR,
-    REQ_CONFIGURE, REQ_SET_STRATEGY, REQ_DIRECTION, REQ_BEGIN_MOVE, REQ_UPDATE_MOVE, REQ_END_MOVE, REQ_OTHER,
+    REQ_CONFIGURE, REQ_SET_STRATEGY, REQ_DIRECTION, REQ_BEGIN_MOVE, REQ_UPDATE_MOVE, REQ_END_MOVE,
 } RequestKind;
 
 typedef struct {
@@ -80,8 +80,10 @@ typedef struct {
     double x, y;                   /* scroll: the offset sent */
     char *text;                    /* select: mode; neighbor: direction */
     char **ids;                    /* select: ids */
-    LayoutdSyncData *data;         /* update / stage commit: the data the daemon holds once applied */
-    gboolean last_part;
+    LayoutdSyncData *data;         /* stage commit: the data the daemon holds once applied */
+    gboolean upload_commit;        /* update: a staged upload's commit */
+    gboolean animate;              /* scrollTo: the adjustments glide to the target */
+    gboolean for_focus;            /* scrollTo: following the keyboard focus */
 } Request;
 
 struct _LayoutdCollectionView {
@@ -117,7 +119,8 @@ struct _LayoutdCollectionView {
     int in_flight;                 /* requests sent, replies not yet handled */
 
     LayoutdSyncData *sent;         /* the data the daemon holds (as applied or about to be) */
-    LayoutdSyncData *current;      /* the model's data now (NULL: read it again) */
+    LayoutdSyncData *current;      /* the model's data (positions by id), as last read */
+    gboolean current_stale;        /* the model changed since: read it again before a lookup */
     gboolean model_dirty;
     gboolean data_in_flight;       /* a staged upload is on its way: the next change waits for it */
     char *upload_id;
@@ -161,7 +164,6 @@ struct _LayoutdCollectionView {
     double move_x, move_y;
     double auto_scroll_x, auto_scroll_y;
     gint64 auto_scroll_us;
-    gboolean press_armed;
     double press_x, press_y;
     gboolean suppress_click;
 
@@ -312,8 +314,8 @@ static LayoutdCellFactory *factory_for(LayoutdCollectionView *self, const char *
 static GObject *model_item_for(LayoutdCollectionView *self, const char *id)
 {
     if (!self->model) return NULL;
-    if (!self->current || self->model_dirty) {
-        /* Positions in the model now: read it again when it changed (once per change burst). */
+    if (!self->current || self->current_stale) {
+        /* Positions in the model now: read again once after a change, not per lookup. */
         GError *error = NULL;
         LayoutdSyncData *d = layoutd_sync_data_from_model(self->model, &error);
         if (!d) {
@@ -322,6 +324,7 @@ static GObject *model_item_for(LayoutdCollectionView *self, const char *id)
         }
         layoutd_sync_data_free(self->current);
         self->current = d;
+        self->current_stale = FALSE;
     }
     gint64 flat = layoutd_sync_data_flat_index(self->current, id);
     return flat < 0 ? NULL : g_list_model_get_item(self->model, (guint)flat);
@@ -898,7 +901,7 @@ static void send_upload_part(LayoutdCollectionView *self)
     Request *r = request(REQ_UPDATE);
     r->data = self->upload_data;
     self->upload_data = NULL;
-    r->last_part = TRUE;
+    r->upload_commit = TRUE;
     send_request(self, LAYOUTD_METHOD_VIEW_STAGE_COMMIT, p, r);
 }
 
@@ -956,11 +959,8 @@ static void try_create(LayoutdCollectionView *self)
     layoutd_gtk_json_number(p, self->width);
     g_string_append(p, ",\"height\":");
     layoutd_gtk_json_number(p, self->height);
-    g_string_append(p, ",\"offset\":{\"x\":");
-    layoutd_gtk_json_number(p, off_x);
-    g_string_append(p, ",\"y\":");
-    layoutd_gtk_json_number(p, off_y);
-    g_string_append(p, "}},\"windowMargin\":");
+    layoutd_gtk_json_point(p, "offset", off_x, off_y);
+    g_string_append(p, "},\"windowMargin\":");
     layoutd_gtk_json_number(p, self->window_margin);
     self->rtl = gtk_widget_get_direction(GTK_WIDGET(self)) == GTK_TEXT_DIR_RTL;
     g_string_append_printf(p, ",\"layoutDirection\":\"%s\"", self->rtl ? "rtl" : "ltr");
@@ -1050,6 +1050,40 @@ static void handle_subscribed(LayoutdCollectionView *self, const layoutd_reply *
 
 static void finish_move(LayoutdCollectionView *self, const layoutd_json *result);
 
+/* Whether a request's reply is an invalidation (its event follows on our subscription). */
+static gboolean request_mutates(RequestKind kind)
+{
+    switch (kind) {
+    case REQ_UPDATE: case REQ_SCROLL: case REQ_SCROLL_END: case REQ_SCROLL_TO: case REQ_RESIZE: case REQ_MEASURE:
+    case REQ_SELECT: case REQ_CONFIGURE: case REQ_SET_STRATEGY: case REQ_DIRECTION: case REQ_BEGIN_MOVE:
+    case REQ_UPDATE_MOVE: case REQ_END_MOVE:
+        return TRUE;
+    default:
+        return FALSE;
+    }
+}
+
+/* A move step was refused: NoActiveMove (another change, ours or another client's, ended the
+   move) is expected; anything else is reported. Either way the drag is over here too. */
+static void move_refused(LayoutdCollectionView *self, const layoutd_error *e)
+{
+    self->moving = FALSE;
+    self->auto_scroll_x = self->auto_scroll_y = 0;
+    if (strcmp(e->name, "NoActiveMove") != 0) report(self, layoutd_gtk_error_from(e));
+    if (self->model_dirty) ensure_tick(self);   /* model changes waited for the drag */
+}
+
+/* A move step was answered: the end the user asked for meanwhile goes now, else the latest point. */
+static void move_step_answered(LayoutdCollectionView *self)
+{
+    if (self->move_pending_end) {
+        self->move_pending_end = FALSE;
+        layoutd_collection_view_end_move(self, self->move_commit);
+    } else {
+        send_update_move(self);
+    }
+}
+
 static void on_reply(LayoutdConnection *conn, const layoutd_reply *reply, gpointer user)
 {
     Request *r = user;
@@ -1060,11 +1094,11 @@ static void on_reply(LayoutdConnection *conn, const layoutd_reply *reply, gpoint
         return;
     }
     const layoutd_error *e = reply->error;
-    if (!e && reply->result && r->kind != REQ_SUBSCRIBE && r->kind != REQ_CREATE) {
+    if (!e && reply->result && request_mutates(r->kind)) {
         /* A mutation's reply comes before its event, maybe in another read: until the event
            is applied the view is not idle. */
         const layoutd_json *epoch = layoutd_json_get(reply->result, "epoch");
-        if (epoch && epoch->type == LAYOUTD_JSON_NUMBER && !layoutd_json_get(reply->result, "upload")) {
+        if (epoch && epoch->type == LAYOUTD_JSON_NUMBER) {
             gint64 e = (gint64)epoch->num;
             self->awaited_epoch = MAX(self->awaited_epoch, e);
             if (r->kind == REQ_SCROLL || r->kind == REQ_SCROLL_END || r->kind == REQ_SCROLL_TO) {
@@ -1113,7 +1147,7 @@ static void on_reply(LayoutdConnection *conn, const layoutd_reply *reply, gpoint
         handle_subscribed(self, reply);
         break;
     case REQ_UPDATE:
-        if (r->last_part) self->data_in_flight = FALSE;   /* a staged upload's commit */
+        if (r->upload_commit) self->data_in_flight = FALSE;
         if (e) {
             report(self, layoutd_gtk_error_from(e));
             /* What the daemon holds is unknown to us now: send the whole model next frame. */
@@ -1141,7 +1175,7 @@ static void on_reply(LayoutdConnection *conn, const layoutd_reply *reply, gpoint
     case REQ_SCROLL_TO:
         if (e) {
             /* Following the focus to an item deleted meanwhile is nobody's error. */
-            if (!(r->text && strcmp(e->name, "ItemNotFound") == 0)) report(self, layoutd_gtk_error_from(e));
+            if (!(r->for_focus && strcmp(e->name, "ItemNotFound") == 0)) report(self, layoutd_gtk_error_from(e));
             break;
         }
         {
@@ -1153,7 +1187,7 @@ static void on_reply(LayoutdConnection *conn, const layoutd_reply *reply, gpoint
             /* The daemon is at the target already; the adjustments glide there. */
             self->ack_x = tx;
             self->ack_y = ty;
-            gboolean animate = r->kind == REQ_SCROLL_END || r->last_part;
+            gboolean animate = r->kind == REQ_SCROLL_END || r->animate;
             if (animate) {
                 self->settling = TRUE;
                 self->settle_seconds = r->kind == REQ_SCROLL_END ? fling_seconds(r->x, r->y) : SETTLE_SECONDS;
@@ -1213,8 +1247,8 @@ static void on_reply(LayoutdConnection *conn, const layoutd_reply *reply, gpoint
             if (id) {
                 layoutd_collection_view_set_focus_id(self, id);
                 Request *s = request(REQ_SCROLL_TO);
-                s->last_part = TRUE;   /* animate */
-                s->text = g_strdup("focus");
+                s->animate = TRUE;
+                s->for_focus = TRUE;
                 GString *p = params_begin(self);
                 g_string_append(p, ",\"id\":");
                 layoutd_gtk_json_string(p, id);
@@ -1227,25 +1261,13 @@ static void on_reply(LayoutdConnection *conn, const layoutd_reply *reply, gpoint
         break;
     case REQ_BEGIN_MOVE:
         self->move_in_flight = FALSE;
-        if (e) {
-            self->moving = FALSE;
-            report(self, layoutd_gtk_error_from(e));
-            break;
-        }
-        if (self->move_pending_end) {
-            self->move_pending_end = FALSE;
-            layoutd_collection_view_end_move(self, self->move_commit);
-        } else {
-            send_update_move(self);
-        }
+        if (e) move_refused(self, e);
+        else move_step_answered(self);
         break;
     case REQ_UPDATE_MOVE:
         self->move_in_flight = FALSE;
         if (e) {
-            /* NoActiveMove: another client's change ended it. */
-            self->moving = FALSE;
-            self->auto_scroll_x = self->auto_scroll_y = 0;
-            if (strcmp(e->name, "NoActiveMove") != 0) report(self, layoutd_gtk_error_from(e));
+            move_refused(self, e);
             break;
         }
         {
@@ -1254,24 +1276,12 @@ static void on_reply(LayoutdConnection *conn, const layoutd_reply *reply, gpoint
             self->auto_scroll_y = layoutd_json_number(layoutd_json_get(as, "y"), 0);
             if (self->auto_scroll_x != 0 || self->auto_scroll_y != 0) ensure_tick(self);
         }
-        if (self->move_pending_end) {
-            self->move_pending_end = FALSE;
-            layoutd_collection_view_end_move(self, self->move_commit);
-        } else {
-            send_update_move(self);
-        }
+        move_step_answered(self);
         break;
     case REQ_END_MOVE:
         self->move_in_flight = FALSE;
-        if (e) {
-            /* NoActiveMove: another change (ours or another client's) ended it already. */
-            self->moving = FALSE;
-            self->auto_scroll_x = self->auto_scroll_y = 0;
-            if (strcmp(e->name, "NoActiveMove") != 0) report(self, layoutd_gtk_error_from(e));
-            if (self->model_dirty) ensure_tick(self);
-            break;
-        }
-        finish_move(self, reply->result);
+        if (e) move_refused(self, e);
+        else finish_move(self, reply->result);
         break;
     case REQ_SET_STRATEGY:
         if (e) report(self, layoutd_gtk_error_from(e));
@@ -1289,7 +1299,6 @@ static void on_reply(LayoutdConnection *conn, const layoutd_reply *reply, gpoint
     case REQ_MEASURE:
     case REQ_DIRECTION:
     case REQ_UNSUBSCRIBE:
-    case REQ_OTHER:
         if (e && !(r->kind == REQ_UNSUBSCRIBE)) report(self, layoutd_gtk_error_from(e));
         break;
     }
@@ -1310,18 +1319,9 @@ static void send_scroll(LayoutdCollectionView *self)
     self->scroll_dirty = FALSE;
     if (x == self->ack_x && y == self->ack_y) return;
     GString *p = params_begin(self);
-    g_string_append(p, ",\"offset\":{\"x\":");
-    layoutd_gtk_json_number(p, x);
-    g_string_append(p, ",\"y\":");
-    layoutd_gtk_json_number(p, y);
-    g_string_append_c(p, '}');
-    if (self->velocity_x != 0 || self->velocity_y != 0) {
-        g_string_append(p, ",\"velocity\":{\"x\":");
-        layoutd_gtk_json_number(p, CLAMP(self->velocity_x, -1e6, 1e6));
-        g_string_append(p, ",\"y\":");
-        layoutd_gtk_json_number(p, CLAMP(self->velocity_y, -1e6, 1e6));
-        g_string_append_c(p, '}');
-    }
+    layoutd_gtk_json_point(p, "offset", x, y);
+    if (self->velocity_x != 0 || self->velocity_y != 0)
+        layoutd_gtk_json_point(p, "velocity", CLAMP(self->velocity_x, -1e6, 1e6), CLAMP(self->velocity_y, -1e6, 1e6));
     g_string_append_c(p, '}');
     Request *r = request(REQ_SCROLL);
     r->x = x;
@@ -1335,11 +1335,8 @@ static void send_resize(LayoutdCollectionView *self)
     if (self->width <= 0 || self->height <= 0) return;
     if (self->width == self->sent_w && self->height == self->sent_h) return;
     GString *p = params_begin(self);
-    g_string_append(p, ",\"size\":{\"width\":");
-    layoutd_gtk_json_number(p, self->width);
-    g_string_append(p, ",\"height\":");
-    layoutd_gtk_json_number(p, self->height);
-    g_string_append(p, "}}");
+    layoutd_gtk_json_size(p, "size", self->width, self->height);
+    g_string_append_c(p, '}');
     self->sent_w = self->width;
     self->sent_h = self->height;
     if (send_request(self, LAYOUTD_METHOD_VIEW_RESIZE, p, request(REQ_RESIZE))) self->resize_in_flight = TRUE;
@@ -1350,11 +1347,8 @@ static void send_update_move(LayoutdCollectionView *self)
     if (!self->moving || self->move_in_flight || !self->move_dirty) return;
     self->move_dirty = FALSE;
     GString *p = params_begin(self);
-    g_string_append(p, ",\"point\":{\"x\":");
-    layoutd_gtk_json_number(p, self->move_x);
-    g_string_append(p, ",\"y\":");
-    layoutd_gtk_json_number(p, self->move_y);
-    g_string_append(p, "}}");
+    layoutd_gtk_json_point(p, "point", self->move_x, self->move_y);
+    g_string_append_c(p, '}');
     if (send_request(self, LAYOUTD_METHOD_VIEW_UPDATE_MOVE, p, request(REQ_UPDATE_MOVE))) self->move_in_flight = TRUE;
 }
 
@@ -1383,6 +1377,7 @@ static void flush_data(LayoutdCollectionView *self)
     self->model_dirty = FALSE;
     layoutd_sync_data_free(self->current);
     self->current = layoutd_sync_data_copy(now);
+    self->current_stale = FALSE;
     if (!self->sent) {
         begin_upload(self, now);
         return;
@@ -1422,6 +1417,7 @@ static void flush_data(LayoutdCollectionView *self)
 static void on_items_changed(GListModel *model, guint position, guint removed, guint added, LayoutdCollectionView *self)
 {
     self->model_dirty = TRUE;
+    self->current_stale = TRUE;
     if (self->state == LAYOUTD_VIEW_STATE_READY) ensure_tick(self);
     else if (self->state == LAYOUTD_VIEW_STATE_IDLE) try_create(self);
 }
@@ -1468,11 +1464,8 @@ static void queue_measurements(LayoutdCollectionView *self)
         el->reported_height = h;
         GString *e = g_string_new("{\"id\":");
         layoutd_gtk_json_string(e, el->id);
-        g_string_append(e, ",\"size\":{\"width\":");
-        layoutd_gtk_json_number(e, w);
-        g_string_append(e, ",\"height\":");
-        layoutd_gtk_json_number(e, h);
-        g_string_append(e, "}}");
+        layoutd_gtk_json_size(e, "size", w, h);
+        g_string_append_c(e, '}');
         g_ptr_array_add(self->measure_queue, g_string_free(e, FALSE));
         if (self->measure_queue->len >= 1000) break;
     }
@@ -1658,17 +1651,13 @@ static gboolean on_key_pressed(GtkEventControllerKey *controller, guint keyval, 
 
 static void on_long_press(GtkGestureLongPress *gesture, double x, double y, LayoutdCollectionView *self)
 {
-    if (layoutd_collection_view_begin_move(self, x, y)) {
-        self->suppress_click = TRUE;
-        self->press_armed = TRUE;
-    }
+    if (layoutd_collection_view_begin_move(self, x, y)) self->suppress_click = TRUE;
 }
 
 static void on_drag_begin(GtkGestureDrag *gesture, double x, double y, LayoutdCollectionView *self)
 {
     self->press_x = x;
     self->press_y = y;
-    self->press_armed = FALSE;
 }
 
 static void on_drag_update(GtkGestureDrag *gesture, double dx, double dy, LayoutdCollectionView *self)
@@ -2658,7 +2647,7 @@ void layoutd_collection_view_scroll_to(LayoutdCollectionView *self, const char *
     layoutd_gtk_json_string(p, align ? align : "start");
     g_string_append_c(p, '}');
     Request *r = request(REQ_SCROLL_TO);
-    r->last_part = animated;
+    r->animate = animated;
     send_request(self, LAYOUTD_METHOD_VIEW_SCROLL_TO, p, r);
 }
 
@@ -2676,15 +2665,9 @@ void layoutd_collection_view_fling(LayoutdCollectionView *self, double velocity_
     if (self->state != LAYOUTD_VIEW_STATE_READY) return;
     double k = DECELERATION_RATE / (1 - DECELERATION_RATE) / 1000.0;
     GString *p = params_begin(self);
-    g_string_append(p, ",\"proposed\":{\"x\":");
-    layoutd_gtk_json_number(p, adj_value(self->hadj) + velocity_x * k);
-    g_string_append(p, ",\"y\":");
-    layoutd_gtk_json_number(p, adj_value(self->vadj) + velocity_y * k);
-    g_string_append(p, "},\"velocity\":{\"x\":");
-    layoutd_gtk_json_number(p, velocity_x);
-    g_string_append(p, ",\"y\":");
-    layoutd_gtk_json_number(p, velocity_y);
-    g_string_append(p, "}}");
+    layoutd_gtk_json_point(p, "proposed", adj_value(self->hadj) + velocity_x * k, adj_value(self->vadj) + velocity_y * k);
+    layoutd_gtk_json_point(p, "velocity", velocity_x, velocity_y);
+    g_string_append_c(p, '}');
     Request *r = request(REQ_SCROLL_END);
     r->x = velocity_x;
     r->y = velocity_y;
@@ -2780,11 +2763,8 @@ gboolean layoutd_collection_view_begin_move(LayoutdCollectionView *self, double 
     GString *p = params_begin(self);
     g_string_append(p, ",\"id\":");
     layoutd_gtk_json_string(p, el->id);
-    g_string_append(p, ",\"point\":{\"x\":");
-    layoutd_gtk_json_number(p, x);
-    g_string_append(p, ",\"y\":");
-    layoutd_gtk_json_number(p, y);
-    g_string_append(p, "}}");
+    layoutd_gtk_json_point(p, "point", x, y);
+    g_string_append_c(p, '}');
     if (!send_request(self, LAYOUTD_METHOD_VIEW_BEGIN_MOVE, p, request(REQ_BEGIN_MOVE))) return FALSE;
     self->moving = TRUE;
     self->move_in_flight = TRUE;
@@ -2855,11 +2835,9 @@ char *layoutd_collection_view_save_state(LayoutdCollectionView *self)
 {
     GString *s = g_string_new("{\"version\":1,\"strategy\":");
     layoutd_gtk_json_string(s, self->strategy);
-    g_string_append_printf(s, ",\"parameters\":%s,\"offset\":{\"x\":", self->parameters);
-    layoutd_gtk_json_number(s, adj_value(self->hadj));
-    g_string_append(s, ",\"y\":");
-    layoutd_gtk_json_number(s, adj_value(self->vadj));
-    g_string_append(s, "},\"selection\":[");
+    g_string_append_printf(s, ",\"parameters\":%s", self->parameters);
+    layoutd_gtk_json_point(s, "offset", adj_value(self->hadj), adj_value(self->vadj));
+    g_string_append(s, ",\"selection\":[");
     char **sel = layoutd_collection_view_get_selection(self);
     for (char **id = sel; *id; id++) {
         if (id != sel) g_string_append_c(s, ',');

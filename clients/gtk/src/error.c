@@ -58,3 +58,22 @@ void layoutd_gtk_json_number(GString *out, double v)
         g_string_append(out, g_ascii_dtostr(buf, sizeof buf, v));   /* locale-independent, round-trips */
     }
 }
+
+static void json_pair(GString *out, const char *key, const char *first, double a, const char *second, double b)
+{
+    g_string_append_printf(out, ",\"%s\":{\"%s\":", key, first);
+    layoutd_gtk_json_number(out, a);
+    g_string_append_printf(out, ",\"%s\":", second);
+    layoutd_gtk_json_number(out, b);
+    g_string_append_c(out, '}');
+}
+
+void layoutd_gtk_json_point(GString *out, const char *key, double x, double y)
+{
+    json_pair(out, key, "x", x, "y", y);
+}
+
+void layoutd_gtk_json_size(GString *out, const char *key, double width, double height)
+{
+    json_pair(out, key, "width", width, "height", height);
+}

@@ -16,6 +16,10 @@ GError *layoutd_gtk_error_from(const layoutd_error *err);
 void layoutd_gtk_json_string(GString *out, const char *s);
 /* Appends a number as the daemon writes it (integers without a fraction). */
 void layoutd_gtk_json_number(GString *out, double v);
+/* Appends ,"key":{"x":x,"y":y} and ,"key":{"width":w,"height":h} (the protocol's point and
+   size members; `key` is a plain name, written as it is). */
+void layoutd_gtk_json_point(GString *out, const char *key, double x, double y);
+void layoutd_gtk_json_size(GString *out, const char *key, double width, double height);
 
 /* ---- the connection (connection.c) ---- */
 /* A reply handler that sees the C client's reply (valid during the call only). The reply is
