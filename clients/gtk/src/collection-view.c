@@ -1084,11 +1084,21 @@ static void move_step_answered(LayoutdCollectionView *self)
     }
 }
 
+/* The connection went away with the request unanswered (a restart, a crash, a peer that broke
+   the protocol). This is not the request's failure: on_connection_lost keeps the view
+   RECONNECTING and says what needs saying, and the view is created again when the daemon is
+   back. */
+static gboolean lost_with_the_connection(const layoutd_error *e)
+{
+    return e && (e->code == LAYOUTD_ERR_CLOSED || e->code == LAYOUTD_ERR_IO || e->code == LAYOUTD_ERR_PROTOCOL ||
+                 e->code == LAYOUTD_ERR_SHUTDOWN);
+}
+
 static void on_reply(LayoutdConnection *conn, const layoutd_reply *reply, gpointer user)
 {
     Request *r = user;
     LayoutdCollectionView *self = r->view;
-    gboolean stale = r->generation != self->session;
+    gboolean stale = r->generation != self->session || lost_with_the_connection(reply->error);
     if (stale) {
         reply_done(r);
         return;
