@@ -401,6 +401,26 @@ extension MethodCatalog {
             errors: [],
             events: []),
         Method(
+            name: "view.export", summary: "the view's whole state as a versioned blob, in parts", doc: "views.md#viewexport",
+            parameters: [
+                Parameter(name: "view", type: "string", required: true, summary: "the view's name"),
+                Parameter(name: "cursor", type: "string", required: false, summary: "the next of the previous part (InvalidParams when it is not one of this view's live snapshots); absent for part 1"),
+                Parameter(name: "limit", type: "integer", required: false, summary: "items per part, 1 to maximumBatchSize; default 10000"),
+            ],
+            result: "viewExport", mutates: false,
+            errors: ["ViewNotFound", "LimitExceeded"],
+            events: []),
+        Method(
+            name: "view.import", summary: "create a view from an export, exactly as it was (parts sent in order)", doc: "views.md#viewimport",
+            parameters: [
+                Parameter(name: "view", type: "string", required: false, summary: "with part 1: the new view's name, 1 to 256 UTF-8 bytes; ViewExists if taken (checked at part 1 and again at the last)"),
+                Parameter(name: "blob", type: "viewExport", required: true, summary: "one part of an export, unchanged (InvalidExport when it is not one; UnsupportedExportVersion for a format version this daemon does not read)"),
+                Parameter(name: "importId", type: "string", required: false, summary: "with parts 2 and later: the importId part 1 answered (InvalidParams when it is not an open import of this connection)"),
+            ],
+            result: "{part, items, snapshot?, importId?}", mutates: false,
+            errors: ["ViewExists", "InvalidExport", "UnsupportedExportVersion", "UnknownStrategy", "UnknownParameter", "InvalidParameter", "InvalidViewport", "InvalidSize", "InvalidID", "DuplicateItemID", "DuplicateSectionID", "ItemNotFound", "SectionNotFound", "SectionNotOrthogonal", "ElementNotFound", "LimitExceeded"],
+            events: []),
+        Method(
             name: "view.query", summary: "elements intersecting a rect, a page at a time in key order", doc: "views.md#viewquery",
             parameters: [
                 Parameter(name: "view", type: "string", required: true, summary: "the view's name"),
@@ -512,6 +532,8 @@ extension ErrorCatalog {
         ("MoveInProgress", -32026, "an interactive move is in progress on the view; end it first"),
         ("NoActiveMove", -32027, "no interactive move is in progress on the view"),
         ("SectionNotOrthogonal", -32028, "the section does not scroll on its own (no orthogonalScrollingBehavior in its layout)"),
+        ("InvalidExport", -32029, "the blob is not a part of a layoutd view export this import can take: another format, a malformed or inconsistent field, a part out of order, or counts that do not add up"),
+        ("UnsupportedExportVersion", -32030, "the export's format version is not one this daemon reads"),
         ("LineTooLong", -32700, "a line is longer than the limit; the connection closes"),
     ]
 }

@@ -24,11 +24,16 @@ public struct WireItem: Hashable, Sendable {
     }
 
     public static func read(_ reader: inout ParamsReader) throws(WireError) -> WireItem {
-        let item = WireItem(
-            id: try reader.string("id"), size: try reader.optionalSize("size"),
-            estimatedSize: try reader.optionalSize("estimatedSize"), selectedSize: try reader.optionalSize("selectedSize"))
+        let item = try readFields(&reader)
         try reader.finish()
         return item
+    }
+
+    /// The item's fields, leaving others for the caller to read (an export's item has more).
+    public static func readFields(_ reader: inout ParamsReader) throws(WireError) -> WireItem {
+        WireItem(
+            id: try reader.string("id"), size: try reader.optionalSize("size"),
+            estimatedSize: try reader.optionalSize("estimatedSize"), selectedSize: try reader.optionalSize("selectedSize"))
     }
 }
 

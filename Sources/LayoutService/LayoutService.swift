@@ -109,6 +109,8 @@ public final class LayoutService: Sendable {
     let itemBudget: ItemBudget
     /// Open staged uploads (`view.stage.*`).
     let staging: StagingArea
+    /// Open imports (`view.import` of an export in several parts).
+    let imports: ImportArea
     private let requestCount = Atomic<Int>(0)
     private let errorCount = Atomic<Int>(0)
 
@@ -120,6 +122,7 @@ public final class LayoutService: Sendable {
         self.serverName = serverName
         itemBudget = ItemBudget(maximum: limits.maximumTotalItems)
         staging = StagingArea(itemBudget: itemBudget, limits: limits)
+        imports = ImportArea(itemBudget: itemBudget, limits: limits)
     }
 
     /// The transport that owns this service: `daemon.status`, `daemon.reload` and
@@ -285,6 +288,7 @@ public final class LayoutService: Sendable {
     /// once no request of the connection is still running.
     public func disconnect(_ connection: ConnectionID) {
         staging.discard(connection: connection)
+        imports.discard(connection: connection)
         let hosts = directory.withLock { directory in
             directory.slotsHeld[connection] = nil
             directory.sequencers[connection] = nil
@@ -528,19 +532,24 @@ public final class LayoutService: Sendable {
             itemBudget.release(itemCount)
             throw error.wire
         }
-        // Built outside the lock (a large view takes a while); another connection may have
-        // taken the name or the last slot meanwhile.
-        let host = ViewHost(name: name, view: view, itemBudget: itemBudget)
         do throws(WireError) {
-            try directory.withLock { (directory) throws(WireError) in
-                try Self.checkRoom(for: name, in: directory, limits: limits)
-                directory.views[name] = host
-            }
+            return try adopt(view, named: name).snapshot()
         } catch {
             itemBudget.release(itemCount)
             throw error
         }
-        return host.snapshot()
+    }
+
+    /// Gives a view built outside the lock (a large view takes a while) its name, unless
+    /// another connection took the name or the last slot meanwhile. Its items are the
+    /// caller's to have reserved (and to release when this throws).
+    func adopt(_ view: View, named name: String) throws(WireError) -> ViewHost {
+        let host = ViewHost(name: name, view: view, itemBudget: itemBudget)
+        try directory.withLock { (directory) throws(WireError) in
+            try Self.checkRoom(for: name, in: directory, limits: limits)
+            directory.views[name] = host
+        }
+        return host
     }
 
     static func layoutDirection(_ name: String) throws(WireError) -> LayoutDirection {
@@ -548,7 +557,7 @@ public final class LayoutService: Sendable {
         return direction
     }
 
-    private func checkRoom(for name: String) throws(WireError) {
+    func checkRoom(for name: String) throws(WireError) {
         try directory.withLock { (directory) throws(WireError) in try Self.checkRoom(for: name, in: directory, limits: limits) }
     }
 

@@ -136,6 +136,11 @@ public enum Methods {
             try service.stageAbort(&params, connection: connection)
             finish(.success(emptyObject), [])
         },
+        // Offloaded: a part writes up to maximumBatchSize items.
+        view("view.export", .offload) { host, params, _ throws(WireError) in (try host.export(&params), []) },
+        deferred("view.import", .offload) { service, params, connection, finish throws(WireError) in
+            finish(.success(try service.importView(&params, connection: connection)), [])
+        },
         view("view.query", .inline) { host, params, _ throws(WireError) in (try host.query(&params), []) },
         view("view.item", .inline) { host, params, _ throws(WireError) in (try host.item(&params), []) },
         // Offloaded: a page may walk every item (a large selection) or sort every selected one.

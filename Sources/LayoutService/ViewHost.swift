@@ -32,6 +32,10 @@ final class ViewHost: @unchecked Sendable {
     let subscribers = Mutex<[Subscriber]>([])
     /// Set by `view.delete`; requests already queued then find no view.
     private(set) var isDeleted = false
+    /// Snapshots of exports whose later parts are still to be read, by number
+    /// (`ViewExport.swift`).
+    var exports: [Int: ExportSnapshot] = [:]
+    var nextExport = 1
     let summary: Mutex<ViewSummary>
     private let itemBudget: ItemBudget
     /// When the health probe still in this view's queue was sent (uptime in ns), 0 when none

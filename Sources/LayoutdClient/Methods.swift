@@ -45,6 +45,8 @@ public enum LayoutdMethods {
             ViewStageAppend.self,
             ViewStageCommit.self,
             ViewStageAbort.self,
+            ViewExport.self,
+            ViewImport.self,
             ViewQuery.self,
             ViewItem.self,
             ViewSelection.self,
@@ -2546,6 +2548,269 @@ public enum LayoutdMethods {
         public static func result(_ value: JSONValue) throws(DecodingFailure) -> Result { try Result(value, "result") }
     }
 
+    /// `view.export`: the view's whole state as a versioned blob, in parts
+    /// (protocol/views.md#viewexport).
+    public enum ViewExport: LayoutdMethod {
+        public static let name = "view.export"
+        public static let mutates = false
+
+        public struct Params: LayoutdParams {
+            /// the view's name
+            public var view: String
+            /// the next of the previous part (InvalidParams when it is not one of this view's live
+            /// snapshots); absent for part 1
+            public var cursor: String?
+            /// items per part, 1 to maximumBatchSize; default 10000
+            public var limit: Int?
+
+            public init(view: String, cursor: String? = nil, limit: Int? = nil) {
+                self.view = view
+                self.cursor = cursor
+                self.limit = limit
+            }
+
+            /// Reads the object (`context` names it in a failure).
+            public init(_ value: JSONValue, _ context: String) throws(DecodingFailure) {
+                let object = try WireDecode.object(value, context)
+                try WireDecode.onlyKnown(object, ["view", "cursor", "limit"], context)
+                self.view = try WireDecode.string(object["view"], "\(context).view")
+                self.cursor = try WireDecode.optional(object["cursor"]) { value throws(DecodingFailure) in try WireDecode.string(value, "\(context).cursor") }
+                self.limit = try WireDecode.optional(object["limit"]) { value throws(DecodingFailure) in try WireDecode.integer(value, "\(context).limit") }
+            }
+
+            /// The object as the request sends it: fields in the schema's order, absent ones left out.
+            public var json: JSONObject {
+                var object = JSONObject()
+                object["view"] = .string(view)
+                if let value = cursor { object["cursor"] = .string(value) }
+                if let value = limit { object["limit"] = .number(Double(value)) }
+                return object
+            }
+        }
+
+        public struct Result: Sendable {
+            public struct Viewport: Sendable {
+                public var width: Double
+                public var height: Double
+                public var offset: Point
+                public var contentInsets: EdgeInsets
+                public var safeAreaInsets: EdgeInsets?
+                public var layoutMargins: EdgeInsets?
+                public var readableWidth: Double?
+                /// The object as the daemon sent it (fields newer than this client included).
+                public var json: JSONObject
+
+                /// Reads the object (`context` names it in a failure).
+                public init(_ value: JSONValue, _ context: String) throws(DecodingFailure) {
+                    let object = try WireDecode.object(value, context)
+                    self.width = try WireDecode.number(object["width"], "\(context).width")
+                    self.height = try WireDecode.number(object["height"], "\(context).height")
+                    self.offset = try WireDecode.point(object["offset"], "\(context).offset")
+                    self.contentInsets = try WireDecode.insets(object["contentInsets"], "\(context).contentInsets")
+                    self.safeAreaInsets = try WireDecode.optional(object["safeAreaInsets"]) { value throws(DecodingFailure) in try WireDecode.insets(value, "\(context).safeAreaInsets") }
+                    self.layoutMargins = try WireDecode.optional(object["layoutMargins"]) { value throws(DecodingFailure) in try WireDecode.insets(value, "\(context).layoutMargins") }
+                    self.readableWidth = try WireDecode.optional(object["readableWidth"]) { value throws(DecodingFailure) in try WireDecode.number(value, "\(context).readableWidth") }
+                    json = object
+                }
+            }
+            public struct SupplementaryMeasurement: Sendable {
+                public var kind: ElementKind
+                public var id: String
+                public var width: Double
+                public var height: Double
+                /// The object as the daemon sent it (fields newer than this client included).
+                public var json: JSONObject
+
+                /// Reads the object (`context` names it in a failure).
+                public init(_ value: JSONValue, _ context: String) throws(DecodingFailure) {
+                    let object = try WireDecode.object(value, context)
+                    self.kind = ElementKind(rawValue: try WireDecode.string(object["kind"], "\(context).kind"))
+                    self.id = try WireDecode.string(object["id"], "\(context).id")
+                    self.width = try WireDecode.number(object["width"], "\(context).width")
+                    self.height = try WireDecode.number(object["height"], "\(context).height")
+                    json = object
+                }
+            }
+            public struct Section: Sendable {
+                public struct Item: Sendable {
+                    public var id: String
+                    public var size: Size?
+                    public var estimatedSize: Size?
+                    public var selectedSize: Size?
+                    /// the size view.measure gave it, when it has one
+                    public var measuredSize: Size?
+                    /// present when the item is selected
+                    public var selected: JSONValue?
+                    /// The object as the daemon sent it (fields newer than this client included).
+                    public var json: JSONObject
+
+                    /// Reads the object (`context` names it in a failure).
+                    public init(_ value: JSONValue, _ context: String) throws(DecodingFailure) {
+                        let object = try WireDecode.object(value, context)
+                        self.id = try WireDecode.string(object["id"], "\(context).id")
+                        self.size = try WireDecode.optional(object["size"]) { value throws(DecodingFailure) in try WireDecode.size(value, "\(context).size") }
+                        self.estimatedSize = try WireDecode.optional(object["estimatedSize"]) { value throws(DecodingFailure) in try WireDecode.size(value, "\(context).estimatedSize") }
+                        self.selectedSize = try WireDecode.optional(object["selectedSize"]) { value throws(DecodingFailure) in try WireDecode.size(value, "\(context).selectedSize") }
+                        self.measuredSize = try WireDecode.optional(object["measuredSize"]) { value throws(DecodingFailure) in try WireDecode.size(value, "\(context).measuredSize") }
+                        self.selected = try WireDecode.optional(object["selected"]) { value throws(DecodingFailure) in WireDecode.any(value) }
+                        json = object
+                    }
+                }
+                public var id: String
+                public var headerSize: Size?
+                public var footerSize: Size?
+                /// an orthogonally scrolling section's offset, when not 0
+                public var offset: Double?
+                public var items: [Item]
+                /// The object as the daemon sent it (fields newer than this client included).
+                public var json: JSONObject
+
+                /// Reads the object (`context` names it in a failure).
+                public init(_ value: JSONValue, _ context: String) throws(DecodingFailure) {
+                    let object = try WireDecode.object(value, context)
+                    self.id = try WireDecode.string(object["id"], "\(context).id")
+                    self.headerSize = try WireDecode.optional(object["headerSize"]) { value throws(DecodingFailure) in try WireDecode.size(value, "\(context).headerSize") }
+                    self.footerSize = try WireDecode.optional(object["footerSize"]) { value throws(DecodingFailure) in try WireDecode.size(value, "\(context).footerSize") }
+                    self.offset = try WireDecode.optional(object["offset"]) { value throws(DecodingFailure) in try WireDecode.number(value, "\(context).offset") }
+                    self.items = try WireDecode.array(object["items"], "\(context).items") { value, context throws(DecodingFailure) in try Item(WireDecode.present(value, context), context) }
+                    json = object
+                }
+            }
+            public var format: String
+            /// the format's version: 1
+            public var version: Int
+            /// the daemon's release that wrote it (part 1; informative)
+            public var release: String?
+            /// the exported view's name
+            public var view: String
+            /// the view's epoch in the snapshot (an import continues from it)
+            public var epoch: Int
+            /// 1, 2, ... in order
+            public var part: Int
+            /// part 1: the strategy
+            public var strategy: String?
+            /// part 1: the strategy's parameters, all of them
+            public var params: JSONObject?
+            /// part 1
+            public var layoutDirection: String?
+            /// part 1: the viewport as the view holds it: offset in screen coordinates (for a
+            /// horizontal rtl view, from the content's left edge, unlike view.create's)
+            public var viewport: Viewport?
+            /// part 1
+            public var windowMargin: Double?
+            /// part 1, when not firstVisible: the view's anchor policy
+            public var anchor: WireAnchor?
+            /// part 1, when a view.scrollTo target is in force
+            public var scrollTarget: WireAnchor?
+            /// part 1: sections in the export
+            public var sectionCount: Int?
+            /// part 1: items in the export
+            public var itemCount: Int?
+            /// part 1, when any: measured sizes of supplementary elements the strategy keeps
+            /// (compositional's estimated boundary items and badges)
+            public var supplementaryMeasurements: [SupplementaryMeasurement]?
+            public var sections: [Section]
+            /// the cursor of the next part (view.export), null for the last
+            public var next: String?
+            /// The object as the daemon sent it (fields newer than this client included).
+            public var json: JSONObject
+
+            /// Reads the object (`context` names it in a failure).
+            public init(_ value: JSONValue, _ context: String) throws(DecodingFailure) {
+                let object = try WireDecode.object(value, context)
+                self.format = try WireDecode.string(object["format"], "\(context).format")
+                self.version = try WireDecode.integer(object["version"], "\(context).version")
+                self.release = try WireDecode.optional(object["release"]) { value throws(DecodingFailure) in try WireDecode.string(value, "\(context).release") }
+                self.view = try WireDecode.string(object["view"], "\(context).view")
+                self.epoch = try WireDecode.integer(object["epoch"], "\(context).epoch")
+                self.part = try WireDecode.integer(object["part"], "\(context).part")
+                self.strategy = try WireDecode.optional(object["strategy"]) { value throws(DecodingFailure) in try WireDecode.string(value, "\(context).strategy") }
+                self.params = try WireDecode.optional(object["params"]) { value throws(DecodingFailure) in try WireDecode.object(value, "\(context).params") }
+                self.layoutDirection = try WireDecode.optional(object["layoutDirection"]) { value throws(DecodingFailure) in try WireDecode.string(value, "\(context).layoutDirection") }
+                self.viewport = try WireDecode.optional(object["viewport"]) { value throws(DecodingFailure) in try Viewport(WireDecode.present(value, "\(context).viewport"), "\(context).viewport") }
+                self.windowMargin = try WireDecode.optional(object["windowMargin"]) { value throws(DecodingFailure) in try WireDecode.number(value, "\(context).windowMargin") }
+                self.anchor = try WireDecode.optional(object["anchor"]) { value throws(DecodingFailure) in try WireDecode.anchor(value, "\(context).anchor") }
+                self.scrollTarget = try WireDecode.optional(object["scrollTarget"]) { value throws(DecodingFailure) in try WireDecode.anchor(value, "\(context).scrollTarget") }
+                self.sectionCount = try WireDecode.optional(object["sectionCount"]) { value throws(DecodingFailure) in try WireDecode.integer(value, "\(context).sectionCount") }
+                self.itemCount = try WireDecode.optional(object["itemCount"]) { value throws(DecodingFailure) in try WireDecode.integer(value, "\(context).itemCount") }
+                self.supplementaryMeasurements = try WireDecode.optional(object["supplementaryMeasurements"]) { value throws(DecodingFailure) in try WireDecode.array(value, "\(context).supplementaryMeasurements") { value, context throws(DecodingFailure) in try SupplementaryMeasurement(WireDecode.present(value, context), context) } }
+                self.sections = try WireDecode.array(object["sections"], "\(context).sections") { value, context throws(DecodingFailure) in try Section(WireDecode.present(value, context), context) }
+                self.next = try WireDecode.optional(object["next"]) { value throws(DecodingFailure) in try WireDecode.string(value, "\(context).next") }
+                json = object
+            }
+        }
+
+        public static func result(_ value: JSONValue) throws(DecodingFailure) -> Result { try Result(value, "result") }
+    }
+
+    /// `view.import`: create a view from an export, exactly as it was (parts sent in order)
+    /// (protocol/views.md#viewimport).
+    public enum ViewImport: LayoutdMethod {
+        public static let name = "view.import"
+        public static let mutates = false
+
+        public struct Params: LayoutdParams {
+            /// with part 1: the new view's name, 1 to 256 UTF-8 bytes; ViewExists if taken (checked
+            /// at part 1 and again at the last)
+            public var view: String?
+            /// one part of an export, unchanged (InvalidExport when it is not one;
+            /// UnsupportedExportVersion for a format version this daemon does not read)
+            public var blob: LayoutdMethods.ViewExport
+            /// with parts 2 and later: the importId part 1 answered (InvalidParams when it is not
+            /// an open import of this connection)
+            public var importId: String?
+
+            public init(blob: LayoutdMethods.ViewExport, view: String? = nil, importId: String? = nil) {
+                self.view = view
+                self.blob = blob
+                self.importId = importId
+            }
+
+            /// Reads the object (`context` names it in a failure).
+            public init(_ value: JSONValue, _ context: String) throws(DecodingFailure) {
+                let object = try WireDecode.object(value, context)
+                try WireDecode.onlyKnown(object, ["view", "blob", "importId"], context)
+                self.view = try WireDecode.optional(object["view"]) { value throws(DecodingFailure) in try WireDecode.string(value, "\(context).view") }
+                self.blob = try LayoutdMethods.ViewExport(WireDecode.present(object["blob"], "\(context).blob"), "\(context).blob")
+                self.importId = try WireDecode.optional(object["importId"]) { value throws(DecodingFailure) in try WireDecode.string(value, "\(context).importId") }
+            }
+
+            /// The object as the request sends it: fields in the schema's order, absent ones left out.
+            public var json: JSONObject {
+                var object = JSONObject()
+                if let value = view { object["view"] = .string(value) }
+                object["blob"] = .object(blob.json)
+                if let value = importId { object["importId"] = .string(value) }
+                return object
+            }
+        }
+
+        public struct Result: Sendable {
+            /// the part taken
+            public var part: Int
+            /// items received so far
+            public var items: Int
+            /// after the last part: the new view's snapshot (its epoch is the export's)
+            public var snapshot: Snapshot?
+            /// while more parts are expected: the import's id, to send the next part with
+            public var importId: String?
+            /// The object as the daemon sent it (fields newer than this client included).
+            public var json: JSONObject
+
+            /// Reads the object (`context` names it in a failure).
+            public init(_ value: JSONValue, _ context: String) throws(DecodingFailure) {
+                let object = try WireDecode.object(value, context)
+                self.part = try WireDecode.integer(object["part"], "\(context).part")
+                self.items = try WireDecode.integer(object["items"], "\(context).items")
+                self.snapshot = try WireDecode.optional(object["snapshot"]) { value throws(DecodingFailure) in try Snapshot(WireDecode.present(value, "\(context).snapshot")) }
+                self.importId = try WireDecode.optional(object["importId"]) { value throws(DecodingFailure) in try WireDecode.string(value, "\(context).importId") }
+                json = object
+            }
+        }
+
+        public static func result(_ value: JSONValue) throws(DecodingFailure) -> Result { try Result(value, "result") }
+    }
+
     /// `view.query`: elements intersecting a rect, a page at a time in key order
     /// (protocol/views.md#viewquery).
     public enum ViewQuery: LayoutdMethod {
@@ -2963,6 +3228,281 @@ public enum LayoutdMethods {
             json = object
         }
     }
+
+    /// One part of a view export (views.md#viewexport). Part 1 holds the header; every part holds
+    /// sections, each with the items of this part (a section cut at a part's end continues in the
+    /// next part under the same id, without its header and footer sizes). format and version
+    /// identify the format: a reader refuses what it does not know.
+    public struct ViewExport: Sendable {
+        public enum LayoutDirection: String, Sendable, Hashable, CaseIterable {
+            case ltr
+            case rtl
+        }
+        public struct Viewport: Sendable {
+            public var width: Double
+            public var height: Double
+            public var offset: Point
+            public var contentInsets: EdgeInsets
+            public var safeAreaInsets: EdgeInsets?
+            public var layoutMargins: EdgeInsets?
+            public var readableWidth: Double?
+
+            public init(width: Double, height: Double, offset: Point, contentInsets: EdgeInsets, safeAreaInsets: EdgeInsets? = nil, layoutMargins: EdgeInsets? = nil, readableWidth: Double? = nil) {
+                self.width = width
+                self.height = height
+                self.offset = offset
+                self.contentInsets = contentInsets
+                self.safeAreaInsets = safeAreaInsets
+                self.layoutMargins = layoutMargins
+                self.readableWidth = readableWidth
+            }
+
+            /// Reads the object (`context` names it in a failure).
+            public init(_ value: JSONValue, _ context: String) throws(DecodingFailure) {
+                let object = try WireDecode.object(value, context)
+                try WireDecode.onlyKnown(object, ["width", "height", "offset", "contentInsets", "safeAreaInsets", "layoutMargins", "readableWidth"], context)
+                self.width = try WireDecode.number(object["width"], "\(context).width")
+                self.height = try WireDecode.number(object["height"], "\(context).height")
+                self.offset = try WireDecode.point(object["offset"], "\(context).offset")
+                self.contentInsets = try WireDecode.insets(object["contentInsets"], "\(context).contentInsets")
+                self.safeAreaInsets = try WireDecode.optional(object["safeAreaInsets"]) { value throws(DecodingFailure) in try WireDecode.insets(value, "\(context).safeAreaInsets") }
+                self.layoutMargins = try WireDecode.optional(object["layoutMargins"]) { value throws(DecodingFailure) in try WireDecode.insets(value, "\(context).layoutMargins") }
+                self.readableWidth = try WireDecode.optional(object["readableWidth"]) { value throws(DecodingFailure) in try WireDecode.number(value, "\(context).readableWidth") }
+            }
+
+            /// The object as the request sends it: fields in the schema's order, absent ones left out.
+            public var json: JSONObject {
+                var object = JSONObject()
+                object["width"] = .number(width)
+                object["height"] = .number(height)
+                object["offset"] = .point(offset)
+                object["contentInsets"] = .insets(contentInsets)
+                if let value = safeAreaInsets { object["safeAreaInsets"] = .insets(value) }
+                if let value = layoutMargins { object["layoutMargins"] = .insets(value) }
+                if let value = readableWidth { object["readableWidth"] = .number(value) }
+                return object
+            }
+        }
+        public struct SupplementaryMeasurement: Sendable {
+            public var kind: ElementKind
+            public var id: String
+            public var width: Double
+            public var height: Double
+
+            public init(kind: ElementKind, id: String, width: Double, height: Double) {
+                self.kind = kind
+                self.id = id
+                self.width = width
+                self.height = height
+            }
+
+            /// Reads the object (`context` names it in a failure).
+            public init(_ value: JSONValue, _ context: String) throws(DecodingFailure) {
+                let object = try WireDecode.object(value, context)
+                try WireDecode.onlyKnown(object, ["kind", "id", "width", "height"], context)
+                self.kind = ElementKind(rawValue: try WireDecode.string(object["kind"], "\(context).kind"))
+                self.id = try WireDecode.string(object["id"], "\(context).id")
+                self.width = try WireDecode.number(object["width"], "\(context).width")
+                self.height = try WireDecode.number(object["height"], "\(context).height")
+            }
+
+            /// The object as the request sends it: fields in the schema's order, absent ones left out.
+            public var json: JSONObject {
+                var object = JSONObject()
+                object["kind"] = .string(kind.rawValue)
+                object["id"] = .string(id)
+                object["width"] = .number(width)
+                object["height"] = .number(height)
+                return object
+            }
+        }
+        public struct Section: Sendable {
+            public struct Item: Sendable {
+                public var id: String
+                public var size: Size?
+                public var estimatedSize: Size?
+                public var selectedSize: Size?
+                /// the size view.measure gave it, when it has one
+                public var measuredSize: Size?
+                /// present when the item is selected
+                public var selected: JSONValue?
+
+                public init(id: String, size: Size? = nil, estimatedSize: Size? = nil, selectedSize: Size? = nil, measuredSize: Size? = nil, selected: JSONValue? = nil) {
+                    self.id = id
+                    self.size = size
+                    self.estimatedSize = estimatedSize
+                    self.selectedSize = selectedSize
+                    self.measuredSize = measuredSize
+                    self.selected = selected
+                }
+
+                /// Reads the object (`context` names it in a failure).
+                public init(_ value: JSONValue, _ context: String) throws(DecodingFailure) {
+                    let object = try WireDecode.object(value, context)
+                    try WireDecode.onlyKnown(object, ["id", "size", "estimatedSize", "selectedSize", "measuredSize", "selected"], context)
+                    self.id = try WireDecode.string(object["id"], "\(context).id")
+                    self.size = try WireDecode.optional(object["size"]) { value throws(DecodingFailure) in try WireDecode.size(value, "\(context).size") }
+                    self.estimatedSize = try WireDecode.optional(object["estimatedSize"]) { value throws(DecodingFailure) in try WireDecode.size(value, "\(context).estimatedSize") }
+                    self.selectedSize = try WireDecode.optional(object["selectedSize"]) { value throws(DecodingFailure) in try WireDecode.size(value, "\(context).selectedSize") }
+                    self.measuredSize = try WireDecode.optional(object["measuredSize"]) { value throws(DecodingFailure) in try WireDecode.size(value, "\(context).measuredSize") }
+                    self.selected = try WireDecode.optional(object["selected"]) { value throws(DecodingFailure) in WireDecode.any(value) }
+                }
+
+                /// The object as the request sends it: fields in the schema's order, absent ones left out.
+                public var json: JSONObject {
+                    var object = JSONObject()
+                    object["id"] = .string(id)
+                    if let value = size { object["size"] = .size(value) }
+                    if let value = estimatedSize { object["estimatedSize"] = .size(value) }
+                    if let value = selectedSize { object["selectedSize"] = .size(value) }
+                    if let value = measuredSize { object["measuredSize"] = .size(value) }
+                    if let value = selected { object["selected"] = value }
+                    return object
+                }
+            }
+            public var id: String
+            public var headerSize: Size?
+            public var footerSize: Size?
+            /// an orthogonally scrolling section's offset, when not 0
+            public var offset: Double?
+            public var items: [Item]
+
+            public init(id: String, items: [Item], headerSize: Size? = nil, footerSize: Size? = nil, offset: Double? = nil) {
+                self.id = id
+                self.headerSize = headerSize
+                self.footerSize = footerSize
+                self.offset = offset
+                self.items = items
+            }
+
+            /// Reads the object (`context` names it in a failure).
+            public init(_ value: JSONValue, _ context: String) throws(DecodingFailure) {
+                let object = try WireDecode.object(value, context)
+                try WireDecode.onlyKnown(object, ["id", "headerSize", "footerSize", "offset", "items"], context)
+                self.id = try WireDecode.string(object["id"], "\(context).id")
+                self.headerSize = try WireDecode.optional(object["headerSize"]) { value throws(DecodingFailure) in try WireDecode.size(value, "\(context).headerSize") }
+                self.footerSize = try WireDecode.optional(object["footerSize"]) { value throws(DecodingFailure) in try WireDecode.size(value, "\(context).footerSize") }
+                self.offset = try WireDecode.optional(object["offset"]) { value throws(DecodingFailure) in try WireDecode.number(value, "\(context).offset") }
+                self.items = try WireDecode.array(object["items"], "\(context).items") { value, context throws(DecodingFailure) in try Item(WireDecode.present(value, context), context) }
+            }
+
+            /// The object as the request sends it: fields in the schema's order, absent ones left out.
+            public var json: JSONObject {
+                var object = JSONObject()
+                object["id"] = .string(id)
+                if let value = headerSize { object["headerSize"] = .size(value) }
+                if let value = footerSize { object["footerSize"] = .size(value) }
+                if let value = offset { object["offset"] = .number(value) }
+                object["items"] = .array(items.map { element in .object(element.json) })
+                return object
+            }
+        }
+        public var format: String
+        /// the format's version: 1
+        public var version: Int
+        /// the daemon's release that wrote it (part 1; informative)
+        public var release: String?
+        /// the exported view's name
+        public var view: String
+        /// the view's epoch in the snapshot (an import continues from it)
+        public var epoch: Int
+        /// 1, 2, ... in order
+        public var part: Int
+        /// part 1: the strategy
+        public var strategy: String?
+        /// part 1: the strategy's parameters, all of them
+        public var params: JSONObject?
+        /// part 1
+        public var layoutDirection: LayoutDirection?
+        /// part 1: the viewport as the view holds it: offset in screen coordinates (for a
+        /// horizontal rtl view, from the content's left edge, unlike view.create's)
+        public var viewport: Viewport?
+        /// part 1
+        public var windowMargin: Double?
+        /// part 1, when not firstVisible: the view's anchor policy
+        public var anchor: WireAnchor?
+        /// part 1, when a view.scrollTo target is in force
+        public var scrollTarget: WireAnchor?
+        /// part 1: sections in the export
+        public var sectionCount: Int?
+        /// part 1: items in the export
+        public var itemCount: Int?
+        /// part 1, when any: measured sizes of supplementary elements the strategy keeps
+        /// (compositional's estimated boundary items and badges)
+        public var supplementaryMeasurements: [SupplementaryMeasurement]?
+        public var sections: [Section]
+        /// the cursor of the next part (view.export), null for the last
+        public var next: String?
+
+        public init(format: String, version: Int, view: String, epoch: Int, part: Int, sections: [Section], release: String? = nil, strategy: String? = nil, params: JSONObject? = nil, layoutDirection: LayoutDirection? = nil, viewport: Viewport? = nil, windowMargin: Double? = nil, anchor: WireAnchor? = nil, scrollTarget: WireAnchor? = nil, sectionCount: Int? = nil, itemCount: Int? = nil, supplementaryMeasurements: [SupplementaryMeasurement]? = nil, next: String? = nil) {
+            self.format = format
+            self.version = version
+            self.release = release
+            self.view = view
+            self.epoch = epoch
+            self.part = part
+            self.strategy = strategy
+            self.params = params
+            self.layoutDirection = layoutDirection
+            self.viewport = viewport
+            self.windowMargin = windowMargin
+            self.anchor = anchor
+            self.scrollTarget = scrollTarget
+            self.sectionCount = sectionCount
+            self.itemCount = itemCount
+            self.supplementaryMeasurements = supplementaryMeasurements
+            self.sections = sections
+            self.next = next
+        }
+
+        /// Reads the object (`context` names it in a failure).
+        public init(_ value: JSONValue, _ context: String) throws(DecodingFailure) {
+            let object = try WireDecode.object(value, context)
+            try WireDecode.onlyKnown(object, ["format", "version", "release", "view", "epoch", "part", "strategy", "params", "layoutDirection", "viewport", "windowMargin", "anchor", "scrollTarget", "sectionCount", "itemCount", "supplementaryMeasurements", "sections", "next"], context)
+            self.format = try WireDecode.string(object["format"], "\(context).format")
+            self.version = try WireDecode.integer(object["version"], "\(context).version")
+            self.release = try WireDecode.optional(object["release"]) { value throws(DecodingFailure) in try WireDecode.string(value, "\(context).release") }
+            self.view = try WireDecode.string(object["view"], "\(context).view")
+            self.epoch = try WireDecode.integer(object["epoch"], "\(context).epoch")
+            self.part = try WireDecode.integer(object["part"], "\(context).part")
+            self.strategy = try WireDecode.optional(object["strategy"]) { value throws(DecodingFailure) in try WireDecode.string(value, "\(context).strategy") }
+            self.params = try WireDecode.optional(object["params"]) { value throws(DecodingFailure) in try WireDecode.object(value, "\(context).params") }
+            self.layoutDirection = try WireDecode.optional(object["layoutDirection"]) { value throws(DecodingFailure) in try WireDecode.enumeration(value, "\(context).layoutDirection", LayoutDirection.self) }
+            self.viewport = try WireDecode.optional(object["viewport"]) { value throws(DecodingFailure) in try Viewport(WireDecode.present(value, "\(context).viewport"), "\(context).viewport") }
+            self.windowMargin = try WireDecode.optional(object["windowMargin"]) { value throws(DecodingFailure) in try WireDecode.number(value, "\(context).windowMargin") }
+            self.anchor = try WireDecode.optional(object["anchor"]) { value throws(DecodingFailure) in try WireDecode.anchor(value, "\(context).anchor") }
+            self.scrollTarget = try WireDecode.optional(object["scrollTarget"]) { value throws(DecodingFailure) in try WireDecode.anchor(value, "\(context).scrollTarget") }
+            self.sectionCount = try WireDecode.optional(object["sectionCount"]) { value throws(DecodingFailure) in try WireDecode.integer(value, "\(context).sectionCount") }
+            self.itemCount = try WireDecode.optional(object["itemCount"]) { value throws(DecodingFailure) in try WireDecode.integer(value, "\(context).itemCount") }
+            self.supplementaryMeasurements = try WireDecode.optional(object["supplementaryMeasurements"]) { value throws(DecodingFailure) in try WireDecode.array(value, "\(context).supplementaryMeasurements") { value, context throws(DecodingFailure) in try SupplementaryMeasurement(WireDecode.present(value, context), context) } }
+            self.sections = try WireDecode.array(object["sections"], "\(context).sections") { value, context throws(DecodingFailure) in try Section(WireDecode.present(value, context), context) }
+            self.next = try WireDecode.optional(object["next"]) { value throws(DecodingFailure) in try WireDecode.string(value, "\(context).next") }
+        }
+
+        /// The object as the request sends it: fields in the schema's order, absent ones left out.
+        public var json: JSONObject {
+            var object = JSONObject()
+            object["format"] = .string(format)
+            object["version"] = .number(Double(version))
+            if let value = release { object["release"] = .string(value) }
+            object["view"] = .string(view)
+            object["epoch"] = .number(Double(epoch))
+            object["part"] = .number(Double(part))
+            if let value = strategy { object["strategy"] = .string(value) }
+            if let value = params { object["params"] = .object(value) }
+            if let value = layoutDirection { object["layoutDirection"] = .string(value.rawValue) }
+            if let value = viewport { object["viewport"] = .object(value.json) }
+            if let value = windowMargin { object["windowMargin"] = .number(value) }
+            if let value = anchor { object["anchor"] = value.json }
+            if let value = scrollTarget { object["scrollTarget"] = value.json }
+            if let value = sectionCount { object["sectionCount"] = .number(Double(value)) }
+            if let value = itemCount { object["itemCount"] = .number(Double(value)) }
+            if let value = supplementaryMeasurements { object["supplementaryMeasurements"] = .array(value.map { element in .object(element.json) }) }
+            object["sections"] = .array(sections.map { element in .object(element.json) })
+            if let value = next { object["next"] = .string(value) }
+            return object
+        }
+    }
 }
 
 extension LayoutdConnection {
@@ -3200,6 +3740,20 @@ extension LayoutdConnection {
     /// `timeout`: this call's deadline in seconds (the connection's when nil).
     public func viewStageAbort(upload: String, timeout: Double? = nil) async throws(LayoutdError) -> LayoutdMethods.ViewStageAbort.Result {
         try await call(LayoutdMethods.ViewStageAbort.self, .init(upload: upload), timeout: timeout)
+    }
+
+    /// `view.export`: the view's whole state as a versioned blob, in parts
+    /// (protocol/views.md#viewexport). `timeout`: this call's deadline in seconds (the
+    /// connection's when nil).
+    public func viewExport(view: String, cursor: String? = nil, limit: Int? = nil, timeout: Double? = nil) async throws(LayoutdError) -> LayoutdMethods.ViewExport.Result {
+        try await call(LayoutdMethods.ViewExport.self, .init(view: view, cursor: cursor, limit: limit), timeout: timeout)
+    }
+
+    /// `view.import`: create a view from an export, exactly as it was (parts sent in order)
+    /// (protocol/views.md#viewimport). `timeout`: this call's deadline in seconds (the
+    /// connection's when nil).
+    public func viewImport(blob: LayoutdMethods.ViewExport, view: String? = nil, importId: String? = nil, timeout: Double? = nil) async throws(LayoutdError) -> LayoutdMethods.ViewImport.Result {
+        try await call(LayoutdMethods.ViewImport.self, .init(blob: blob, view: view, importId: importId), timeout: timeout)
     }
 
     /// `view.query`: elements intersecting a rect, a page at a time in key order
@@ -3484,6 +4038,20 @@ extension BlockingConnection {
     /// `timeout`: this call's deadline in seconds (the connection's when nil).
     public func viewStageAbort(upload: String, timeout: Double? = nil) throws(LayoutdError) -> LayoutdMethods.ViewStageAbort.Result {
         try call(LayoutdMethods.ViewStageAbort.self, .init(upload: upload), timeout: timeout)
+    }
+
+    /// `view.export`: the view's whole state as a versioned blob, in parts
+    /// (protocol/views.md#viewexport). `timeout`: this call's deadline in seconds (the
+    /// connection's when nil).
+    public func viewExport(view: String, cursor: String? = nil, limit: Int? = nil, timeout: Double? = nil) throws(LayoutdError) -> LayoutdMethods.ViewExport.Result {
+        try call(LayoutdMethods.ViewExport.self, .init(view: view, cursor: cursor, limit: limit), timeout: timeout)
+    }
+
+    /// `view.import`: create a view from an export, exactly as it was (parts sent in order)
+    /// (protocol/views.md#viewimport). `timeout`: this call's deadline in seconds (the
+    /// connection's when nil).
+    public func viewImport(blob: LayoutdMethods.ViewExport, view: String? = nil, importId: String? = nil, timeout: Double? = nil) throws(LayoutdError) -> LayoutdMethods.ViewImport.Result {
+        try call(LayoutdMethods.ViewImport.self, .init(blob: blob, view: view, importId: importId), timeout: timeout)
     }
 
     /// `view.query`: elements intersecting a rect, a page at a time in key order

@@ -576,6 +576,85 @@ export interface Section {
 }
 
 /**
+ * One part of a view export (views.md#viewexport). Part 1 holds the header; every part holds sections, each
+ * with the items of this part (a section cut at a part's end continues in the next part under the same id,
+ * without its header and footer sizes). format and version identify the format: a reader refuses what it does
+ * not know.
+ */
+export interface ViewExport {
+  format: "layoutd.view";
+  /** the format's version: 1 */
+  version: number;
+  /** the daemon's release that wrote it (part 1; informative) */
+  release?: string;
+  /** the exported view's name */
+  view: string;
+  /** the view's epoch in the snapshot (an import continues from it) */
+  epoch: number;
+  /** 1, 2, ... in order */
+  part: number;
+  /** part 1: the strategy */
+  strategy?: string;
+  /** part 1: the strategy's parameters, all of them */
+  params?: ParameterValues;
+  /** part 1 */
+  layoutDirection?: "ltr" | "rtl";
+  /**
+   * part 1: the viewport as the view holds it: offset in screen coordinates (for a horizontal rtl view, from
+   * the content's left edge, unlike view.create's)
+   */
+  viewport?: {
+    width: number;
+    height: number;
+    offset: Point;
+    contentInsets: InsetsInput;
+    safeAreaInsets?: InsetsInput;
+    layoutMargins?: InsetsInput;
+    readableWidth?: number;
+  };
+  /** part 1 */
+  windowMargin?: number;
+  /** part 1, when not firstVisible: the view's anchor policy */
+  anchor?: AnchorPolicy;
+  /** part 1, when a view.scrollTo target is in force */
+  scrollTarget?: AnchorPolicy;
+  /** part 1: sections in the export */
+  sectionCount?: number;
+  /** part 1: items in the export */
+  itemCount?: number;
+  /**
+   * part 1, when any: measured sizes of supplementary elements the strategy keeps (compositional's estimated
+   * boundary items and badges)
+   */
+  supplementaryMeasurements?: Array<{
+    kind: ElementKind;
+    id: string;
+    width: number;
+    height: number;
+  }>;
+  sections: Array<{
+    id: SectionID;
+    headerSize?: Extent;
+    footerSize?: Extent;
+    /** an orthogonally scrolling section's offset, when not 0 */
+    offset?: number;
+    items: Array<{
+      id: ItemID;
+      size?: Extent;
+      estimatedSize?: Extent;
+      selectedSize?: Extent;
+      /** the size view.measure gave it, when it has one */
+      measuredSize?: Extent;
+      /** present when the item is selected */
+      selected?: true;
+    }>;
+  }>;
+  /** the cursor of the next part (view.export), null for the last */
+  next: string | null;
+  [more: string]: unknown;
+}
+
+/**
  * One change of an atomic batch (view.update), selected by op. Positions are final positions. Unknown fields,
  * and an unknown op, are refused with InvalidParams.
  */
@@ -1712,6 +1791,64 @@ export interface ViewStageAbortParams {
 /** view.stage.abort: an empty object: {} */
 export type ViewStageAbortResult = { [more: string]: unknown };
 
+/** view.export: the view's whole state as a versioned blob, in parts (protocol/views.md#viewexport) */
+export interface ViewExportParams {
+  /** the view's name */
+  view: string;
+  /**
+   * the next of the previous part (InvalidParams when it is not one of this view's live snapshots); absent
+   * for part 1
+   */
+  cursor?: string;
+  /** items per part, 1 to maximumBatchSize; default 10000 */
+  limit?: number;
+}
+
+/**
+ * view.export: One part of the export (views.md#viewexport: the format and its versioning). Fields may be
+ * added within version 1 of the format: ignore unknown ones.
+ */
+export type ViewExportResult = ViewExport;
+
+/**
+ * view.import: create a view from an export, exactly as it was (parts sent in order)
+ * (protocol/views.md#viewimport)
+ */
+export interface ViewImportParams {
+  /**
+   * with part 1: the new view's name, 1 to 256 UTF-8 bytes; ViewExists if taken (checked at part 1 and again
+   * at the last)
+   */
+  view?: string;
+  /**
+   * one part of an export, unchanged (InvalidExport when it is not one; UnsupportedExportVersion for a format
+   * version this daemon does not read)
+   */
+  blob: ViewExport;
+  /**
+   * with parts 2 and later: the importId part 1 answered (InvalidParams when it is not an open import of this
+   * connection)
+   */
+  importId?: string;
+}
+
+/**
+ * view.import: The part taken and the items received so far; importId while more parts are expected, snapshot
+ * once the view is created (after the part whose next is null). Fields may be added within protocol v1:
+ * ignore unknown ones.
+ */
+export interface ViewImportResult {
+  /** the part taken */
+  part: number;
+  /** items received so far */
+  items: number;
+  /** after the last part: the new view's snapshot (its epoch is the export's) */
+  snapshot?: Snapshot;
+  /** while more parts are expected: the import's id, to send the next part with */
+  importId?: string;
+  [more: string]: unknown;
+}
+
 /** view.query: elements intersecting a rect, a page at a time in key order (protocol/views.md#viewquery) */
 export interface ViewQueryParams {
   /** the view's name */
@@ -1895,6 +2032,8 @@ export interface ProtocolMethods {
   "view.stage.append": { params: ViewStageAppendParams; result: ViewStageAppendResult };
   "view.stage.commit": { params: ViewStageCommitParams; result: ViewStageCommitResult };
   "view.stage.abort": { params: ViewStageAbortParams; result: ViewStageAbortResult };
+  "view.export": { params: ViewExportParams; result: ViewExportResult };
+  "view.import": { params: ViewImportParams; result: ViewImportResult };
   "view.query": { params: ViewQueryParams; result: ViewQueryResult };
   "view.item": { params: ViewItemParams; result: ViewItemResult };
   "view.selection": { params: ViewSelectionParams; result: ViewSelectionResult };
@@ -2016,6 +2155,13 @@ export interface ViewMethods {
    * progress (protocol/mutations.md#viewendtransition)
    */
   endTransition(params: ViewEndTransitionParams, options?: CallOptions): Promise<ViewEndTransitionResult>;
+  /** view.export: the view's whole state as a versioned blob, in parts (protocol/views.md#viewexport) */
+  export(params: ViewExportParams, options?: CallOptions): Promise<ViewExportResult>;
+  /**
+   * view.import: create a view from an export, exactly as it was (parts sent in order)
+   * (protocol/views.md#viewimport)
+   */
+  import(params: ViewImportParams, options?: CallOptions): Promise<ViewImportResult>;
   /** view.query: elements intersecting a rect, a page at a time in key order (protocol/views.md#viewquery) */
   query(params: ViewQueryParams, options?: CallOptions): Promise<ViewQueryResult>;
   /** view.item: one item's attributes (protocol/views.md#viewitem) */
@@ -2209,6 +2355,8 @@ export type ErrorName =
   | "MoveInProgress"
   | "NoActiveMove"
   | "SectionNotOrthogonal"
+  | "InvalidExport"
+  | "UnsupportedExportVersion"
   | "LineTooLong";
 
 /** The names whose error line closes the connection. */
@@ -2415,6 +2563,24 @@ export interface SectionNotOrthogonalData {
   [more: string]: unknown;
 }
 
+/** InvalidExport's data. */
+export interface InvalidExportData {
+  /** where in the blob (blob.sections[2].items[7].id) */
+  path: string;
+  /** what is wrong */
+  reason: string;
+  [more: string]: unknown;
+}
+
+/** UnsupportedExportVersion's data. */
+export interface UnsupportedExportVersionData {
+  /** the blob's version (null when absent or not an integer) */
+  version: unknown;
+  /** the versions this daemon reads */
+  supported: number[];
+  [more: string]: unknown;
+}
+
 /** LineTooLong's data. */
 export interface LineTooLongData {
   /** the limit in bytes */
@@ -2457,6 +2623,8 @@ export interface ErrorCodes {
   MoveInProgress: -32026;
   NoActiveMove: -32027;
   SectionNotOrthogonal: -32028;
+  InvalidExport: -32029;
+  UnsupportedExportVersion: -32030;
   LineTooLong: -32700;
 }
 
@@ -2534,6 +2702,13 @@ export interface ErrorData {
   NoActiveMove: undefined;
   /** the section does not scroll on its own (no orthogonalScrollingBehavior in its layout) */
   SectionNotOrthogonal: SectionNotOrthogonalData;
+  /**
+   * the blob is not a part of a layoutd view export this import can take: another format, a malformed or
+   * inconsistent field, a part out of order, or counts that do not add up
+   */
+  InvalidExport: InvalidExportData;
+  /** the export's format version is not one this daemon reads */
+  UnsupportedExportVersion: UnsupportedExportVersionData;
   /** a line is longer than the limit; the connection closes */
   LineTooLong: LineTooLongData;
 }
@@ -2571,6 +2746,8 @@ export class NoActiveTransitionError extends LayoutdError<"NoActiveTransition"> 
 export class MoveInProgressError extends LayoutdError<"MoveInProgress"> {}
 export class NoActiveMoveError extends LayoutdError<"NoActiveMove"> {}
 export class SectionNotOrthogonalError extends LayoutdError<"SectionNotOrthogonal"> {}
+export class InvalidExportError extends LayoutdError<"InvalidExport"> {}
+export class UnsupportedExportVersionError extends LayoutdError<"UnsupportedExportVersion"> {}
 export class LineTooLongError extends LayoutdError<"LineTooLong"> {}
 
 /** Every error's class. */
@@ -2608,5 +2785,7 @@ export interface ErrorClasses {
   MoveInProgress: typeof MoveInProgressError;
   NoActiveMove: typeof NoActiveMoveError;
   SectionNotOrthogonal: typeof SectionNotOrthogonalError;
+  InvalidExport: typeof InvalidExportError;
+  UnsupportedExportVersion: typeof UnsupportedExportVersionError;
   LineTooLong: typeof LineTooLongError;
 }

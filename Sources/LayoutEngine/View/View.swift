@@ -52,31 +52,42 @@ public final class View {
     /// - Parameter registry: where `name` is looked up. The view does not keep it: the owner of
     ///   the registry (the daemon's service, which a reload may give new plugins) passes it again
     ///   to `switchStrategy`.
-    public init(
+    public convenience init(
         strategy name: String, parameters: [String: ParameterValue] = [:], sections: [SectionSpec] = [],
         viewport: Viewport, windowMargin: Double = 0, limits: ViewLimits = ViewLimits(),
         registry: StrategyRegistry = .builtIn, anchor: AnchorPolicy = .firstVisible, layoutDirection: LayoutDirection = .ltr
     ) throws(LayoutError) {
+        try self.init(
+            model: try CollectionModel(sections: sections), strategy: name, parameters: parameters, viewport: viewport,
+            windowMargin: windowMargin, limits: limits, registry: registry, layoutDirection: layoutDirection)
+        // A horizontal view that reads right to left starts at its right end, where its first
+        // items are: the offset given counts from there, as it would left to right from the left.
+        if layoutDirection == .rtl, layout.strategy.scrollAxis == .horizontal {
+            var start = layout.viewport
+            start.offset = ReadingSpace(layout.strategy).screen(offset: viewport.offset)
+            try layout.setViewport(start)
+        }
+        anchorPolicy = anchor
+        try validate(anchor)
+    }
+
+    /// A view of `model` with `viewport` exactly as given (in screen coordinates), anchored
+    /// at the first visible item: what the public initializers start from.
+    init(
+        model: CollectionModel, strategy name: String, parameters: [String: ParameterValue], viewport: Viewport,
+        windowMargin: Double, limits: ViewLimits, registry: StrategyRegistry, layoutDirection: LayoutDirection
+    ) throws(LayoutError) {
         try Self.validate(windowMargin: windowMargin)
-        let model = try CollectionModel(sections: sections)
         guard model.numberOfItems <= limits.maximumItems else {
             throw .limitExceeded(limit: "items", maximum: limits.maximumItems)
         }
         let strategy = MirroredStrategy.wrapping(try registry.makeStrategy(named: name, parameters: parameters), in: layoutDirection)
         layout = try Layout(strategy: strategy, model: model, viewport: viewport)
         self.layoutDirection = layoutDirection
-        // A horizontal view that reads right to left starts at its right end, where its first
-        // items are: the offset given counts from there, as it would left to right from the left.
-        if layoutDirection == .rtl, strategy.scrollAxis == .horizontal {
-            var start = layout.viewport
-            start.offset = ReadingSpace(strategy).screen(offset: viewport.offset)
-            try layout.setViewport(start)
-        }
         strategyName = name
         self.windowMargin = windowMargin
         self.limits = limits
-        anchorPolicy = anchor
-        try validate(anchor)
+        anchorPolicy = .firstVisible
     }
 
     /// A view in the same state (epoch, data, selection, viewport, strategy, window margin)

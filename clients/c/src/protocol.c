@@ -40,6 +40,8 @@ static const layoutd_method_info methods[] = {
     {LAYOUTD_METHOD_VIEW_STAGE_APPEND, "add sections and items to an open upload of this connection", false},
     {LAYOUTD_METHOD_VIEW_STAGE_COMMIT, "apply an upload as one view.setData and end it", true},
     {LAYOUTD_METHOD_VIEW_STAGE_ABORT, "end an upload unapplied", false},
+    {LAYOUTD_METHOD_VIEW_EXPORT, "the view's whole state as a versioned blob, in parts", false},
+    {LAYOUTD_METHOD_VIEW_IMPORT, "create a view from an export, exactly as it was (parts sent in order)", false},
     {LAYOUTD_METHOD_VIEW_QUERY, "elements intersecting a rect, a page at a time in key order", false},
     {LAYOUTD_METHOD_VIEW_ITEM, "one item's attributes", false},
     {LAYOUTD_METHOD_VIEW_SELECTION, "the selected items in data order, a page at a time", false},
@@ -91,6 +93,8 @@ static const layoutd_error_info errors[] = {
     {LAYOUTD_ERROR_MOVE_IN_PROGRESS, LAYOUTD_CODE_MOVE_IN_PROGRESS, "an interactive move is in progress on the view; end it first", false},
     {LAYOUTD_ERROR_NO_ACTIVE_MOVE, LAYOUTD_CODE_NO_ACTIVE_MOVE, "no interactive move is in progress on the view", false},
     {LAYOUTD_ERROR_SECTION_NOT_ORTHOGONAL, LAYOUTD_CODE_SECTION_NOT_ORTHOGONAL, "the section does not scroll on its own (no orthogonalScrollingBehavior in its layout)", false},
+    {LAYOUTD_ERROR_INVALID_EXPORT, LAYOUTD_CODE_INVALID_EXPORT, "the blob is not a part of a layoutd view export this import can take: another format, a malformed or inconsistent field, a part out of order, or counts that do not add up", false},
+    {LAYOUTD_ERROR_UNSUPPORTED_EXPORT_VERSION, LAYOUTD_CODE_UNSUPPORTED_EXPORT_VERSION, "the export's format version is not one this daemon reads", false},
     {LAYOUTD_ERROR_LINE_TOO_LONG, LAYOUTD_CODE_LINE_TOO_LONG, "a line is longer than the limit; the connection closes", true},
 };
 

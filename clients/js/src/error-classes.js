@@ -35,4 +35,6 @@ export const NoActiveTransitionError = errorClasses.NoActiveTransition;
 export const MoveInProgressError = errorClasses.MoveInProgress;
 export const NoActiveMoveError = errorClasses.NoActiveMove;
 export const SectionNotOrthogonalError = errorClasses.SectionNotOrthogonal;
+export const InvalidExportError = errorClasses.InvalidExport;
+export const UnsupportedExportVersionError = errorClasses.UnsupportedExportVersion;
 export const LineTooLongError = errorClasses.LineTooLong;

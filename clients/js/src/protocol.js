@@ -49,6 +49,8 @@ export const METHODS = Object.freeze({
   "view.stage.append": method(false, ["LimitExceeded"], []),
   "view.stage.commit": method(true, ["ViewNotFound", "InvalidParameter", "InvalidSize", "InvalidID", "DuplicateItemID", "DuplicateSectionID", "ItemNotFound", "SectionNotFound", "StaleEpoch", "LimitExceeded", "ElementNotFound"], ["view.invalidated", "view.transitionInterrupted"]),
   "view.stage.abort": method(false, [], []),
+  "view.export": method(false, ["ViewNotFound", "LimitExceeded"], []),
+  "view.import": method(false, ["ViewExists", "InvalidExport", "UnsupportedExportVersion", "UnknownStrategy", "UnknownParameter", "InvalidParameter", "InvalidViewport", "InvalidSize", "InvalidID", "DuplicateItemID", "DuplicateSectionID", "ItemNotFound", "SectionNotFound", "SectionNotOrthogonal", "ElementNotFound", "LimitExceeded"], []),
   "view.query": method(false, ["ViewNotFound", "LimitExceeded"], []),
   "view.item": method(false, ["ViewNotFound", "ItemNotFound"], []),
   "view.selection": method(false, ["ViewNotFound", "ItemNotFound", "LimitExceeded"], []),
@@ -98,6 +100,8 @@ export const ERRORS = Object.freeze({
   MoveInProgress: error(-32026, "listed", false),
   NoActiveMove: error(-32027, "listed", false),
   SectionNotOrthogonal: error(-32028, "listed", false),
+  InvalidExport: error(-32029, "listed", false),
+  UnsupportedExportVersion: error(-32030, "listed", false),
   LineTooLong: error(-32700, "connection", true),
 });
 

@@ -16,7 +16,7 @@ __all__ = [
     "LimitExceeded", "PermissionDenied", "UnsupportedVersion", "DuplicateStrategy",
     "ReloadFailed", "IdleTimeout", "OutputOverflow", "ElementNotFound", "TransitionInProgress",
     "NoActiveTransition", "MoveInProgress", "NoActiveMove", "SectionNotOrthogonal",
-    "LineTooLong",
+    "InvalidExport", "UnsupportedExportVersion", "LineTooLong",
 ]
 
 
@@ -83,8 +83,8 @@ class ViewNotFound(LayoutdError):
     view.resize, view.configure, view.setStrategy, view.setWindowMargin, view.setAnchor,
     view.setLayoutDirection, view.beginMove, view.updateMove, view.endMove,
     view.beginTransition, view.updateTransition, view.endTransition, view.stage.begin,
-    view.stage.commit, view.query, view.item, view.selection, view.hitTest, view.neighbor,
-    view.subscribe.
+    view.stage.commit, view.export, view.query, view.item, view.selection, view.hitTest,
+    view.neighbor, view.subscribe.
 
     ``data``:
     - ``view`` (string): the view's name as sent
@@ -96,7 +96,7 @@ class ViewNotFound(LayoutdError):
 class ViewExists(LayoutdError):
     """A view with that name exists.
 
-    Raised by: view.create.
+    Raised by: view.create, view.import.
 
     ``data``:
     - ``view`` (string): the name in use
@@ -108,7 +108,7 @@ class ViewExists(LayoutdError):
 class UnknownStrategy(LayoutdError):
     """No strategy with that name.
 
-    Raised by: view.create, view.setStrategy, view.beginTransition.
+    Raised by: view.create, view.setStrategy, view.beginTransition, view.import.
 
     ``data``:
     - ``strategy`` (string): the name given
@@ -120,7 +120,8 @@ class UnknownStrategy(LayoutdError):
 class UnknownParameter(LayoutdError):
     """The strategy has no such parameter.
 
-    Raised by: view.create, view.configure, view.setStrategy, view.beginTransition.
+    Raised by: view.create, view.configure, view.setStrategy, view.beginTransition,
+    view.import.
 
     ``data``:
     - ``strategy`` (string)
@@ -137,7 +138,8 @@ class InvalidParameter(LayoutdError):
     Raised by: view.create, view.setData, view.update, view.measure, view.select, view.resize,
     view.configure, view.setStrategy, view.setWindowMargin, view.setAnchor,
     view.setLayoutDirection, view.beginMove, view.updateMove, view.endMove,
-    view.beginTransition, view.updateTransition, view.endTransition, view.stage.commit.
+    view.beginTransition, view.updateTransition, view.endTransition, view.stage.commit,
+    view.import.
 
     ``data``:
     - ``parameter`` (string): the parameter (windowMargin for a window margin, point for a
@@ -154,7 +156,7 @@ class InvalidViewport(LayoutdError):
     magnitude.
 
     Raised by: view.create, view.scroll, view.scrollEnd, view.scrollSection,
-    view.scrollSectionEnd, view.resize.
+    view.scrollSectionEnd, view.resize, view.import.
 
     ``data``:
     - ``reason`` (string)
@@ -166,7 +168,8 @@ class InvalidViewport(LayoutdError):
 class InvalidSize(LayoutdError):
     """A size is negative or over 10^15.
 
-    Raised by: view.create, view.setData, view.update, view.measure, view.stage.commit.
+    Raised by: view.create, view.setData, view.update, view.measure, view.stage.commit,
+    view.import.
 
     ``data``:
     - ``id`` (string): the item id, or the section id for headerSize and footerSize
@@ -180,7 +183,7 @@ class InvalidSize(LayoutdError):
 class InvalidID(LayoutdError):
     """An id is empty.
 
-    Raised by: view.create, view.setData, view.update, view.stage.commit.
+    Raised by: view.create, view.setData, view.update, view.stage.commit, view.import.
 
     ``data``:
     - ``id`` (string): the empty string
@@ -192,7 +195,7 @@ class InvalidID(LayoutdError):
 class DuplicateItemID(LayoutdError):
     """An item id is used twice.
 
-    Raised by: view.create, view.setData, view.update, view.stage.commit.
+    Raised by: view.create, view.setData, view.update, view.stage.commit, view.import.
 
     ``data``:
     - ``id`` (string)
@@ -204,7 +207,7 @@ class DuplicateItemID(LayoutdError):
 class DuplicateSectionID(LayoutdError):
     """A section id is used twice.
 
-    Raised by: view.create, view.setData, view.update, view.stage.commit.
+    Raised by: view.create, view.setData, view.update, view.stage.commit, view.import.
 
     ``data``:
     - ``id`` (string)
@@ -219,8 +222,8 @@ class ItemNotFound(LayoutdError):
     Raised by: view.create, view.setData, view.update, view.measure, view.select,
     view.scrollTo, view.resize, view.configure, view.setStrategy, view.setAnchor,
     view.setLayoutDirection, view.beginMove, view.updateMove, view.endMove,
-    view.beginTransition, view.endTransition, view.stage.commit, view.item, view.selection,
-    view.neighbor.
+    view.beginTransition, view.endTransition, view.stage.commit, view.import, view.item,
+    view.selection, view.neighbor.
 
     ``data``:
     - ``id`` (string)
@@ -236,7 +239,7 @@ class SectionNotFound(LayoutdError):
     view.scrollSection, view.scrollSectionEnd, view.scrollTo, view.resize, view.configure,
     view.setStrategy, view.setAnchor, view.setLayoutDirection, view.beginMove,
     view.updateMove, view.endMove, view.beginTransition, view.endTransition,
-    view.stage.commit.
+    view.stage.commit, view.import.
 
     ``data``:
     - ``id`` (string)
@@ -292,8 +295,8 @@ class LimitExceeded(LayoutdError):
     """A limit (views, items, batch size, uploads, subscriptions, connections) would be exceeded.
 
     Raised by: view.create, view.setData, view.update, view.measure, view.select,
-    view.stage.begin, view.stage.append, view.stage.commit, view.query, view.selection,
-    view.subscribe; ⏏ at connect.
+    view.stage.begin, view.stage.append, view.stage.commit, view.export, view.import,
+    view.query, view.selection, view.subscribe; ⏏ at connect.
 
     ``data``:
     - ``limit`` (string): which limit: views, items, total items, batch size, uploads, query
@@ -390,7 +393,7 @@ class ElementNotFound(LayoutdError):
     Raised by: view.create, view.setData, view.update, view.measure, view.select,
     view.scrollTo, view.resize, view.configure, view.setStrategy, view.setAnchor,
     view.setLayoutDirection, view.beginMove, view.updateMove, view.endMove,
-    view.beginTransition, view.endTransition, view.stage.commit.
+    view.beginTransition, view.endTransition, view.stage.commit, view.import.
 
     ``data``:
     - ``kind`` (string): the element kind
@@ -442,13 +445,40 @@ class NoActiveMove(LayoutdError):
 class SectionNotOrthogonal(LayoutdError):
     """The section does not scroll on its own (no orthogonalScrollingBehavior in its layout).
 
-    Raised by: view.scrollSection, view.scrollSectionEnd.
+    Raised by: view.scrollSection, view.scrollSectionEnd, view.import.
 
     ``data``:
     - ``id`` (string): the section id
     """
 
     NAME, CODE = "SectionNotOrthogonal", -32028
+
+
+class InvalidExport(LayoutdError):
+    """The blob is not a part of a layoutd view export this import can take: another format, a
+    malformed or inconsistent field, a part out of order, or counts that do not add up.
+
+    Raised by: view.import.
+
+    ``data``:
+    - ``path`` (string): where in the blob (blob.sections[2].items[7].id)
+    - ``reason`` (string): what is wrong
+    """
+
+    NAME, CODE = "InvalidExport", -32029
+
+
+class UnsupportedExportVersion(LayoutdError):
+    """The export's format version is not one this daemon reads.
+
+    Raised by: view.import.
+
+    ``data``:
+    - ``version`` (any): the blob's version (null when absent or not an integer)
+    - ``supported`` ([integer]): the versions this daemon reads
+    """
+
+    NAME, CODE = "UnsupportedExportVersion", -32030
 
 
 class LineTooLong(LayoutdError):
@@ -473,7 +503,7 @@ ERRORS: Dict[str, Type[LayoutdError]] = {cls.NAME: cls for cls in (
     InvalidBatch, IndexOutOfRange, StaleEpoch, LimitExceeded, PermissionDenied,
     UnsupportedVersion, DuplicateStrategy, ReloadFailed, IdleTimeout, OutputOverflow,
     ElementNotFound, TransitionInProgress, NoActiveTransition, MoveInProgress, NoActiveMove,
-    SectionNotOrthogonal, LineTooLong)}
+    SectionNotOrthogonal, InvalidExport, UnsupportedExportVersion, LineTooLong)}
 
 #: Errors written with ``id`` null after which the daemon closes the connection
 #: (protocol/README.md §9).

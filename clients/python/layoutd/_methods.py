@@ -96,7 +96,7 @@ class SyncMethods:
             params: Optional[Mapping[str, Any]] = None,
             window_margin: Optional[float] = None,
             sections: Optional[Sequence[Union[Section, Mapping[str, Any]]]] = None,
-            anchor: Optional[wire.AnchorPolicy] = None,
+            anchor: Optional[wire.AnchorPolicyInput] = None,
             layout_direction: Optional[Literal["ltr", "rtl"]] = None,
             timeout: Optional[float] = -1.0,
     ) -> Snapshot:
@@ -168,7 +168,7 @@ class SyncMethods:
             animated: Optional[bool] = None,
             if_epoch: Optional[int] = None,
             dry_run: Optional[bool] = None,
-            anchor: Optional[wire.AnchorPolicy] = None,
+            anchor: Optional[wire.AnchorPolicyInput] = None,
             timeout: Optional[float] = -1.0,
     ) -> Invalidation:
         """``view.setData``: replace all data, diffed by id (protocol/mutations.md#viewsetdata).
@@ -207,7 +207,7 @@ class SyncMethods:
             animated: Optional[bool] = None,
             if_epoch: Optional[int] = None,
             dry_run: Optional[bool] = None,
-            anchor: Optional[wire.AnchorPolicy] = None,
+            anchor: Optional[wire.AnchorPolicyInput] = None,
             timeout: Optional[float] = -1.0,
     ) -> Invalidation:
         """``view.update``: an atomic batch of inserts, deletes, moves and reloads
@@ -247,7 +247,7 @@ class SyncMethods:
             animated: Optional[bool] = None,
             if_epoch: Optional[int] = None,
             dry_run: Optional[bool] = None,
-            anchor: Optional[wire.AnchorPolicy] = None,
+            anchor: Optional[wire.AnchorPolicyInput] = None,
             timeout: Optional[float] = -1.0,
     ) -> Invalidation:
         """``view.measure``: measured sizes (self-sizing) (protocol/mutations.md#viewmeasure).
@@ -285,7 +285,7 @@ class SyncMethods:
             animated: Optional[bool] = None,
             if_epoch: Optional[int] = None,
             dry_run: Optional[bool] = None,
-            anchor: Optional[wire.AnchorPolicy] = None,
+            anchor: Optional[wire.AnchorPolicyInput] = None,
             mode: Optional[Literal["set", "add", "remove", "toggle"]] = None,
             timeout: Optional[float] = -1.0,
     ) -> Invalidation:
@@ -326,7 +326,7 @@ class SyncMethods:
             animated: Optional[bool] = None,
             if_epoch: Optional[int] = None,
             dry_run: Optional[bool] = None,
-            anchor: Optional[wire.AnchorPolicy] = None,
+            anchor: Optional[wire.AnchorPolicyInput] = None,
             velocity: Optional[Union[Point, Mapping[str, Any]]] = None,
             horizon: Optional[float] = None,
             timeout: Optional[float] = -1.0,
@@ -372,7 +372,7 @@ class SyncMethods:
             animated: Optional[bool] = None,
             if_epoch: Optional[int] = None,
             dry_run: Optional[bool] = None,
-            anchor: Optional[wire.AnchorPolicy] = None,
+            anchor: Optional[wire.AnchorPolicyInput] = None,
             velocity: Optional[Union[Point, Mapping[str, Any]]] = None,
             timeout: Optional[float] = -1.0,
     ) -> Invalidation:
@@ -415,7 +415,7 @@ class SyncMethods:
             animated: Optional[bool] = None,
             if_epoch: Optional[int] = None,
             dry_run: Optional[bool] = None,
-            anchor: Optional[wire.AnchorPolicy] = None,
+            anchor: Optional[wire.AnchorPolicyInput] = None,
             timeout: Optional[float] = -1.0,
     ) -> Invalidation:
         """``view.scrollSection``: scroll an orthogonal section (compositional) across the main
@@ -459,7 +459,7 @@ class SyncMethods:
             animated: Optional[bool] = None,
             if_epoch: Optional[int] = None,
             dry_run: Optional[bool] = None,
-            anchor: Optional[wire.AnchorPolicy] = None,
+            anchor: Optional[wire.AnchorPolicyInput] = None,
             proposed: Optional[float] = None,
             velocity: Optional[float] = None,
             timeout: Optional[float] = -1.0,
@@ -506,7 +506,7 @@ class SyncMethods:
             animated: Optional[bool] = None,
             if_epoch: Optional[int] = None,
             dry_run: Optional[bool] = None,
-            anchor: Optional[wire.AnchorPolicy] = None,
+            anchor: Optional[wire.AnchorPolicyInput] = None,
             kind: Optional[str] = None,
             align: Optional[Literal["start", "center", "end", "nearest"]] = None,
             offset: Optional[float] = None,
@@ -559,7 +559,7 @@ class SyncMethods:
             animated: Optional[bool] = None,
             if_epoch: Optional[int] = None,
             dry_run: Optional[bool] = None,
-            anchor: Optional[wire.AnchorPolicy] = None,
+            anchor: Optional[wire.AnchorPolicyInput] = None,
             safe_area_insets: Optional[Union[Insets, Mapping[str, Any]]] = None,
             layout_margins: Optional[Union[Insets, Mapping[str, Any]]] = None,
             readable_width: Optional[float] = None,
@@ -609,7 +609,7 @@ class SyncMethods:
             animated: Optional[bool] = None,
             if_epoch: Optional[int] = None,
             dry_run: Optional[bool] = None,
-            anchor: Optional[wire.AnchorPolicy] = None,
+            anchor: Optional[wire.AnchorPolicyInput] = None,
             timeout: Optional[float] = -1.0,
     ) -> Invalidation:
         """``view.configure``: change strategy parameters (protocol/mutations.md#viewconfigure).
@@ -648,7 +648,7 @@ class SyncMethods:
             animated: Optional[bool] = None,
             if_epoch: Optional[int] = None,
             dry_run: Optional[bool] = None,
-            anchor: Optional[wire.AnchorPolicy] = None,
+            anchor: Optional[wire.AnchorPolicyInput] = None,
             params: Optional[Mapping[str, Any]] = None,
             timeout: Optional[float] = -1.0,
     ) -> Invalidation:
@@ -691,7 +691,7 @@ class SyncMethods:
             animated: Optional[bool] = None,
             if_epoch: Optional[int] = None,
             dry_run: Optional[bool] = None,
-            anchor: Optional[wire.AnchorPolicy] = None,
+            anchor: Optional[wire.AnchorPolicyInput] = None,
             timeout: Optional[float] = -1.0,
     ) -> Invalidation:
         """``view.setWindowMargin``: change the window margin
@@ -725,7 +725,7 @@ class SyncMethods:
     def view_set_anchor(
             self,
             view: str,
-            anchor: wire.AnchorPolicy,
+            anchor: wire.AnchorPolicyInput,
             *,
             animated: Optional[bool] = None,
             if_epoch: Optional[int] = None,
@@ -766,7 +766,7 @@ class SyncMethods:
             animated: Optional[bool] = None,
             if_epoch: Optional[int] = None,
             dry_run: Optional[bool] = None,
-            anchor: Optional[wire.AnchorPolicy] = None,
+            anchor: Optional[wire.AnchorPolicyInput] = None,
             timeout: Optional[float] = -1.0,
     ) -> Invalidation:
         """``view.setLayoutDirection``: lay the view out left to right or right to left
@@ -806,7 +806,7 @@ class SyncMethods:
             animated: Optional[bool] = None,
             if_epoch: Optional[int] = None,
             dry_run: Optional[bool] = None,
-            anchor: Optional[wire.AnchorPolicy] = None,
+            anchor: Optional[wire.AnchorPolicyInput] = None,
             point: Optional[Union[Point, Mapping[str, Any]]] = None,
             timeout: Optional[float] = -1.0,
     ) -> Invalidation:
@@ -851,7 +851,7 @@ class SyncMethods:
             animated: Optional[bool] = None,
             if_epoch: Optional[int] = None,
             dry_run: Optional[bool] = None,
-            anchor: Optional[wire.AnchorPolicy] = None,
+            anchor: Optional[wire.AnchorPolicyInput] = None,
             timeout: Optional[float] = -1.0,
     ) -> Invalidation:
         """``view.updateMove``: the finger moved (or stayed while the client scrolled): new
@@ -891,7 +891,7 @@ class SyncMethods:
             animated: Optional[bool] = None,
             if_epoch: Optional[int] = None,
             dry_run: Optional[bool] = None,
-            anchor: Optional[wire.AnchorPolicy] = None,
+            anchor: Optional[wire.AnchorPolicyInput] = None,
             timeout: Optional[float] = -1.0,
     ) -> Invalidation:
         """``view.endMove``: drop the moving item at its target (one batch move) or put it back
@@ -929,7 +929,7 @@ class SyncMethods:
             strategy: Optional[str] = None,
             params: Optional[Mapping[str, Any]] = None,
             if_epoch: Optional[int] = None,
-            anchor: Optional[wire.AnchorPolicy] = None,
+            anchor: Optional[wire.AnchorPolicyInput] = None,
             timeout: Optional[float] = -1.0,
     ) -> wire.ViewBeginTransitionResult:
         """``view.beginTransition``: prepare an interactive transition to a strategy or
@@ -984,7 +984,7 @@ class SyncMethods:
             animated: Optional[bool] = None,
             if_epoch: Optional[int] = None,
             dry_run: Optional[bool] = None,
-            anchor: Optional[wire.AnchorPolicy] = None,
+            anchor: Optional[wire.AnchorPolicyInput] = None,
             timeout: Optional[float] = -1.0,
     ) -> Invalidation:
         """``view.endTransition``: finish the interactive transition to the target (commit) or
@@ -1060,7 +1060,7 @@ class SyncMethods:
             animated: Optional[bool] = None,
             if_epoch: Optional[int] = None,
             dry_run: Optional[bool] = None,
-            anchor: Optional[wire.AnchorPolicy] = None,
+            anchor: Optional[wire.AnchorPolicyInput] = None,
             timeout: Optional[float] = -1.0,
     ) -> Invalidation:
         """``view.stage.commit``: apply an upload as one view.setData and end it
@@ -1106,6 +1106,53 @@ class SyncMethods:
         """
         _request = _params([("upload", upload)])
         return cast(wire.ViewStageAbortResult, self._invoke("view.stage.abort", _request, timeout))
+
+    def view_export(
+            self,
+            view: str,
+            *,
+            cursor: Optional[str] = None,
+            limit: Optional[int] = None,
+            timeout: Optional[float] = -1.0,
+    ) -> wire.ViewExport:
+        """``view.export``: the view's whole state as a versioned blob, in parts
+        (protocol/views.md#viewexport).
+
+        view: the view's name
+        cursor: the next of the previous part (InvalidParams when it is not one of this view's
+            live snapshots); absent for part 1
+        limit: items per part, 1 to maximumBatchSize; default 10000
+
+        Errors besides the request errors: ViewNotFound, LimitExceeded.
+        """
+        _request = _params([("view", view), ("cursor", cursor), ("limit", limit)])
+        return cast(wire.ViewExport, self._invoke("view.export", _request, timeout))
+
+    def view_import(
+            self,
+            blob: Union[wire.ViewExportInput, Mapping[str, Any]],
+            *,
+            view: Optional[str] = None,
+            import_id: Optional[str] = None,
+            timeout: Optional[float] = -1.0,
+    ) -> wire.ViewImportResult:
+        """``view.import``: create a view from an export, exactly as it was (parts sent in order)
+        (protocol/views.md#viewimport).
+
+        view: with part 1: the new view's name, 1 to 256 UTF-8 bytes; ViewExists if taken
+            (checked at part 1 and again at the last)
+        blob: one part of an export, unchanged (InvalidExport when it is not one;
+            UnsupportedExportVersion for a format version this daemon does not read)
+        import_id: with parts 2 and later: the importId part 1 answered (InvalidParams when it
+            is not an open import of this connection)
+
+        Errors besides the request errors: ViewExists, InvalidExport,
+        UnsupportedExportVersion, UnknownStrategy, UnknownParameter, InvalidParameter,
+        InvalidViewport, InvalidSize, InvalidID, DuplicateItemID, DuplicateSectionID,
+        ItemNotFound, SectionNotFound, SectionNotOrthogonal, ElementNotFound, LimitExceeded.
+        """
+        _request = _params([("view", view), ("blob", blob), ("importId", import_id)])
+        return cast(wire.ViewImportResult, self._invoke("view.import", _request, timeout))
 
     def view_query(
             self,
@@ -1309,7 +1356,7 @@ class AsyncMethods:
             params: Optional[Mapping[str, Any]] = None,
             window_margin: Optional[float] = None,
             sections: Optional[Sequence[Union[Section, Mapping[str, Any]]]] = None,
-            anchor: Optional[wire.AnchorPolicy] = None,
+            anchor: Optional[wire.AnchorPolicyInput] = None,
             layout_direction: Optional[Literal["ltr", "rtl"]] = None,
             timeout: Optional[float] = -1.0,
     ) -> Snapshot:
@@ -1386,7 +1433,7 @@ class AsyncMethods:
             animated: Optional[bool] = None,
             if_epoch: Optional[int] = None,
             dry_run: Optional[bool] = None,
-            anchor: Optional[wire.AnchorPolicy] = None,
+            anchor: Optional[wire.AnchorPolicyInput] = None,
             timeout: Optional[float] = -1.0,
     ) -> Invalidation:
         """``view.setData``: replace all data, diffed by id (protocol/mutations.md#viewsetdata).
@@ -1425,7 +1472,7 @@ class AsyncMethods:
             animated: Optional[bool] = None,
             if_epoch: Optional[int] = None,
             dry_run: Optional[bool] = None,
-            anchor: Optional[wire.AnchorPolicy] = None,
+            anchor: Optional[wire.AnchorPolicyInput] = None,
             timeout: Optional[float] = -1.0,
     ) -> Invalidation:
         """``view.update``: an atomic batch of inserts, deletes, moves and reloads
@@ -1465,7 +1512,7 @@ class AsyncMethods:
             animated: Optional[bool] = None,
             if_epoch: Optional[int] = None,
             dry_run: Optional[bool] = None,
-            anchor: Optional[wire.AnchorPolicy] = None,
+            anchor: Optional[wire.AnchorPolicyInput] = None,
             timeout: Optional[float] = -1.0,
     ) -> Invalidation:
         """``view.measure``: measured sizes (self-sizing) (protocol/mutations.md#viewmeasure).
@@ -1503,7 +1550,7 @@ class AsyncMethods:
             animated: Optional[bool] = None,
             if_epoch: Optional[int] = None,
             dry_run: Optional[bool] = None,
-            anchor: Optional[wire.AnchorPolicy] = None,
+            anchor: Optional[wire.AnchorPolicyInput] = None,
             mode: Optional[Literal["set", "add", "remove", "toggle"]] = None,
             timeout: Optional[float] = -1.0,
     ) -> Invalidation:
@@ -1544,7 +1591,7 @@ class AsyncMethods:
             animated: Optional[bool] = None,
             if_epoch: Optional[int] = None,
             dry_run: Optional[bool] = None,
-            anchor: Optional[wire.AnchorPolicy] = None,
+            anchor: Optional[wire.AnchorPolicyInput] = None,
             velocity: Optional[Union[Point, Mapping[str, Any]]] = None,
             horizon: Optional[float] = None,
             timeout: Optional[float] = -1.0,
@@ -1590,7 +1637,7 @@ class AsyncMethods:
             animated: Optional[bool] = None,
             if_epoch: Optional[int] = None,
             dry_run: Optional[bool] = None,
-            anchor: Optional[wire.AnchorPolicy] = None,
+            anchor: Optional[wire.AnchorPolicyInput] = None,
             velocity: Optional[Union[Point, Mapping[str, Any]]] = None,
             timeout: Optional[float] = -1.0,
     ) -> Invalidation:
@@ -1633,7 +1680,7 @@ class AsyncMethods:
             animated: Optional[bool] = None,
             if_epoch: Optional[int] = None,
             dry_run: Optional[bool] = None,
-            anchor: Optional[wire.AnchorPolicy] = None,
+            anchor: Optional[wire.AnchorPolicyInput] = None,
             timeout: Optional[float] = -1.0,
     ) -> Invalidation:
         """``view.scrollSection``: scroll an orthogonal section (compositional) across the main
@@ -1677,7 +1724,7 @@ class AsyncMethods:
             animated: Optional[bool] = None,
             if_epoch: Optional[int] = None,
             dry_run: Optional[bool] = None,
-            anchor: Optional[wire.AnchorPolicy] = None,
+            anchor: Optional[wire.AnchorPolicyInput] = None,
             proposed: Optional[float] = None,
             velocity: Optional[float] = None,
             timeout: Optional[float] = -1.0,
@@ -1724,7 +1771,7 @@ class AsyncMethods:
             animated: Optional[bool] = None,
             if_epoch: Optional[int] = None,
             dry_run: Optional[bool] = None,
-            anchor: Optional[wire.AnchorPolicy] = None,
+            anchor: Optional[wire.AnchorPolicyInput] = None,
             kind: Optional[str] = None,
             align: Optional[Literal["start", "center", "end", "nearest"]] = None,
             offset: Optional[float] = None,
@@ -1777,7 +1824,7 @@ class AsyncMethods:
             animated: Optional[bool] = None,
             if_epoch: Optional[int] = None,
             dry_run: Optional[bool] = None,
-            anchor: Optional[wire.AnchorPolicy] = None,
+            anchor: Optional[wire.AnchorPolicyInput] = None,
             safe_area_insets: Optional[Union[Insets, Mapping[str, Any]]] = None,
             layout_margins: Optional[Union[Insets, Mapping[str, Any]]] = None,
             readable_width: Optional[float] = None,
@@ -1827,7 +1874,7 @@ class AsyncMethods:
             animated: Optional[bool] = None,
             if_epoch: Optional[int] = None,
             dry_run: Optional[bool] = None,
-            anchor: Optional[wire.AnchorPolicy] = None,
+            anchor: Optional[wire.AnchorPolicyInput] = None,
             timeout: Optional[float] = -1.0,
     ) -> Invalidation:
         """``view.configure``: change strategy parameters (protocol/mutations.md#viewconfigure).
@@ -1866,7 +1913,7 @@ class AsyncMethods:
             animated: Optional[bool] = None,
             if_epoch: Optional[int] = None,
             dry_run: Optional[bool] = None,
-            anchor: Optional[wire.AnchorPolicy] = None,
+            anchor: Optional[wire.AnchorPolicyInput] = None,
             params: Optional[Mapping[str, Any]] = None,
             timeout: Optional[float] = -1.0,
     ) -> Invalidation:
@@ -1909,7 +1956,7 @@ class AsyncMethods:
             animated: Optional[bool] = None,
             if_epoch: Optional[int] = None,
             dry_run: Optional[bool] = None,
-            anchor: Optional[wire.AnchorPolicy] = None,
+            anchor: Optional[wire.AnchorPolicyInput] = None,
             timeout: Optional[float] = -1.0,
     ) -> Invalidation:
         """``view.setWindowMargin``: change the window margin
@@ -1943,7 +1990,7 @@ class AsyncMethods:
     async def view_set_anchor(
             self,
             view: str,
-            anchor: wire.AnchorPolicy,
+            anchor: wire.AnchorPolicyInput,
             *,
             animated: Optional[bool] = None,
             if_epoch: Optional[int] = None,
@@ -1984,7 +2031,7 @@ class AsyncMethods:
             animated: Optional[bool] = None,
             if_epoch: Optional[int] = None,
             dry_run: Optional[bool] = None,
-            anchor: Optional[wire.AnchorPolicy] = None,
+            anchor: Optional[wire.AnchorPolicyInput] = None,
             timeout: Optional[float] = -1.0,
     ) -> Invalidation:
         """``view.setLayoutDirection``: lay the view out left to right or right to left
@@ -2024,7 +2071,7 @@ class AsyncMethods:
             animated: Optional[bool] = None,
             if_epoch: Optional[int] = None,
             dry_run: Optional[bool] = None,
-            anchor: Optional[wire.AnchorPolicy] = None,
+            anchor: Optional[wire.AnchorPolicyInput] = None,
             point: Optional[Union[Point, Mapping[str, Any]]] = None,
             timeout: Optional[float] = -1.0,
     ) -> Invalidation:
@@ -2069,7 +2116,7 @@ class AsyncMethods:
             animated: Optional[bool] = None,
             if_epoch: Optional[int] = None,
             dry_run: Optional[bool] = None,
-            anchor: Optional[wire.AnchorPolicy] = None,
+            anchor: Optional[wire.AnchorPolicyInput] = None,
             timeout: Optional[float] = -1.0,
     ) -> Invalidation:
         """``view.updateMove``: the finger moved (or stayed while the client scrolled): new
@@ -2109,7 +2156,7 @@ class AsyncMethods:
             animated: Optional[bool] = None,
             if_epoch: Optional[int] = None,
             dry_run: Optional[bool] = None,
-            anchor: Optional[wire.AnchorPolicy] = None,
+            anchor: Optional[wire.AnchorPolicyInput] = None,
             timeout: Optional[float] = -1.0,
     ) -> Invalidation:
         """``view.endMove``: drop the moving item at its target (one batch move) or put it back
@@ -2147,7 +2194,7 @@ class AsyncMethods:
             strategy: Optional[str] = None,
             params: Optional[Mapping[str, Any]] = None,
             if_epoch: Optional[int] = None,
-            anchor: Optional[wire.AnchorPolicy] = None,
+            anchor: Optional[wire.AnchorPolicyInput] = None,
             timeout: Optional[float] = -1.0,
     ) -> wire.ViewBeginTransitionResult:
         """``view.beginTransition``: prepare an interactive transition to a strategy or
@@ -2202,7 +2249,7 @@ class AsyncMethods:
             animated: Optional[bool] = None,
             if_epoch: Optional[int] = None,
             dry_run: Optional[bool] = None,
-            anchor: Optional[wire.AnchorPolicy] = None,
+            anchor: Optional[wire.AnchorPolicyInput] = None,
             timeout: Optional[float] = -1.0,
     ) -> Invalidation:
         """``view.endTransition``: finish the interactive transition to the target (commit) or
@@ -2279,7 +2326,7 @@ class AsyncMethods:
             animated: Optional[bool] = None,
             if_epoch: Optional[int] = None,
             dry_run: Optional[bool] = None,
-            anchor: Optional[wire.AnchorPolicy] = None,
+            anchor: Optional[wire.AnchorPolicyInput] = None,
             timeout: Optional[float] = -1.0,
     ) -> Invalidation:
         """``view.stage.commit``: apply an upload as one view.setData and end it
@@ -2326,6 +2373,53 @@ class AsyncMethods:
         _request = _params([("upload", upload)])
         _result = await self._invoke("view.stage.abort", _request, timeout)
         return cast(wire.ViewStageAbortResult, _result)
+
+    async def view_export(
+            self,
+            view: str,
+            *,
+            cursor: Optional[str] = None,
+            limit: Optional[int] = None,
+            timeout: Optional[float] = -1.0,
+    ) -> wire.ViewExport:
+        """``view.export``: the view's whole state as a versioned blob, in parts
+        (protocol/views.md#viewexport).
+
+        view: the view's name
+        cursor: the next of the previous part (InvalidParams when it is not one of this view's
+            live snapshots); absent for part 1
+        limit: items per part, 1 to maximumBatchSize; default 10000
+
+        Errors besides the request errors: ViewNotFound, LimitExceeded.
+        """
+        _request = _params([("view", view), ("cursor", cursor), ("limit", limit)])
+        return cast(wire.ViewExport, await self._invoke("view.export", _request, timeout))
+
+    async def view_import(
+            self,
+            blob: Union[wire.ViewExportInput, Mapping[str, Any]],
+            *,
+            view: Optional[str] = None,
+            import_id: Optional[str] = None,
+            timeout: Optional[float] = -1.0,
+    ) -> wire.ViewImportResult:
+        """``view.import``: create a view from an export, exactly as it was (parts sent in order)
+        (protocol/views.md#viewimport).
+
+        view: with part 1: the new view's name, 1 to 256 UTF-8 bytes; ViewExists if taken
+            (checked at part 1 and again at the last)
+        blob: one part of an export, unchanged (InvalidExport when it is not one;
+            UnsupportedExportVersion for a format version this daemon does not read)
+        import_id: with parts 2 and later: the importId part 1 answered (InvalidParams when it
+            is not an open import of this connection)
+
+        Errors besides the request errors: ViewExists, InvalidExport,
+        UnsupportedExportVersion, UnknownStrategy, UnknownParameter, InvalidParameter,
+        InvalidViewport, InvalidSize, InvalidID, DuplicateItemID, DuplicateSectionID,
+        ItemNotFound, SectionNotFound, SectionNotOrthogonal, ElementNotFound, LimitExceeded.
+        """
+        _request = _params([("view", view), ("blob", blob), ("importId", import_id)])
+        return cast(wire.ViewImportResult, await self._invoke("view.import", _request, timeout))
 
     async def view_query(
             self,

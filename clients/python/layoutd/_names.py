@@ -17,8 +17,9 @@ METHODS: Tuple[str, ...] = (
     "view.configure", "view.setStrategy", "view.setWindowMargin", "view.setAnchor",
     "view.setLayoutDirection", "view.beginMove", "view.updateMove", "view.endMove",
     "view.beginTransition", "view.updateTransition", "view.endTransition", "view.stage.begin",
-    "view.stage.append", "view.stage.commit", "view.stage.abort", "view.query", "view.item",
-    "view.selection", "view.hitTest", "view.neighbor", "view.subscribe", "view.unsubscribe",
+    "view.stage.append", "view.stage.commit", "view.stage.abort", "view.export", "view.import",
+    "view.query", "view.item", "view.selection", "view.hitTest", "view.neighbor",
+    "view.subscribe", "view.unsubscribe",
 )
 
 #: The methods that change a view (they take ``dryRun`` and cause ``view.invalidated``).
@@ -72,6 +73,8 @@ METHOD_VIEW_STAGE_BEGIN = "view.stage.begin"
 METHOD_VIEW_STAGE_APPEND = "view.stage.append"
 METHOD_VIEW_STAGE_COMMIT = "view.stage.commit"
 METHOD_VIEW_STAGE_ABORT = "view.stage.abort"
+METHOD_VIEW_EXPORT = "view.export"
+METHOD_VIEW_IMPORT = "view.import"
 METHOD_VIEW_QUERY = "view.query"
 METHOD_VIEW_ITEM = "view.item"
 METHOD_VIEW_SELECTION = "view.selection"
