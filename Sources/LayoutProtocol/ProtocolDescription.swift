@@ -407,14 +407,14 @@ extension MethodCatalog {
                 Parameter(name: "cursor", type: "string", required: false, summary: "the next of the previous part (InvalidParams when it is not one of this view's live snapshots); absent for part 1"),
                 Parameter(name: "limit", type: "integer", required: false, summary: "items per part, 1 to maximumBatchSize; default 10000"),
             ],
-            result: "viewExport", mutates: false,
+            result: "viewExportPart", mutates: false,
             errors: ["ViewNotFound", "LimitExceeded"],
             events: []),
         Method(
             name: "view.import", summary: "create a view from an export, exactly as it was (parts sent in order)", doc: "views.md#viewimport",
             parameters: [
                 Parameter(name: "view", type: "string", required: false, summary: "with part 1: the new view's name, 1 to 256 UTF-8 bytes; ViewExists if taken (checked at part 1 and again at the last)"),
-                Parameter(name: "blob", type: "viewExport", required: true, summary: "one part of an export, unchanged (InvalidExport when it is not one; UnsupportedExportVersion for a format version this daemon does not read)"),
+                Parameter(name: "blob", type: "viewExportPart", required: true, summary: "one part of an export, unchanged (InvalidExport when it is not one; UnsupportedExportVersion for a format version this daemon does not read)"),
                 Parameter(name: "importId", type: "string", required: false, summary: "with parts 2 and later: the importId part 1 answered (InvalidParams when it is not an open import of this connection)"),
             ],
             result: "{part, items, snapshot?, importId?}", mutates: false,

@@ -31,7 +31,7 @@ struct ExportPart: Sendable {
 
     /// Reads a part strictly: what `ParamsReader` refuses is `InvalidExport` (same path and
     /// reason), a version this daemon does not read `UnsupportedExportVersion`.
-    static func read(_ blob: ParamsReader) throws(WireError) -> ExportPart {
+    static func read(_ blob: ParamsReader, first: Bool) throws(WireError) -> ExportPart {
         var reader = blob
         do throws(WireError) {
             let format = try reader.string("format")
@@ -46,7 +46,7 @@ struct ExportPart: Sendable {
                     data: ["version": version?.integerValue.map { .number(Double($0)) } ?? .null,
                            "supported": .array(ExportFormat.readable.map { .number(Double($0)) })])
             }
-            return try readFields(&reader)
+            return try readFields(&reader, first: first)
         } catch where error.name == "InvalidParams" {
             throw invalidExport(path: error.data["path"]?.stringValue ?? reader.path, reason: error.data["reason"]?.stringValue ?? error.message)
         }
@@ -56,12 +56,16 @@ struct ExportPart: Sendable {
         WireError(name: "InvalidExport", message: "\(path): \(reason)", data: ["path": .string(path), "reason": .string(reason)])
     }
 
-    private static func readFields(_ reader: inout ParamsReader) throws(WireError) -> ExportPart {
+    private static func readFields(_ reader: inout ParamsReader, first: Bool) throws(WireError) -> ExportPart {
         let view = try reader.string("view")
         let epoch = try reader.integer("epoch")
         guard epoch >= 0 else { throw .invalidParams("\(reader.path).epoch", "must not be negative") }
         let part = try reader.integer("part")
         guard part >= 1 else { throw .invalidParams("\(reader.path).part", "must be at least 1") }
+        guard first == (part == 1) else {
+            throw .invalidParams(
+                "\(reader.path).part", first ? "must be 1 with params.view (later parts go with params.importId)" : "must not be 1 with params.importId")
+        }
         guard reader.has("next") else { throw .invalidParams("\(reader.path).next", "is required (null for the last part)") }
         let continues = try reader.optionalString("next") != nil
         let header = part == 1 ? try readHeader(&reader, epoch: epoch) : nil
@@ -264,9 +268,13 @@ extension LayoutService {
         switch (name, importId) {
         case (let name?, nil):
             guard !name.isEmpty, name.utf8.count <= 256 else { throw .invalidParams("params.view", "must be 1 to 256 bytes") }
-            part = try ExportPart.read(blob)
-            guard part.part == 1, let header = part.header else {
-                throw ExportPart.invalidExport(path: "params.blob.part", reason: "must be 1 with params.view (later parts go with params.importId)")
+            part = try ExportPart.read(blob, first: true)
+            guard let header = part.header else { throw .internalError("part 1 read without its header") }
+            // What needs no data is checked now, not after the last part.
+            do {
+                try View.check(header.state, limits: limits.view, registry: registry)
+            } catch {
+                throw error.wire
             }
             try checkRoom(for: name)
             try imports.reserve(part, after: 0)
@@ -276,7 +284,7 @@ extension LayoutService {
         case (nil, let id?):
             pending = try imports.take(id, connection: connection)
             do throws(WireError) {
-                part = try ExportPart.read(blob)
+                part = try ExportPart.read(blob, first: false)
                 guard part.part == pending.part + 1 else {
                     throw ExportPart.invalidExport(path: "params.blob.part", reason: "must be \(pending.part + 1), the part after the last one taken")
                 }

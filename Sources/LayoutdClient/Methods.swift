@@ -2755,12 +2755,12 @@ public enum LayoutdMethods {
             public var view: String?
             /// one part of an export, unchanged (InvalidExport when it is not one;
             /// UnsupportedExportVersion for a format version this daemon does not read)
-            public var blob: LayoutdMethods.ViewExport
+            public var blob: LayoutdMethods.ViewExportPart
             /// with parts 2 and later: the importId part 1 answered (InvalidParams when it is not
             /// an open import of this connection)
             public var importId: String?
 
-            public init(blob: LayoutdMethods.ViewExport, view: String? = nil, importId: String? = nil) {
+            public init(blob: LayoutdMethods.ViewExportPart, view: String? = nil, importId: String? = nil) {
                 self.view = view
                 self.blob = blob
                 self.importId = importId
@@ -2771,7 +2771,7 @@ public enum LayoutdMethods {
                 let object = try WireDecode.object(value, context)
                 try WireDecode.onlyKnown(object, ["view", "blob", "importId"], context)
                 self.view = try WireDecode.optional(object["view"]) { value throws(DecodingFailure) in try WireDecode.string(value, "\(context).view") }
-                self.blob = try LayoutdMethods.ViewExport(WireDecode.present(object["blob"], "\(context).blob"), "\(context).blob")
+                self.blob = try LayoutdMethods.ViewExportPart(WireDecode.present(object["blob"], "\(context).blob"), "\(context).blob")
                 self.importId = try WireDecode.optional(object["importId"]) { value throws(DecodingFailure) in try WireDecode.string(value, "\(context).importId") }
             }
 
@@ -3233,7 +3233,7 @@ public enum LayoutdMethods {
     /// sections, each with the items of this part (a section cut at a part's end continues in the
     /// next part under the same id, without its header and footer sizes). format and version
     /// identify the format: a reader refuses what it does not know.
-    public struct ViewExport: Sendable {
+    public struct ViewExportPart: Sendable {
         public enum LayoutDirection: String, Sendable, Hashable, CaseIterable {
             case ltr
             case rtl
@@ -3752,7 +3752,7 @@ extension LayoutdConnection {
     /// `view.import`: create a view from an export, exactly as it was (parts sent in order)
     /// (protocol/views.md#viewimport). `timeout`: this call's deadline in seconds (the
     /// connection's when nil).
-    public func viewImport(blob: LayoutdMethods.ViewExport, view: String? = nil, importId: String? = nil, timeout: Double? = nil) async throws(LayoutdError) -> LayoutdMethods.ViewImport.Result {
+    public func viewImport(blob: LayoutdMethods.ViewExportPart, view: String? = nil, importId: String? = nil, timeout: Double? = nil) async throws(LayoutdError) -> LayoutdMethods.ViewImport.Result {
         try await call(LayoutdMethods.ViewImport.self, .init(blob: blob, view: view, importId: importId), timeout: timeout)
     }
 
@@ -4050,7 +4050,7 @@ extension BlockingConnection {
     /// `view.import`: create a view from an export, exactly as it was (parts sent in order)
     /// (protocol/views.md#viewimport). `timeout`: this call's deadline in seconds (the
     /// connection's when nil).
-    public func viewImport(blob: LayoutdMethods.ViewExport, view: String? = nil, importId: String? = nil, timeout: Double? = nil) throws(LayoutdError) -> LayoutdMethods.ViewImport.Result {
+    public func viewImport(blob: LayoutdMethods.ViewExportPart, view: String? = nil, importId: String? = nil, timeout: Double? = nil) throws(LayoutdError) -> LayoutdMethods.ViewImport.Result {
         try call(LayoutdMethods.ViewImport.self, .init(blob: blob, view: view, importId: importId), timeout: timeout)
     }
 

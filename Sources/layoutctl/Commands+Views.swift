@@ -94,3 +94,85 @@ enum ViewCommands {
         }
     }
 }
+
+/// `export` and `import`: a view's state as a file of JSON lines, one export part per line
+/// (protocol/views.md, "view.export"), the format the daemon's state directory uses too.
+enum TransferCommands {
+    static func export(_ invocation: Invocation) {
+        let view = positional(1, "VIEW")[0]
+        let client = connect()
+        var params: JSONObject = ["view": .string(view)]
+        if let limit = invocation.integer("--limit") { params["limit"] = .number(Double(limit)) }
+        var lines = [UInt8]()
+        var parts = 0
+        var items = 0
+        while true {
+            let part = call(client, "view.export", params)
+            parts += 1
+            items += (part["sections"]?.arrayValue ?? []).reduce(0) { $0 + ($1["items"]?.arrayValue?.count ?? 0) }
+            lines += Array(JSONWriter.string(part).utf8) + [UInt8(ascii: "\n")]
+            guard let next = part["next"]?.stringValue else { break }
+            params["cursor"] = .string(next)
+        }
+        guard let path = invocation.value("--output"), path != "-" else { return writeOut(String(decoding: lines, as: UTF8.self)) }
+        writeFileAtomically(path, lines)
+        emit(.object(["view": .string(view), "parts": .number(Double(parts)), "items": .number(Double(items)), "file": .string(path)])) { _ in
+            "exported \(view): \(items) items in \(parts) part\(parts == 1 ? "" : "s") to \(path)\n"
+        }
+    }
+
+    static func importView(_ invocation: Invocation) {
+        let path = positional(1, "FILE")[0]
+        let lines = readAll(path).split(separator: UInt8(ascii: "\n")).filter { !$0.allSatisfy { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\r") } }
+        var parts = [JSONValue]()
+        for (number, line) in lines.enumerated() {
+            guard let part = try? JSONParser.parse(Array(line)), part.objectValue != nil else {
+                writeError("layoutctl: \(path):\(number + 1): not a JSON object (an export is one part per line)\n")
+                exit(65)
+            }
+            parts.append(part)
+        }
+        guard let first = parts.first else {
+            writeError("layoutctl: \(path): no export parts\n")
+            exit(65)
+        }
+        let name = invocation.value("--view") ?? first["view"]?.stringValue ?? ""
+        let client = connect()
+        var reply = call(client, "view.import", ["view": .string(name), "blob": first])
+        for part in parts.dropFirst() {
+            guard let id = reply["importId"]?.stringValue else { break }
+            reply = call(client, "view.import", ["importId": .string(id), "blob": part])
+        }
+        emit(reply) { result in
+            let snapshot = result["snapshot"]
+            return "imported \(name): \(formatNumber(result["items"])) items, epoch \(formatNumber(snapshot?["epoch"]))\n"
+        }
+    }
+
+    /// Writes `bytes` to a new file beside `path`, flushes it and renames it over `path`: a
+    /// reader sees the old file or the whole new one.
+    private static func writeFileAtomically(_ path: String, _ bytes: [UInt8]) {
+        let temporary = "\(path).tmp-\(getpid())"
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else {
+            writeError("layoutctl: cannot write \(path): \(String(cString: strerror(errno)))\n")
+            exit(1)
+        }
+        var written = 0
+        while written < bytes.count {
+            let count = bytes[written...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            if count < 0, errno == EINTR { continue }
+            guard count > 0 else {
+                writeError("layoutctl: cannot write \(path): \(String(cString: strerror(errno)))\n")
+                unlink(temporary)
+                exit(1)
+            }
+            written += count
+        }
+        guard fsync(fd) == 0, close(fd) == 0, rename(temporary, path) == 0 else {
+            writeError("layoutctl: cannot write \(path): \(String(cString: strerror(errno)))\n")
+            unlink(temporary)
+            exit(1)
+        }
+    }
+}

@@ -221,6 +221,21 @@ enum Commands {
             run: ViewCommands.query),
         Command("item", "VIEW ID", "one item's attributes", method: "view.item", examples: ["layoutctl item photos p4"], run: ViewCommands.item),
         Command(
+            "export", "VIEW", "the view's whole state, one export part per line (stdout or --output)", method: "view.export",
+            options: [
+                CommandOption("--output", short: "-o", argument: "FILE", "write the file (atomically: a new file renamed over it) instead of stdout", completes: .file),
+                CommandOption("--limit", argument: "N", "items per part (default 10000)"),
+            ],
+            examples: ["layoutctl export photos -o photos.export", "layoutctl export photos | layoutctl import - --view photos-copy"],
+            details: "The parts come from one snapshot taken by the first: the file is the view at one epoch, whatever changes meanwhile. `layoutctl import` and the daemon's state directory read the same format.",
+            run: TransferCommands.export),
+        Command(
+            "import", "FILE", "create a view from an export file ('-' for stdin)", method: "view.import",
+            options: [CommandOption("--view", argument: "NAME", "the new view's name (default: the exported view's)")],
+            examples: ["layoutctl import photos.export", "layoutctl import photos.export --view photos-restored"],
+            details: "The view is the exported one: the same frames, offset, selection, measurements and epoch. A refused part ends the import and creates nothing.",
+            run: TransferCommands.importView),
+        Command(
             "selection", "VIEW", "the selected items, in data order (every page)", method: "view.selection",
             examples: ["layoutctl selection photos", "layoutctl selection photos --json | jq -r '.ids[]'"],
             run: { _ in

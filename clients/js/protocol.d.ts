@@ -581,7 +581,7 @@ export interface Section {
  * without its header and footer sizes). format and version identify the format: a reader refuses what it does
  * not know.
  */
-export interface ViewExport {
+export interface ViewExportPart {
   format: "layoutd.view";
   /** the format's version: 1 */
   version: number;
@@ -1808,7 +1808,7 @@ export interface ViewExportParams {
  * view.export: One part of the export (views.md#viewexport: the format and its versioning). Fields may be
  * added within version 1 of the format: ignore unknown ones.
  */
-export type ViewExportResult = ViewExport;
+export type ViewExportResult = ViewExportPart;
 
 /**
  * view.import: create a view from an export, exactly as it was (parts sent in order)
@@ -1824,7 +1824,7 @@ export interface ViewImportParams {
    * one part of an export, unchanged (InvalidExport when it is not one; UnsupportedExportVersion for a format
    * version this daemon does not read)
    */
-  blob: ViewExport;
+  blob: ViewExportPart;
   /**
    * with parts 2 and later: the importId part 1 answered (InvalidParams when it is not an open import of this
    * connection)

@@ -114,6 +114,15 @@ extension View {
         }
     }
 
+    /// Checks what of `state` needs no data: the strategy and its parameters, the viewport,
+    /// the window margin and the epoch (what an import can refuse before its items arrive).
+    public static func check(_ state: ViewState, limits: ViewLimits = ViewLimits(), registry: StrategyRegistry = .builtIn) throws(LayoutError) {
+        guard state.epoch >= 0 else { throw .invalidParameter(parameter: "epoch", reason: "must not be negative") }
+        try validate(windowMargin: state.windowMargin)
+        try state.viewport.validate()
+        _ = try registry.makeStrategy(named: state.strategy, parameters: state.parameters)
+    }
+
     /// Rebuilds a view from its state: the same frames, the same epoch.
     ///
     /// - Throws: what `init(strategy:...)` throws for the strategy, parameters, data, viewport

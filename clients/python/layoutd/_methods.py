@@ -1114,7 +1114,7 @@ class SyncMethods:
             cursor: Optional[str] = None,
             limit: Optional[int] = None,
             timeout: Optional[float] = -1.0,
-    ) -> wire.ViewExport:
+    ) -> wire.ViewExportPart:
         """``view.export``: the view's whole state as a versioned blob, in parts
         (protocol/views.md#viewexport).
 
@@ -1126,11 +1126,11 @@ class SyncMethods:
         Errors besides the request errors: ViewNotFound, LimitExceeded.
         """
         _request = _params([("view", view), ("cursor", cursor), ("limit", limit)])
-        return cast(wire.ViewExport, self._invoke("view.export", _request, timeout))
+        return cast(wire.ViewExportPart, self._invoke("view.export", _request, timeout))
 
     def view_import(
             self,
-            blob: Union[wire.ViewExportInput, Mapping[str, Any]],
+            blob: Union[wire.ViewExportPartInput, Mapping[str, Any]],
             *,
             view: Optional[str] = None,
             import_id: Optional[str] = None,
@@ -2381,7 +2381,7 @@ class AsyncMethods:
             cursor: Optional[str] = None,
             limit: Optional[int] = None,
             timeout: Optional[float] = -1.0,
-    ) -> wire.ViewExport:
+    ) -> wire.ViewExportPart:
         """``view.export``: the view's whole state as a versioned blob, in parts
         (protocol/views.md#viewexport).
 
@@ -2393,11 +2393,11 @@ class AsyncMethods:
         Errors besides the request errors: ViewNotFound, LimitExceeded.
         """
         _request = _params([("view", view), ("cursor", cursor), ("limit", limit)])
-        return cast(wire.ViewExport, await self._invoke("view.export", _request, timeout))
+        return cast(wire.ViewExportPart, await self._invoke("view.export", _request, timeout))
 
     async def view_import(
             self,
-            blob: Union[wire.ViewExportInput, Mapping[str, Any]],
+            blob: Union[wire.ViewExportPartInput, Mapping[str, Any]],
             *,
             view: Optional[str] = None,
             import_id: Optional[str] = None,

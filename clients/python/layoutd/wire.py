@@ -454,15 +454,15 @@ class InsetsInput(TypedDict, total=False):
     right: float
 
 
-class _ViewExportViewportRequired(TypedDict):
-    """The keys every ViewExportViewport has."""
+class _ViewExportPartViewportRequired(TypedDict):
+    """The keys every ViewExportPartViewport has."""
     width: float
     height: float
     offset: Point
     contentInsets: InsetsInput
 
 
-class ViewExportViewport(_ViewExportViewportRequired, total=False):
+class ViewExportPartViewport(_ViewExportPartViewportRequired, total=False):
     """Part 1: the viewport as the view holds it: offset in screen coordinates (for a horizontal
     rtl view, from the content's left edge, unlike view.create's)
     """
@@ -495,20 +495,20 @@ class AnchorPolicyObject(_AnchorPolicyObjectRequired, total=False):
 AnchorPolicy = Union[Literal["firstVisible", "lastVisible", "end", "none"], AnchorPolicyObject]
 
 
-class ViewExportSupplementaryMeasurements(TypedDict):
-    """An entry of ``supplementaryMeasurements`` of :class:`ViewExport`."""
+class ViewExportPartSupplementaryMeasurements(TypedDict):
+    """An entry of ``supplementaryMeasurements`` of :class:`ViewExportPart`."""
     kind: str
     id: str
     width: float
     height: float
 
 
-class _ViewExportSectionsItemsRequired(TypedDict):
-    """The keys every ViewExportSectionsItems has."""
+class _ViewExportPartSectionsItemsRequired(TypedDict):
+    """The keys every ViewExportPartSectionsItems has."""
     id: str
 
 
-class ViewExportSectionsItems(_ViewExportSectionsItemsRequired, total=False):
+class ViewExportPartSectionsItems(_ViewExportPartSectionsItemsRequired, total=False):
     """An item as the client described it (size and estimatedSize are the ones it had before a
     measurement), with what happened to it since.
     """
@@ -521,22 +521,22 @@ class ViewExportSectionsItems(_ViewExportSectionsItemsRequired, total=False):
     selected: Literal[True]
 
 
-class _ViewExportSectionsRequired(TypedDict):
-    """The keys every ViewExportSections has."""
+class _ViewExportPartSectionsRequired(TypedDict):
+    """The keys every ViewExportPartSections has."""
     id: str
-    items: List[ViewExportSectionsItems]
+    items: List[ViewExportPartSectionsItems]
 
 
-class ViewExportSections(_ViewExportSectionsRequired, total=False):
-    """An entry of ``sections`` of :class:`ViewExport`."""
+class ViewExportPartSections(_ViewExportPartSectionsRequired, total=False):
+    """An entry of ``sections`` of :class:`ViewExportPart`."""
     headerSize: Size
     footerSize: Size
     #: an orthogonally scrolling section's offset, when not 0
     offset: float
 
 
-class _ViewExportRequired(TypedDict):
-    """The keys every ViewExport has."""
+class _ViewExportPartRequired(TypedDict):
+    """The keys every ViewExportPart has."""
     format: Literal["layoutd.view"]
     #: the format's version: 1
     version: int
@@ -546,12 +546,12 @@ class _ViewExportRequired(TypedDict):
     epoch: int
     #: 1, 2, ... in order
     part: int
-    sections: List[ViewExportSections]
+    sections: List[ViewExportPartSections]
     #: the cursor of the next part (view.export), null for the last
     next: Optional[str]
 
 
-class ViewExport(_ViewExportRequired, total=False):
+class ViewExportPart(_ViewExportPartRequired, total=False):
     """One part of a view export (views.md#viewexport). Part 1 holds the header; every part holds
     sections, each with the items of this part (a section cut at a part's end continues in the
     next part under the same id, without its header and footer sizes). format and version
@@ -567,7 +567,7 @@ class ViewExport(_ViewExportRequired, total=False):
     layoutDirection: Literal["ltr", "rtl"]
     #: part 1: the viewport as the view holds it: offset in screen coordinates (for a horizontal rtl
     #: view, from the content's left edge, unlike view.create's)
-    viewport: ViewExportViewport
+    viewport: ViewExportPartViewport
     #: part 1
     windowMargin: float
     #: part 1, when not firstVisible: the view's anchor policy
@@ -580,7 +580,7 @@ class ViewExport(_ViewExportRequired, total=False):
     itemCount: int
     #: part 1, when any: measured sizes of supplementary elements the strategy keeps
     #: (compositional's estimated boundary items and badges)
-    supplementaryMeasurements: List[ViewExportSupplementaryMeasurements]
+    supplementaryMeasurements: List[ViewExportPartSupplementaryMeasurements]
 
 
 class Insets(TypedDict):
@@ -756,15 +756,15 @@ class Measurement(_MeasurementRequired, total=False):
     kind: str
 
 
-class _ViewExportInputViewportRequired(TypedDict):
-    """The keys every ViewExportInputViewport has."""
+class _ViewExportPartInputViewportRequired(TypedDict):
+    """The keys every ViewExportPartInputViewport has."""
     width: float
     height: float
     offset: Union[model.Point, Mapping[str, Any]]
     contentInsets: Union[model.Insets, Mapping[str, Any]]
 
 
-class ViewExportInputViewport(_ViewExportInputViewportRequired, total=False):
+class ViewExportPartInputViewport(_ViewExportPartInputViewportRequired, total=False):
     """Part 1: the viewport as the view holds it: offset in screen coordinates (for a horizontal
     rtl view, from the content's left edge, unlike view.create's)
     """
@@ -773,20 +773,20 @@ class ViewExportInputViewport(_ViewExportInputViewportRequired, total=False):
     readableWidth: float
 
 
-class ViewExportInputSupplementaryMeasurements(TypedDict):
-    """An entry of ``supplementaryMeasurements`` of :class:`ViewExportInput`."""
+class ViewExportPartInputSupplementaryMeasurements(TypedDict):
+    """An entry of ``supplementaryMeasurements`` of :class:`ViewExportPartInput`."""
     kind: str
     id: str
     width: float
     height: float
 
 
-class _ViewExportInputSectionsItemsRequired(TypedDict):
-    """The keys every ViewExportInputSectionsItems has."""
+class _ViewExportPartInputSectionsItemsRequired(TypedDict):
+    """The keys every ViewExportPartInputSectionsItems has."""
     id: str
 
 
-class ViewExportInputSectionsItems(_ViewExportInputSectionsItemsRequired, total=False):
+class ViewExportPartInputSectionsItems(_ViewExportPartInputSectionsItemsRequired, total=False):
     """An item as the client described it (size and estimatedSize are the ones it had before a
     measurement), with what happened to it since.
     """
@@ -799,22 +799,22 @@ class ViewExportInputSectionsItems(_ViewExportInputSectionsItemsRequired, total=
     selected: Literal[True]
 
 
-class _ViewExportInputSectionsRequired(TypedDict):
-    """The keys every ViewExportInputSections has."""
+class _ViewExportPartInputSectionsRequired(TypedDict):
+    """The keys every ViewExportPartInputSections has."""
     id: str
-    items: Sequence[Union[ViewExportInputSectionsItems, Mapping[str, Any]]]
+    items: Sequence[Union[ViewExportPartInputSectionsItems, Mapping[str, Any]]]
 
 
-class ViewExportInputSections(_ViewExportInputSectionsRequired, total=False):
-    """An entry of ``sections`` of :class:`ViewExportInput`."""
+class ViewExportPartInputSections(_ViewExportPartInputSectionsRequired, total=False):
+    """An entry of ``sections`` of :class:`ViewExportPartInput`."""
     headerSize: Union[model.Size, Mapping[str, Any]]
     footerSize: Union[model.Size, Mapping[str, Any]]
     #: an orthogonally scrolling section's offset, when not 0
     offset: float
 
 
-class _ViewExportInputRequired(TypedDict):
-    """The keys every ViewExportInput has."""
+class _ViewExportPartInputRequired(TypedDict):
+    """The keys every ViewExportPartInput has."""
     format: Literal["layoutd.view"]
     #: the format's version: 1
     version: int
@@ -824,12 +824,12 @@ class _ViewExportInputRequired(TypedDict):
     epoch: int
     #: 1, 2, ... in order
     part: int
-    sections: Sequence[Union[ViewExportInputSections, Mapping[str, Any]]]
+    sections: Sequence[Union[ViewExportPartInputSections, Mapping[str, Any]]]
     #: the cursor of the next part (view.export), null for the last
     next: Optional[str]
 
 
-class ViewExportInput(_ViewExportInputRequired, total=False):
+class ViewExportPartInput(_ViewExportPartInputRequired, total=False):
     """One part of a view export (views.md#viewexport). Part 1 holds the header; every part holds
     sections, each with the items of this part (a section cut at a part's end continues in the
     next part under the same id, without its header and footer sizes). format and version
@@ -845,7 +845,7 @@ class ViewExportInput(_ViewExportInputRequired, total=False):
     layoutDirection: Literal["ltr", "rtl"]
     #: part 1: the viewport as the view holds it: offset in screen coordinates (for a horizontal rtl
     #: view, from the content's left edge, unlike view.create's)
-    viewport: Union[ViewExportInputViewport, Mapping[str, Any]]
+    viewport: Union[ViewExportPartInputViewport, Mapping[str, Any]]
     #: part 1
     windowMargin: float
     #: part 1, when not firstVisible: the view's anchor policy
@@ -858,4 +858,4 @@ class ViewExportInput(_ViewExportInputRequired, total=False):
     itemCount: int
     #: part 1, when any: measured sizes of supplementary elements the strategy keeps
     #: (compositional's estimated boundary items and badges)
-    supplementaryMeasurements: Sequence[Union[ViewExportInputSupplementaryMeasurements, Mapping[str, Any]]]
+    supplementaryMeasurements: Sequence[Union[ViewExportPartInputSupplementaryMeasurements, Mapping[str, Any]]]
