@@ -16,6 +16,13 @@ enum Web {
             settings.host = host
             settings.port = port
         }
+        // For the tests only (not a documented option): a head deadline they can outwait.
+        if let text = getenv("LAYOUTCTL_WEB_HEAD_DEADLINE").map({ String(cString: $0) }) {
+            guard let seconds = Double(text), (0.1...3600).contains(seconds) else {
+                usageError("LAYOUTCTL_WEB_HEAD_DEADLINE needs seconds from 0.1 to 3600, not '\(text)'", command: command)
+            }
+            settings.headDeadline = seconds
+        }
         // The daemon first: a bridge to nothing would only fail later, in the browser.
         do {
             let client = try BlockingConnection(path: settings.socketPath, timeout: invocation.timeout)

@@ -20,9 +20,15 @@ struct WebServerSettings {
     var openView: String?
     /// The longest message either way: the daemon's maximumLineLength (daemon.hello).
     var maximumMessageLength = 1 << 20
-    static let maximumConnections = 64
-    /// How long a browser may take to send a request head (a slow client must not hold a thread).
-    static let headTimeout = 10.0
+    /// How the connection slots are shared between the owner and other users (WebAdmission).
+    var admission = WebAdmissionLimits()
+    /// How long a connection has, from accept, to send its whole request head, however it
+    /// trickles: a slot is held from accept on. The tests shorten it through
+    /// LAYOUTCTL_WEB_HEAD_DEADLINE (Web.swift).
+    var headDeadline = 10.0
+    /// How long a response (a file, an error, the 101) may take to be read: a client that
+    /// does not read must not hold its thread and slot.
+    static let responseDeadline = 10.0
 }
 
 enum WebServer {
@@ -84,7 +90,10 @@ enum WebServer {
             }
             return .failure(WebError("cannot listen on \(display(host, port)): \(String(cString: strerror(code)))"))
         }
-        guard Glibc.listen(fd, 64) == 0 else {
+        // A deep backlog: connections waiting to be accepted are not yet sorted by uid, and a
+        // full queue drops the next SYN (a second's retransmit), the owner's as well as a
+        // stranger's. The accepting thread refuses what it cannot admit at once.
+        guard Glibc.listen(fd, SOMAXCONN) == 0 else {
             close(fd)
             return .failure(WebError("listen: \(String(cString: strerror(errno)))"))
         }
@@ -113,7 +122,8 @@ struct WebError: Error {
     }
 }
 
-/// The running server: accepts, and gives each connection a thread of its own.
+/// The running server: accepts, admits by the peer's uid (WebAdmission), and gives each
+/// admitted connection a thread of its own.
 final class WebGateway: @unchecked Sendable {
     let settings: WebServerSettings
     let token: String
@@ -121,8 +131,9 @@ final class WebGateway: @unchecked Sendable {
     let port: UInt16
     /// The Host values a request may carry: the loopback names on this port (and the listen address).
     let hosts: Set<String>
-    private var active = 0
-    private var lock = pthread_mutex_t()
+    let admission: WebAdmission
+    /// The uid running `layoutctl web`: its connections may use every slot.
+    let owner = geteuid()
 
     init(settings: WebServerSettings, token: String, listener: Int32, port: UInt16) {
         self.settings = settings
@@ -130,7 +141,7 @@ final class WebGateway: @unchecked Sendable {
         self.listener = listener
         self.port = port
         hosts = ["127.0.0.1:\(port)", "localhost:\(port)", "[::1]:\(port)", WebServer.display(settings.host, port)]
-        pthread_mutex_init(&lock, nil)
+        admission = WebAdmission(limits: settings.admission)
     }
 
     var url: String {
@@ -150,86 +161,121 @@ final class WebGateway: @unchecked Sendable {
     func serve() -> Never {
         while true {
             let fd = accept(listener, nil, nil)
-            if fd >= 0 {
-                _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-                // Every message is written whole: Nagle's wait for an ACK would only add delay
-                // (40 ms with the browser's delayed ACKs) to each reply and event.
-                var one: Int32 = 1
-                setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
-            }
             if fd < 0 {
                 if errno == EINTR || errno == ECONNABORTED { continue }
                 // Out of descriptors: wait a little rather than spin.
                 usleep(50_000)
                 continue
             }
-            pthread_mutex_lock(&lock)
-            let admitted = active < WebServerSettings.maximumConnections
-            if admitted { active += 1 }
-            pthread_mutex_unlock(&lock)
-            guard admitted else {
-                WebConnection.send(fd, HTTPResponse.error(503, "too many connections to layoutctl web").serialized())
+            // The head deadline counts from here: a connection holds its slot from accept on.
+            let accepted = monotonicSeconds()
+            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+            // Non-blocking: every wait is a poll with a deadline, and the bridge writes each way
+            // as the peer accepts.
+            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+            // Every message is written whole: Nagle's wait for an ACK would only add delay
+            // (40 ms with the browser's delayed ACKs) to each reply and event.
+            var one: Int32 = 1
+            setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+            let peer: WebAdmissionCounts.Peer = LoopbackPeer.uid(of: fd).map { $0 == owner ? .owner : .stranger($0) } ?? .stranger(nil)
+            switch admission.admit(peer) {
+            case .failure(let refused):
+                WebConnection.sendLastWords(fd, HTTPResponse.error(503, refused.refusal.message).serialized())
                 close(fd)
-                continue
-            }
-            spawnThread { [self] in
-                WebConnection(fd: fd, gateway: self).run()
-                close(fd)
-                pthread_mutex_lock(&lock)
-                active -= 1
-                pthread_mutex_unlock(&lock)
+            case .success(let ticket):
+                let started = DetachedThread.start { [self] in
+                    WebConnection(fd: fd, gateway: self, ticket: ticket, accepted: accepted).run()
+                    close(fd)
+                    admission.release(ticket)
+                }
+                if !started {
+                    WebConnection.sendLastWords(fd, HTTPResponse.error(503, "layoutctl web cannot start a thread for this connection").serialized())
+                    close(fd)
+                    admission.release(ticket)
+                }
             }
         }
     }
-}
-
-func spawnThread(_ body: @escaping () -> Void) {
-    DetachedThread.start(body)
 }
 
 /// One TCP connection: a request head, then a response, or the WebSocket bridge.
 struct WebConnection {
     let fd: Int32
     let gateway: WebGateway
+    let ticket: WebAdmission.Ticket
+    /// When the connection was accepted (monotonicSeconds): the head deadline counts from here.
+    let accepted: Double
 
-    /// Writes everything, or stops at the first error (the peer is gone): the last words of a
-    /// connection (an error response, a close frame) need no answer.
-    static func send(_ fd: Int32, _ bytes: [UInt8]) { sendAll(fd, bytes) }
+    /// The last words to a peer that may not read them (a refusal, a late head): one
+    /// non-blocking send of what fits, then its unread input is read away, so the close that
+    /// follows is a FIN and not a reset that could destroy the words in flight.
+    static func sendLastWords(_ fd: Int32, _ bytes: [UInt8]) {
+        _ = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress!, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
+        _ = UnixSocket.discardAvailableInput(fd)
+    }
 
-    /// Writes everything; false when the peer is gone.
+    /// Writes everything to the non-blocking `fd`, waiting for it to drain until `deadline`
+    /// (monotonicSeconds); false when the peer is gone or too slow.
     @discardableResult
-    static func sendAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
+    static func sendAll(_ fd: Int32, _ bytes: [UInt8], deadline: Double) -> Bool {
         var written = 0
         while written < bytes.count {
             let count = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress! + written, $0.count - written, Int32(MSG_NOSIGNAL)) }
-            if count < 0 && errno == EINTR { continue }
-            if count <= 0 { return false }
-            written += count
+            if count > 0 {
+                written += count
+            } else if count < 0 && errno == EINTR {
+                continue
+            } else if count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
+                guard wait(fd, for: Int16(POLLOUT), until: deadline) else { return false }
+            } else {
+                return false
+            }
         }
         return true
     }
 
-    func respond(_ response: HTTPResponse) { Self.send(fd, response.serialized()) }
+    /// Waits until `fd` is ready for `events` (or has hung up); false once `deadline` passed.
+    static func wait(_ fd: Int32, for events: Int16, until deadline: Double) -> Bool {
+        while true {
+            let remaining = deadline - monotonicSeconds()
+            guard remaining > 0 else { return false }
+            var descriptor = pollfd(fd: fd, events: events, revents: 0)
+            let ready = poll(&descriptor, 1, Int32(min(remaining * 1000, 3_600_000).rounded(.up)))
+            if ready > 0 { return true }
+            if ready < 0 && errno != EINTR { return false }
+        }
+    }
+
+    func respond(_ response: HTTPResponse) {
+        Self.sendAll(fd, response.serialized(), deadline: monotonicSeconds() + WebServerSettings.responseDeadline)
+    }
 
     func run() {
-        setReceiveTimeout(fd, WebServerSettings.headTimeout)
+        let deadline = accepted + gateway.settings.headDeadline
         var buffer: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 4096)
         while true {
             switch HTTPRequest.parse(buffer) {
             case .invalid(let status, let reason):
+                gateway.admission.headDone(ticket)
                 return respond(.error(status, reason))
             case .request(let request, let consumed):
+                gateway.admission.headDone(ticket)
                 return handle(request, leftover: Array(buffer[consumed...]))
             case .incomplete:
+                guard Self.wait(fd, for: Int16(POLLIN), until: deadline) else {
+                    // A head not complete in time, however it trickled, loses its slot. A 408
+                    // says why to a client that is merely slow (a browser retries it).
+                    let seconds = gateway.settings.headDeadline
+                    return Self.sendLastWords(fd, HTTPResponse.error(408, "the request head was not complete within \(seconds) s of connecting").serialized())
+                }
                 let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-                if count < 0 && errno == EINTR { continue }
+                if count < 0 && (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK) { continue }
                 guard count > 0 else { return }
                 buffer += chunk[..<count]
             }
         }
     }
-
     func handle(_ request: HTTPRequest, leftover: [UInt8]) {
         guard let host = request.header("Host"), gateway.hosts.contains(host.lowercased()) else {
             return respond(.error(421, "this server answers only to \(gateway.hosts.sorted().joined(separator: ", ")) (a foreign Host is refused: DNS rebinding)"))
@@ -280,16 +326,19 @@ struct WebConnection {
             return respond(.error(502, "cannot reach layoutd at \(gateway.settings.socketPath): \(error)"))
         }
         defer { close(daemon) }
+        _ = fcntl(daemon, F_SETFL, fcntl(daemon, F_GETFL) | O_NONBLOCK)
         let head = "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: \(accept)\r\n\r\n"
-        guard Self.sendAll(fd, Array(head.utf8)) else { return }
-        setReceiveTimeout(fd, 0)
-        WebBridge(browser: fd, daemon: daemon, maximumMessageLength: gateway.settings.maximumMessageLength).run(leftover: leftover)
+        guard Self.sendAll(fd, Array(head.utf8), deadline: monotonicSeconds() + WebServerSettings.responseDeadline) else { return }
+        var bridge = WebBridge(browser: fd, daemon: daemon, maximumMessageLength: gateway.settings.maximumMessageLength)
+        bridge.run(leftover: leftover)
     }
 }
 
-func setReceiveTimeout(_ fd: Int32, _ seconds: Double) {
-    var value = timeval(tv_sec: Int(seconds), tv_usec: Int((seconds - Double(Int(seconds))) * 1e6))
-    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &value, socklen_t(MemoryLayout<timeval>.size))
+/// CLOCK_MONOTONIC in seconds: deadlines that a change of the wall clock does not move.
+func monotonicSeconds() -> Double {
+    var now = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &now)
+    return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
 }
 
 func constantTimeEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {
@@ -297,82 +346,4 @@ func constantTimeEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {
     var difference: UInt8 = 0
     for i in a.indices { difference |= a[i] ^ b[i] }
     return difference == 0
-}
-
-/// Shuttles one WebSocket and one daemon connection: each text message becomes a line, each
-/// line a text message. The first side to close ends both (with a close frame saying why).
-struct WebBridge {
-    let browser: Int32
-    let daemon: Int32
-    let maximumMessageLength: Int
-
-    func run(leftover: [UInt8]) {
-        var decoder = WebSocketDecoder(maximumMessageLength: maximumMessageLength)
-        decoder.feed(leftover)
-        var lines: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 65536)
-        var descriptors = [pollfd(fd: browser, events: Int16(POLLIN), revents: 0), pollfd(fd: daemon, events: Int16(POLLIN), revents: 0)]
-        if !drain(&decoder) { return }
-        while true {
-            let ready = poll(&descriptors, 2, -1)
-            if ready < 0 {
-                if errno == EINTR { continue }
-                return
-            }
-            if descriptors[1].revents != 0 {
-                let count = chunk.withUnsafeMutableBytes { recv(daemon, $0.baseAddress, $0.count, 0) }
-                if count < 0 && errno == EINTR { continue }
-                if count <= 0 {
-                    WebConnection.send(browser, WebSocketEncoder.close(.goingAway, "the daemon closed the connection"))
-                    return
-                }
-                lines += chunk[..<count]
-                var start = 0
-                while let newline = lines[start...].firstIndex(of: 10) {
-                    var end = newline
-                    if end > start && lines[end - 1] == 13 { end -= 1 }
-                    if !WebConnection.sendAll(browser, WebSocketEncoder.frame(.text, lines[start..<end])) { return }
-                    start = newline + 1
-                }
-                lines.removeFirst(start)
-            }
-            if descriptors[0].revents != 0 {
-                let count = chunk.withUnsafeMutableBytes { recv(browser, $0.baseAddress, $0.count, 0) }
-                if count < 0 && errno == EINTR { continue }
-                if count <= 0 { return }
-                decoder.feed(chunk[..<count])
-                if !drain(&decoder) { return }
-            }
-        }
-    }
-
-    /// Handles every complete event; false when the connection is over.
-    func drain(_ decoder: inout WebSocketDecoder) -> Bool {
-        while let event = decoder.next() {
-            switch event {
-            case .text(let message):
-                // One message is one line: a CR or LF inside would be two requests, or half of one.
-                if message.contains(10) || message.contains(13) {
-                    WebConnection.send(browser, WebSocketEncoder.close(.invalidPayload, "a message is one protocol line: no CR or LF inside"))
-                    return false
-                }
-                if !WebConnection.sendAll(daemon, message + [10]) {
-                    WebConnection.send(browser, WebSocketEncoder.close(.goingAway, "the daemon closed the connection"))
-                    return false
-                }
-            case .ping(let payload):
-                if !WebConnection.sendAll(browser, WebSocketEncoder.frame(.pong, payload)) { return false }
-            case .pong:
-                continue
-            case .close(let code, _):
-                let echoed = code == 1005 ? WebSocketEncoder.frame(.close, []) : WebSocketEncoder.close(.normal, "")
-                WebConnection.send(browser, echoed)
-                return false
-            case .failure(let code, let reason):
-                WebConnection.send(browser, WebSocketEncoder.close(code, reason))
-                return false
-            }
-        }
-        return true
-    }
 }

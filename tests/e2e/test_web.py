@@ -26,6 +26,7 @@ import struct
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import unittest
 import urllib.error
@@ -69,12 +70,68 @@ def call(client, method, params):
     return reply["result"]
 
 
+# A local user other than the owner (run as uid 65534 by the tests): opens `count` connections
+# to the bridge, starts a request head on each and trickles one more byte every `interval`
+# seconds, so no single read ever waits long. Prints {"connected": n} once all are open, then,
+# once the bridge has closed every one (or after `give_up` seconds), {"closed": [...]}: for
+# each, the monotonic time it closed and the status line's code it got (0: none).
+STRANGER = r"""
+import json, select, socket, sys, time
+port, count, interval, give_up = int(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4])
+live = []
+for _ in range(count):
+    s = socket.create_connection(("127.0.0.1", port))
+    s.sendall(b"G")
+    live.append(s)
+print(json.dumps({"connected": len(live)}), flush=True)
+closed, began, last = [], time.monotonic(), time.monotonic()
+while live and time.monotonic() - began < give_up:
+    readable, _, _ = select.select(live, [], [], 0.05)
+    for s in readable:
+        try:
+            data = s.recv(4096)
+        except OSError:
+            data = b""
+        closed.append({"at": time.monotonic(), "status": int(data.split()[1]) if data.startswith(b"HTTP/1.1 ") else 0})
+        live.remove(s)
+        s.close()
+    if time.monotonic() - last >= interval:
+        last = time.monotonic()
+        for s in live:
+            try:
+                s.send(b"E")
+            except OSError:
+                pass
+print(json.dumps({"closed": closed, "open": len(live)}), flush=True)
+"""
+
+
+def stranger(port, count, interval, give_up, uid=65534):
+    """STRANGER as `uid` (the tests run as root), with the system's Python: the tests' own may
+    be in a directory only root can read."""
+    python = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else sys.executable
+    return subprocess.Popen([python, "-c", STRANGER, str(port), str(count), str(interval), str(give_up)],
+                            user=uid, group=uid, extra_groups=[], cwd="/", stdout=subprocess.PIPE, text=True)
+
+
+def stranger_sockets(port):
+    """Established connections to `port` owned by uids other than ours, from /proc/net/tcp."""
+    held = 0
+    with open("/proc/net/tcp") as table:
+        for line in list(table)[1:]:
+            fields = line.split()
+            if fields[3] == "01" and int(fields[2].split(":")[1], 16) == port and int(fields[7]) != os.geteuid():
+                held += 1
+    return held
+
+
 class Bridge:
     """`layoutctl web` on a free loopback port; .url is the URL it printed."""
 
-    def __init__(self, socket_path, *extra):
+    def __init__(self, socket_path, *extra, env=None):
         self.process = subprocess.Popen([LAYOUTCTL, "--socket", socket_path, "web", "--listen", "127.0.0.1:0", *extra],
-                                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                        env=dict(os.environ, **(env or {})))
         line = self.process.stdout.readline()
         if "http://" not in line:
             self.process.kill()
@@ -736,6 +793,129 @@ class BridgeTests(unittest.TestCase):
             self.assertNotEqual(bridge.token, self.bridge.token, "a fresh token every run")
         finally:
             bridge.stop()
+
+    def owner_get(self, bridge):
+        """The owner's GET of the page: (status, seconds)."""
+        started = time.monotonic()
+        try:
+            with urllib.request.urlopen("http://127.0.0.1:%d/%s/" % (bridge.port, bridge.token), timeout=30) as response:
+                status = response.status
+        except urllib.error.HTTPError as error:
+            status = error.code
+        return status, time.monotonic() - started
+
+    def test_slow_heads_from_another_user_neither_lock_the_owner_out_nor_stay(self):
+        """N1: 70 connections from uid 65534 trickle a request head one byte every 0.5 s (a
+        receive timeout never fires). Uid 65534 gets 8 of them pending at once (the per-uid cap;
+        the rest a 503 at once), the owner's GET gets its 200 at once while those 8 are held, and
+        the 8 are closed with a 408 at the whole-head deadline (2 s here) however they trickle.
+        The bridge with a per-read timeout held 64 of them for as long as they trickled, and the
+        owner got a 503."""
+        if os.geteuid() != 0:
+            self.skipTest("needs root, to run a client as uid 65534")
+        deadline = 2.0
+        bridge = Bridge(self.daemon.path, env={"LAYOUTCTL_WEB_HEAD_DEADLINE": str(deadline)})
+        self.addCleanup(bridge.stop)
+        child = stranger(bridge.port, 70, 0.5, 30)
+        self.addCleanup(child.wait, 60)
+        self.addCleanup(child.stdout.close)
+        self.addCleanup(child.kill)
+        self.assertEqual(json.loads(child.stdout.readline()), {"connected": 70})
+        held_before = stranger_sockets(bridge.port)
+        status, latency = self.owner_get(bridge)
+        answered = time.monotonic()
+        held_after = stranger_sockets(bridge.port)
+        self.assertEqual(status, 200, "the owner was refused while uid 65534 held %d connections" % held_before)
+        self.assertLess(latency, 1.0)
+        report = json.loads(child.stdout.readline())
+        closed = report["closed"]
+        self.assertEqual(report["open"], 0, "connections the bridge never closed")
+        refused = [c for c in closed if c["status"] == 503]
+        timed_out = [c for c in closed if c["status"] == 408]
+        self.assertEqual((len(refused), len(timed_out)), (62, 8), closed)
+        # The 8 were still held when the owner was answered, and went at the deadline, not before.
+        self.assertTrue(all(c["at"] > answered for c in timed_out))
+        self.assertGreaterEqual(held_after, 1)
+        accepted = min(c["at"] for c in closed)
+        for c in timed_out:
+            self.assertGreater(c["at"] - accepted, deadline - 0.5)
+            self.assertLess(c["at"] - accepted, deadline + 2.0)
+        # And the owner is served as usual once they are gone.
+        self.assertEqual(self.owner_get(bridge)[0], 200)
+        print("\n  70 slow heads from uid 65534 (%d held, %d refused with 503): the owner's GET 200 in %.1f ms; "
+              "the held ones closed with 408 %.2f-%.2f s after connecting (deadline %.0f s)"
+              % (len(timed_out), len(refused), latency * 1000, min(c["at"] for c in timed_out) - accepted,
+                 max(c["at"] for c in timed_out) - accepted, deadline))
+
+    def test_strangers_together_leave_the_owner_its_reserve(self):
+        """Eight other uids with 10 slow heads each: each uid is held to 8 pending heads, and all
+        of them together to 48 connections, so 16 of the 64 slots stay the owner's: its GET gets
+        a 200 at once while the 48 are held."""
+        if os.geteuid() != 0:
+            self.skipTest("needs root, to run clients as other uids")
+        bridge = Bridge(self.daemon.path, env={"LAYOUTCTL_WEB_HEAD_DEADLINE": "3"})
+        self.addCleanup(bridge.stop)
+        children = [stranger(bridge.port, 10, 0.5, 30, uid=60000 + i) for i in range(8)]
+        for child in children:
+            self.addCleanup(child.wait, 60)
+            self.addCleanup(child.stdout.close)
+            self.addCleanup(child.kill)
+            self.assertEqual(json.loads(child.stdout.readline()), {"connected": 10})
+        wait_for(lambda: stranger_sockets(bridge.port) == 48, message="48 stranger connections held")
+        status, latency = self.owner_get(bridge)
+        self.assertEqual(status, 200)
+        self.assertLess(latency, 1.0)
+        self.assertEqual(stranger_sockets(bridge.port), 48)
+        closed = [c for child in children for c in json.loads(child.stdout.readline())["closed"]]
+        self.assertEqual(sorted(c["status"] for c in closed).count(408), 48)
+        self.assertEqual(sorted(c["status"] for c in closed).count(503), 32)
+
+    def test_a_page_pipelining_5000_queries_gets_every_reply_in_order(self):
+        """N2: the bridge shuttles both ways at once. 5,000 view.query (limit 1,000) pipelined
+        while the replies are read: the daemon pauses this connection's input (its request queue
+        and output caps), and the bridge must keep reading the daemon's output meanwhile. The
+        bridge that wrote each way with blocking sends stopped reading the daemon while its send
+        was paused, and the daemon dropped it after its write-stall timeout (12 replies, close 1001)."""
+        count = 5000
+        with Client(self.daemon.path) as client:
+            call(client, "view.create", {"view": "pipelined", "strategy": "flow", "viewport": {"width": 400, "height": 600},
+                                         "sections": [{"id": "s", "items": [{"id": "q%d" % i} for i in range(2000)]}]})
+        ws = RawWebSocket("127.0.0.1", self.bridge.port, self.socket_path())
+        self.addCleanup(ws.close)
+        self.assertEqual(ws.status, 101, ws.head)
+        ws.sock.settimeout(60)
+        query = '{"id":%d,"method":"view.query","params":{"view":"pipelined","rect":{"x":0,"y":0,"width":400,"height":1000000},"limit":1000}}'
+        sent = []
+
+        def pipeline():
+            for i in range(1, count + 1):
+                ws.send_text(query % i)
+            sent.append(count)
+
+        sender = threading.Thread(target=pipeline, daemon=True)
+        started = time.monotonic()
+        sender.start()
+        ids, received = [], 0
+        while len(ids) < count:
+            frame = ws.read_frame()
+            self.assertIsNotNone(frame, "the bridge hung up after %d replies" % len(ids))
+            opcode, payload = frame
+            self.assertEqual(opcode, 0x1, "frame %d after %d replies: %r" % (opcode, len(ids), payload[:200]))
+            reply = json.loads(payload)
+            self.assertIn("result", reply, reply.get("error"))
+            if not ids:
+                self.assertEqual(len(reply["result"]["elements"]), 1000)
+            ids.append(reply["id"])
+            received += len(payload)
+        elapsed = time.monotonic() - started
+        sender.join(timeout=10)
+        self.assertEqual(sent, [count])
+        self.assertEqual(ids, list(range(1, count + 1)))
+        # Nothing more was queued, and the connection is still open: a request still answers.
+        ws.send_text('{"id":0,"method":"daemon.hello"}')
+        self.assertEqual(json.loads(ws.read_frame()[1])["id"], 0)
+        print("\n  5,000 pipelined view.query (limit 1,000) through the bridge: every reply in order in %.1f s, %.0f MB (%.0f MB/s)"
+              % (elapsed, received / 1e6, received / 1e6 / elapsed))
 
     def test_the_served_files_are_the_sources(self):
         checked = subprocess.run([sys.executable, os.path.join(ROOT, "scripts/generate-web-assets.py"), "--check"], capture_output=True, text=True)

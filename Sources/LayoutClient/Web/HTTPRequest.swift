@@ -124,6 +124,7 @@ public struct HTTPResponse: Sendable {
         case 403: return "Forbidden"
         case 404: return "Not Found"
         case 405: return "Method Not Allowed"
+        case 408: return "Request Timeout"
         case 421: return "Misdirected Request"
         case 426: return "Upgrade Required"
         case 431: return "Request Header Fields Too Large"
