@@ -70,7 +70,8 @@ let package = Package(
         .target(name: "LayoutServer", dependencies: ["LayoutService", "LayoutIPC", "CSocketShims"]),
         // libsystemd (Debian: libsystemd-dev): socket activation, notify, watchdog, journal.
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
-        .target(name: "Systemd", dependencies: ["CSystemd"]),
+        // libsystemd's notify, socket activation, fd store and journal; memfds for the fd store.
+        .target(name: "Systemd", dependencies: ["CSystemd", "CSocketShims"]),
         .executableTarget(
             name: "layoutd", dependencies: ["CSocketShims", "LayoutServer", "LayoutIPC", "LayoutPlugins", "LayoutProtocol", "Systemd"],
             linkerSettings: [.unsafeFlags(bindNow)]),
@@ -115,6 +116,7 @@ let package = Package(
         .testTarget(name: "LayoutClientTests", dependencies: ["LayoutClient", "LayoutProtocol", "LayoutGeometry"]),
         // layoutctl's command table and parser, through @testable import of the executable.
         .testTarget(name: "layoutctlTests", dependencies: ["layoutctl", "LayoutClient", "LayoutProtocol"]),
+        .testTarget(name: "SystemdTests", dependencies: ["Systemd"]),
         .testTarget(name: "LayoutdClientTests", dependencies: ["LayoutdClient", "LayoutProtocol", "LayoutGeometry"]),
     ],
     swiftLanguageModes: [.v6]

@@ -5,7 +5,10 @@
 #include <sys/socket.h>
 #include <malloc.h>
 #include <stdint.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <sys/epoll.h>
+#include <sys/mman.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
 
@@ -53,4 +56,20 @@ void layoutd_eventfd_signal(int fd) {
 void layoutd_eventfd_drain(int fd) {
     uint64_t count;
     (void)!read(fd, &count, sizeof count);
+}
+
+static const int layoutd_all_seals = F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL;
+
+int layoutd_memfd_create(const char *name) {
+    return memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING);
+}
+
+int layoutd_memfd_seal(int fd) {
+    return fcntl(fd, F_ADD_SEALS, layoutd_all_seals);
+}
+
+int layoutd_memfd_is_sealed(int fd) {
+    int seals = fcntl(fd, F_GET_SEALS);
+    if (seals < 0) return errno == EINVAL ? 0 : -1;
+    return (seals & layoutd_all_seals) == layoutd_all_seals;
 }

@@ -12,14 +12,16 @@ public struct Notifier: Sendable {
     }
 
     /// Messages go out in order from a queue of their own: sd_notify blocks while the
-    /// receiver's queue is full, and that must never stall the daemon (or its shutdown).
-    private static let queue = DispatchQueue(label: "layoutd.notify")
+    /// receiver's queue is full, and that must never stall the daemon (or its shutdown). The
+    /// fd store's messages (Notifier+FileDescriptorStore.swift) share it, so they keep their
+    /// place among the others.
+    static let queue = DispatchQueue(label: "layoutd.notify")
 
     /// Queues `lines` as one datagram.
     public func send(_ lines: [String]) {
         guard isEnabled else { return }
         let message = lines.joined(separator: "\n")
-        Self.queue.async { _ = sd_notify(0, message) }
+        Self.queue.async { Self.record(sd_notify(0, message), call: "sd_notify") }
     }
 
     /// Waits up to `timeout` seconds for queued messages to go out (before the process exits).

@@ -31,4 +31,13 @@ void layoutd_eventfd_signal(int fd);
 /// Resets the counter.
 void layoutd_eventfd_drain(int fd);
 
+/// memfd_create(2) with MFD_CLOEXEC | MFD_ALLOW_SEALING (Swift's Glibc module does not expose
+/// memfd_create, it needs _GNU_SOURCE). The fd, or -1 with errno set.
+int layoutd_memfd_create(const char *name);
+/// Seals a memfd against every change (F_SEAL_SHRINK, F_SEAL_GROW, F_SEAL_WRITE, F_SEAL_SEAL).
+/// 0 on success, -1 with errno set (EBUSY while a writable shared mapping exists).
+int layoutd_memfd_seal(int fd);
+/// Whether the fd carries all four seals: 1 yes, 0 no (or not a memfd), -1 with errno set.
+int layoutd_memfd_is_sealed(int fd);
+
 #endif
