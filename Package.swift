@@ -31,6 +31,7 @@ let package = Package(
         .executable(name: "layoutd-roundtrip", targets: ["layoutd-roundtrip"]),
         .executable(name: "layout-demo", targets: ["layout-demo"]),
         .executable(name: "layout-bench", targets: ["layout-bench"]),
+        .executable(name: "layoutd-fdstore-check", targets: ["layoutd-fdstore-check"]),
     ],
     targets: [
         // libm: `rounded()` and friends lower to C math functions that a target without
@@ -97,6 +98,8 @@ let package = Package(
         // Loopback round trip against a running daemon, beside a bare socket ping-pong.
         .executableTarget(name: "layoutd-roundtrip", dependencies: ["LayoutIPC", "LayoutProtocol"]),
         .executableTarget(name: "layout-demo", dependencies: ["LayoutEngine"]),
+        // The Systemd module's fd store blocks in a real process, under tests/e2e/fdstore.py.
+        .executableTarget(name: "layoutd-fdstore-check", dependencies: ["Systemd"]),
         .executableTarget(name: "layout-bench", dependencies: ["LayoutEngine", "LayoutProtocol", "LayoutService", "LayoutPlugins", "Waterfall"]),
         // Fuzz targets and the generators and checks they share with the property tests:
         // built with libFuzzer by `make fuzz` (fuzz/Package.swift), run on the committed

@@ -9,7 +9,7 @@ import sys
 import unittest
 
 from fdstore import ServiceManager
-from harness import ProcessTestCase, held_listener
+from harness import DAEMON, ProcessTestCase, held_listener
 
 CHILD = [sys.executable, os.path.join(os.path.dirname(os.path.abspath(__file__)), "fdstore_child.py")]
 
@@ -122,6 +122,39 @@ class FdStoreEmulatorTests(ProcessTestCase):
         unlimited.wait_ready()
         self.assertEqual(unlimited.stored(), [])
         self.assertEqual(unlimited.dropped, [("state", "FileDescriptorStoreMax=0")])
+
+
+SWIFT_CHECK = os.path.join(os.path.dirname(DAEMON), "layoutd-fdstore-check")
+
+
+@unittest.skipUnless(os.access(SWIFT_CHECK, os.X_OK), "swift build --product layoutd-fdstore-check")
+class SwiftBuildingBlocksTests(ProcessTestCase):
+    """The Systemd module's Notifier.store, barrier, ListenSockets.passed and take(named:) and
+    MemoryFile in a real process (Sources/layoutd-fdstore-check) under the emulator."""
+
+    prefix = "layoutd-fdstore-swift-"
+
+    def test_a_swift_service_hands_its_client_and_state_over_a_restart(self):
+        path, listener = held_listener(self.dir)
+        manager = ServiceManager([SWIFT_CHECK], self.dir, sockets=[("ipc", listener)], fd_store_max=4)
+        self.addCleanup(manager.close)
+        manager.start()
+        client = socket.socket(socket.AF_UNIX)
+        client.settimeout(10)
+        client.connect(path)
+        manager.wait_ready()
+        self.assertEqual(manager.stored(), ["state", "conn.1"])
+        mark = manager.mark
+        self.assertEqual(manager.restart(), 0)
+        manager.wait_ready(after=mark)
+        statuses = manager.statuses
+        self.assertIn("barrier confirmed", statuses)
+        self.assertIn('passed [["ipc", 3, "listener"], ["state", 4, "memfd:v2 from SIGTERM"], ["conn.1", 5, "stream"]]', statuses)
+        self.assertIn("cloexec true environment cleared", statuses)
+        self.assertEqual(client.makefile("rb").readline().decode(), "resumed pid=%d state=v2 from SIGTERM\n" % manager.pid)
+        self.assertEqual(manager.stop(), 0)
+        client.close()
+        listener.close()
 
 
 if __name__ == "__main__":
