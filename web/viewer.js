@@ -199,9 +199,10 @@ function absorb(p, source) {
   if (state.applyTimes.length > 10000) state.applyTimes.splice(0, 5000);
   // What invalidations do not carry, asked for once per change that can alter it (whoever made
   // it, whichever of its reply and its event came first): the selection when items were
-  // invalidated, the strategy and its parameters when everything was.
+  // invalidated (listed, or counted in omittedIDs for a change too large to list), the strategy
+  // and its parameters when everything was.
   const context = p.context;
-  if (context && (context.invalidated.length > 0 || context.everything)) refreshSelection().catch(() => {});
+  if (context && (context.invalidated.length > 0 || p.omittedIDs || context.everything)) refreshSelection().catch(() => {});
   if (context && context.everything) refreshStrategy().catch(() => {});
   return true;
 }

@@ -73,6 +73,10 @@ public final class LayoutService: Sendable {
 
     private var control: (any DaemonControl)? { controlReference.withLock { $0.control } }
 
+    /// The longest request line accepted now: the transport's, which a reload may change, or
+    /// the limits' for a service no transport controls.
+    var lineLength: Int { control?.maximumLineLength ?? limits.maximumLineLength }
+
     /// The views by name, and the subscription slots connections hold. Which subscriptions
     /// exist, and which view each watches, is the hosts' own record (`ViewHost.subscribers`);
     /// the directory only counts slots, as the item budget counts items, so that
@@ -544,7 +548,9 @@ public final class LayoutService: Sendable {
     /// another connection took the name or the last slot meanwhile. Its items are the
     /// caller's to have reserved (and to release when this throws).
     func adopt(_ view: View, named name: String) throws(WireError) -> ViewHost {
-        let host = ViewHost(name: name, view: view, itemBudget: itemBudget)
+        let host = ViewHost(name: name, view: view, itemBudget: itemBudget) { [weak self] in
+            self?.lineLength ?? ServiceLimits.standard.maximumLineLength
+        }
         try directory.withLock { (directory) throws(WireError) in
             try Self.checkRoom(for: name, in: directory, limits: limits)
             directory.views[name] = host

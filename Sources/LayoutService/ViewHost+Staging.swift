@@ -28,9 +28,9 @@ extension ViewHost {
         } catch {
             return (.failure(error.wire), [], refusedReleases)
         }
-        guard !dryRun else { return (.success(WireMapping.encodedInvalidation(invalidation, view: name, dryRun: true)), [], 0) }
+        guard !dryRun else { return (.success(WireMapping.encodedInvalidation(invalidation, view: name, dryRun: true, listedIDBytes: lineLength)), [], 0) }
         refreshSummary()
-        let result = WireMapping.encodedInvalidation(invalidation, view: name)
+        let result = WireMapping.encodedInvalidation(invalidation, view: name, listedIDBytes: lineLength)
         return (.success(result), invalidated(result, invalidation), upload.itemCount + countBefore - view.model.numberOfItems)
     }
 }

@@ -38,14 +38,18 @@ final class ViewHost: @unchecked Sendable {
     var nextExport = 1
     let summary: Mutex<ViewSummary>
     private let itemBudget: ItemBudget
+    /// The line cap in effect (`max-line-length`, which a reload may change): the most bytes
+    /// of ids an invalidation lists (`WireMapping.listsIDs`).
+    let lineLength: @Sendable () -> Int
     /// When the health probe still in this view's queue was sent (uptime in ns), 0 when none
     /// is outstanding (`LayoutService.probeViews`).
     let probeSent = Atomic<UInt64>(0)
 
-    init(name: String, view: View, itemBudget: ItemBudget) {
+    init(name: String, view: View, itemBudget: ItemBudget, lineLength: @escaping @Sendable () -> Int) {
         self.name = name
         self.view = view
         self.itemBudget = itemBudget
+        self.lineLength = lineLength
         // Serial; queued work drains on Dispatch's overcommitting pool (`ViewExecutor`).
         queue = ViewExecutor(label: "layoutd.view")
         summary = Mutex(ViewSummary(strategy: view.strategyName, epoch: view.epoch, itemCount: view.model.numberOfItems))
@@ -520,11 +524,11 @@ final class ViewHost: @unchecked Sendable {
         let prefetch = mutation.prefetch?(target)
         guard !dryRun else {
             itemBudget.release(max(growth, 0))
-            return (WireMapping.encodedInvalidation(invalidation, view: name, prefetch: prefetch, dryRun: true), [])
+            return (WireMapping.encodedInvalidation(invalidation, view: name, prefetch: prefetch, dryRun: true, listedIDBytes: lineLength), [])
         }
         itemBudget.release(max(growth, 0) - (view.model.numberOfItems - countBefore))
         refreshSummary()
-        let result = WireMapping.encodedInvalidation(invalidation, view: name, prefetch: prefetch)
+        let result = WireMapping.encodedInvalidation(invalidation, view: name, prefetch: prefetch, listedIDBytes: lineLength)
         return (result, invalidated(result, invalidation))
     }
 }

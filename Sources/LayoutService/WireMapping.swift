@@ -108,15 +108,22 @@ enum WireMapping {
     /// - Complexity: O(bytes written).
     ///
     /// - Parameter prefetch: a scroll's `prefetch` ids (`view.scroll` with a velocity).
-    static func encodedInvalidation(_ invalidation: Invalidation, view: String, prefetch: [String]? = nil, dryRun: Bool = false) -> [UInt8] {
+    /// - Parameter listedIDBytes: the most bytes of ids the id lists carry (`listsIDs`).
+    static func encodedInvalidation(
+        _ invalidation: Invalidation, view: String, prefetch: [String]? = nil, dryRun: Bool = false, listedIDBytes: () -> Int
+    ) -> [UInt8] {
         var writer = JSONWriter(capacity: 1024 + 192 * (invalidation.entered.count + invalidation.changed.count) + 48 * invalidation.left.count)
-        write(invalidation, view: view, prefetch: prefetch, dryRun: dryRun, into: &writer)
+        write(invalidation, view: view, prefetch: prefetch, dryRun: dryRun, listedIDBytes: listedIDBytes, into: &writer)
         return writer.finish()
     }
 
     /// `encodedInvalidation`, appended to `writer`.
-    static func write(_ invalidation: Invalidation, view: String, prefetch: [String]? = nil, dryRun: Bool = false, into writer: inout JSONWriter) {
+    static func write(
+        _ invalidation: Invalidation, view: String, prefetch: [String]? = nil, dryRun: Bool = false, listedIDBytes: () -> Int,
+        into writer: inout JSONWriter
+    ) {
         let context = invalidation.context
+        let listed = listsIDs(invalidation, maximumBytes: listedIDBytes)
         writer.write(raw: #"{"view":"#)
         writer.write(view)
         writer.write(raw: #","epoch":"#)
@@ -130,7 +137,7 @@ enum WireMapping {
         writer.write(raw: #","dataSourceCounts":"#)
         writer.write(context.invalidatesDataSourceCounts)
         writer.write(raw: #","invalidated":"#)
-        write(ids: context.invalidatedItems, into: &writer)
+        write(ids: context.invalidatedItems, listed: listed, into: &writer)
         writer.write(raw: #","contentSizeAdjustment":"#)
         writer.write(size: context.contentSizeAdjustment)
         writer.write(raw: #","contentOffsetAdjustment":"#)
@@ -173,23 +180,24 @@ enum WireMapping {
         }
         if let changes = invalidation.changes {
             writer.write(raw: #","changes":{"insertedItems":"#)
-            write(ids: changes.insertedItems, into: &writer)
+            write(ids: changes.insertedItems, listed: listed, into: &writer)
             writer.write(raw: #","deletedItems":"#)
-            write(ids: changes.deletedItems, into: &writer)
+            write(ids: changes.deletedItems, listed: listed, into: &writer)
             writer.write(raw: #","movedItems":"#)
-            write(ids: changes.movedItems, into: &writer)
+            write(ids: changes.movedItems, listed: listed, into: &writer)
             writer.write(raw: #","reloadedItems":"#)
-            write(ids: changes.reloadedItems, into: &writer)
+            write(ids: changes.reloadedItems, listed: listed, into: &writer)
             writer.write(raw: #","insertedSections":"#)
-            write(ids: changes.insertedSections, into: &writer)
+            write(ids: changes.insertedSections, listed: listed, into: &writer)
             writer.write(raw: #","deletedSections":"#)
-            write(ids: changes.deletedSections, into: &writer)
+            write(ids: changes.deletedSections, listed: listed, into: &writer)
             writer.write(raw: #","movedSections":"#)
-            write(ids: changes.movedSections, into: &writer)
+            write(ids: changes.movedSections, listed: listed, into: &writer)
             writer.write(raw: #","reloadedSections":"#)
-            write(ids: changes.reloadedSections, into: &writer)
+            write(ids: changes.reloadedSections, listed: listed, into: &writer)
             writer.append(UInt8(ascii: "}"))
         }
+        if !listed { writeOmittedIDs(of: invalidation, into: &writer) }
         if let transition = invalidation.transition {
             writer.write(raw: #","transition":{"duration":"#)
             writer.write(transition.duration)

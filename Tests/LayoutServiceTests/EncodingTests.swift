@@ -39,15 +39,50 @@ struct EncodingTests {
         for invalidation in invalidations {
             let reference = Self.reference(invalidation, view: "v \"1\"")
             let expected = JSONWriter.encode(reference)
-            let actual = WireMapping.encodedInvalidation(invalidation, view: "v \"1\"")
+            let actual = WireMapping.encodedInvalidation(invalidation, view: "v \"1\"", listedIDBytes: { 1 << 20 })
             #expect(String(decoding: actual, as: UTF8.self) == String(decoding: expected, as: UTF8.self))
             #expect(try JSONParser.parse(actual) == reference)
             var appended = JSONWriter(appendingTo: Array("[1,".utf8))
-            WireMapping.write(invalidation, view: "v \"1\"", dryRun: true, into: &appended)
+            WireMapping.write(invalidation, view: "v \"1\"", dryRun: true, listedIDBytes: { 1 << 20 }, into: &appended)
             #expect(appended.finish() == Array("[1,".utf8) + actual.dropLast() + Array(#","dryRun":true}"#.utf8))
             checked += invalidation.entered.count + invalidation.changed.count + (invalidation.transition?.segments.count ?? 0)
         }
         #expect(checked > 40, "the comparison covered elements and transition segments")
+    }
+
+    @Test("ids up to the line cap are listed; one byte more and every list is empty and counted in omittedIDs")
+    func idListsAreBounded() throws {
+        let items = (0..<10).map { ItemSpec(id: "item-\($0)") }  // 6 bytes each
+        let sections = [SectionSpec(id: "s", items: items)]
+        let viewport = Viewport(size: Size(width: 320, height: 200))
+        let replaced = try View(strategy: "flow", sections: [SectionSpec(id: "old", items: [ItemSpec(id: "gone")])], viewport: viewport)
+        let change = try replaced.replaceData(sections)
+        // The ids of `changes`: 10 inserted × 6 + "gone" + sections "s" and "old" = 60 + 4 + 1 + 3.
+        let exact = 68
+        let listed = try JSONParser.parse(WireMapping.encodedInvalidation(change, view: "v", listedIDBytes: { exact }))
+        #expect(listed["changes"]?["insertedItems"]?.arrayValue?.count == 10)
+        #expect(listed["context"]?["invalidated"]?.arrayValue?.count == 11)
+        #expect(listed["omittedIDs"] == nil)
+        let cut = try JSONParser.parse(WireMapping.encodedInvalidation(change, view: "v", listedIDBytes: { exact - 1 }))
+        let lists = ["insertedItems", "deletedItems", "movedItems", "reloadedItems", "insertedSections", "deletedSections", "movedSections", "reloadedSections"]
+        for key in lists { #expect(cut["changes"]?[key]?.arrayValue?.isEmpty == true, "\(key)") }
+        #expect(cut["context"]?["invalidated"]?.arrayValue?.isEmpty == true)
+        let counts: JSONObject = [
+            "invalidated": .number(11), "insertedItems": .number(10), "deletedItems": .number(1), "movedItems": .number(0),
+            "reloadedItems": .number(0), "insertedSections": .number(1), "deletedSections": .number(1), "movedSections": .number(0),
+            "reloadedSections": .number(0),
+        ]
+        #expect(cut["omittedIDs"] == .object(counts))
+        // Everything but the lists is the same bytes: the window delta a mirror applies is whole.
+        #expect(cut["entered"] == listed["entered"] && cut["contentSize"] == listed["contentSize"] && cut["epoch"] == listed["epoch"])
+
+        // A mutation without `changes` (a selection cleared) is bounded by `context.invalidated`.
+        let selected = try View(strategy: "flow", sections: sections, viewport: viewport)
+        try selected.select(items.map(\.id), mode: .set)
+        let cleared = try JSONParser.parse(WireMapping.encodedInvalidation(try selected.select([], mode: .set), view: "v", listedIDBytes: { 59 }))
+        #expect(cleared["context"]?["invalidated"]?.arrayValue?.isEmpty == true)
+        #expect(cleared["omittedIDs"] == .object(["invalidated": .number(10)]))
+        #expect(cleared["changes"] == nil)
     }
 
     @Test("snapshots written directly equal the snapshot tree written", arguments: ["flow", "collapsible", "ultravisual", "display"])

@@ -231,7 +231,11 @@ export interface InteractiveTransition {
   [more: string]: unknown;
 }
 
-/** What a data mutation (view.setData, view.update) did, by id. All eight arrays are always present. */
+/**
+ * What a data mutation (view.setData, view.update, view.stage.commit) did, by id. All eight arrays are always
+ * present; all are empty when the ids would total more than maximumLineLength bytes (1 MiB by default), and
+ * the invalidation's omittedIDs then gives their lengths (mutations.md, Large changes).
+ */
 export interface Changes {
   /** ids of items that are new */
   insertedItems: string[];
@@ -263,7 +267,8 @@ export interface InvalidationContext {
   dataSourceCounts: boolean;
   /**
    * item ids the mutation named and that took effect: inserted, deleted, moved, reloaded, measured or
-   * (de)selected
+   * (de)selected; empty when the ids would total more than maximumLineLength bytes, and the invalidation's
+   * omittedIDs then gives how many
    */
   invalidated: string[];
   /** new content size minus old */
@@ -276,8 +281,8 @@ export interface InvalidationContext {
 /**
  * What one applied mutation changed, for a client that keeps the elements of its window. Applying left, then
  * entered and changed, to the elements held for the previous epoch gives exactly the elements intersecting
- * window now. Keys in this order; anchor, anchorPolicy, targetContentOffset, section, changes, transition,
- * prefetch, needsMeasure, moving, target, autoScroll, moveEnded and dryRun only when present.
+ * window now. Keys in this order; anchor, anchorPolicy, targetContentOffset, section, changes, omittedIDs,
+ * transition, prefetch, needsMeasure, moving, target, autoScroll, moveEnded and dryRun only when present.
  */
 export interface Invalidation {
   /** the view's name */
@@ -318,8 +323,35 @@ export interface Invalidation {
   anchorPolicy?: string;
   /** view.scrollEnd only: where scrolling comes to rest (equal to contentOffset) */
   targetContentOffset?: Point;
-  /** view.setData and view.update only (always present for them) */
+  /** view.setData, view.update and view.stage.commit only (always present for them) */
   changes?: Changes;
+  /**
+   * present only when the mutation touched more ids than the invalidation lists (their UTF-8 lengths total
+   * more than maximumLineLength bytes, 1 MiB by default: a commit or setData of hundreds of thousands of
+   * items, a deleted section holding them, a selection of them cleared): context.invalidated and every array
+   * of changes are then empty, and this gives the length each would have had. The window delta (entered,
+   * changed, left) is complete either way
+   */
+  omittedIDs?: {
+    /** ids context.invalidated would have listed */
+    invalidated: number;
+    /** with changes: ids changes.insertedItems would have listed */
+    insertedItems?: number;
+    /** with changes: ids changes.deletedItems would have listed */
+    deletedItems?: number;
+    /** with changes: ids changes.movedItems would have listed */
+    movedItems?: number;
+    /** with changes: ids changes.reloadedItems would have listed */
+    reloadedItems?: number;
+    /** with changes: ids changes.insertedSections would have listed */
+    insertedSections?: number;
+    /** with changes: ids changes.deletedSections would have listed */
+    deletedSections?: number;
+    /** with changes: ids changes.movedSections would have listed */
+    movedSections?: number;
+    /** with changes: ids changes.reloadedSections would have listed */
+    reloadedSections?: number;
+  };
   /**
    * present only when the request had animated: true and the method animates (not scroll, scrollEnd,
    * setWindowMargin); always in view.endTransition's result
@@ -1777,8 +1809,9 @@ export interface ViewStageCommitParams {
 }
 
 /**
- * view.stage.commit: Exactly view.setData's result: an invalidation with changes. Fields may be added within
- * protocol v1: ignore unknown ones.
+ * view.stage.commit: Exactly view.setData's result: an invalidation with changes. For an upload whose ids
+ * total more than maximumLineLength bytes the id lists are empty and omittedIDs gives their lengths, so the
+ * reply stays small whatever the upload's size. Fields may be added within protocol v1: ignore unknown ones.
  */
 export type ViewStageCommitResult = Invalidation & { changes: Changes };
 

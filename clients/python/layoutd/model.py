@@ -316,6 +316,10 @@ class Invalidation:
     anchor: Optional[str] = None
     target_content_offset: Optional[Point] = None
     changes: Optional[Dict[str, List[str]]] = None
+    #: present only for a change too large to list (mutations.md, "Large changes"):
+    #: ``context.invalidated`` and every list of ``changes`` are then empty, and this gives the
+    #: length each would have had ("invalidated", "insertedItems", ...)
+    omitted_ids: Optional[Dict[str, int]] = None
     transition: Optional[Transition] = None
     needs_measure: Optional[List[str]] = None
     dry_run: bool = False
@@ -326,6 +330,7 @@ class Invalidation:
         tco = value.get("targetContentOffset")
         transition = value.get("transition")
         changes = value.get("changes")
+        omitted = value.get("omittedIDs")
         needs = value.get("needsMeasure")
         anchor = value.get("anchor")
         return cls(view=str(value.get("view", "")), epoch=int(value.get("epoch", 0)),
@@ -340,6 +345,7 @@ class Invalidation:
                    anchor=str(anchor) if anchor is not None else None,
                    target_content_offset=Point.from_json(tco) if isinstance(tco, dict) else None,
                    changes={str(k): [str(i) for i in v] for k, v in changes.items()} if isinstance(changes, dict) else None,
+                   omitted_ids={str(k): int(v) for k, v in omitted.items()} if isinstance(omitted, dict) else None,
                    transition=Transition.from_json(transition) if isinstance(transition, dict) else None,
                    needs_measure=[str(i) for i in needs] if isinstance(needs, list) else None,
                    dry_run=bool(value.get("dryRun", False)), raw=dict(value))

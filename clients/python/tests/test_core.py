@@ -11,7 +11,7 @@ from typing import Any, List, Optional
 from layoutd import ProtocolError
 from layoutd.core import Core, SubscriptionBase
 from layoutd.framing import MAX_DEPTH, LineBuffer, _too_deep, decode_line
-from layoutd.model import Event, JSONObject, Snapshot
+from layoutd.model import Event, Invalidation, JSONObject, Snapshot
 
 
 def line(value: Any) -> bytes:
@@ -257,6 +257,20 @@ class Replies(unittest.TestCase):
         core = Core()
         core.next_request_id = "mine"
         self.assertEqual([core.request_id(), core.request_id(), core.request_id(9)], ["mine", 1, 9])
+
+
+class LargeChanges(unittest.TestCase):
+    def test_a_change_too_large_to_list_reads_as_counts_not_as_nothing(self) -> None:
+        value = invalidation("v", 1)
+        value["changes"] = {k: [] for k in ("insertedItems", "deletedItems", "movedItems", "reloadedItems",
+                                            "insertedSections", "deletedSections", "movedSections", "reloadedSections")}
+        value["omittedIDs"] = {"invalidated": 1000000, "insertedItems": 1000000, "deletedItems": 0, "movedItems": 0,
+                               "reloadedItems": 0, "insertedSections": 1, "deletedSections": 0, "movedSections": 0,
+                               "reloadedSections": 0}
+        change = Invalidation.from_json(value)
+        self.assertEqual(change.omitted_ids and change.omitted_ids["insertedItems"], 1000000)
+        self.assertEqual(change.changes and change.changes["insertedItems"], [])
+        self.assertIsNone(Invalidation.from_json(invalidation("v", 1)).omitted_ids, "a listed change has none")
 
 
 class Events(unittest.TestCase):
