@@ -7,36 +7,80 @@ import Synchronization
 private func mallocTrim(_ pad: Int) -> Int32
 
 /// Gives memory a large request freed back to the system. A line of megabytes is parsed into a
-/// tree many times its size; once the request is done the tree is freed, but glibc keeps the
-/// pages in its arenas, so a daemon that loaded 1M items in one `view.create` would stay at
-/// five times the memory its views need. `malloc_trim` returns them.
+/// tree many times its size, a staged commit drops the upload's parts and the view's old data,
+/// a deleted view drops all of its items; glibc keeps those pages in its arenas, so a daemon
+/// that loaded 1M items would stay at several times the memory its views need. `malloc_trim`
+/// returns them.
 ///
-/// Trimming walks the heap (milliseconds, more for a large one), so it runs only after lines of
-/// at least `threshold` bytes and after commits of large staged uploads (whose appends hold
-/// what they parsed until then, so they do not trim), at most once per `interval`.
+/// Trimming walks the heap (milliseconds, more for a large one), so it never runs on the
+/// thread that asks: a request only schedules one on a utility queue of its own, off the I/O
+/// threads and the views' executors. Requests coalesce: while a trim is scheduled and not yet
+/// begun, more requests add nothing (it will see their memory freed too); trims start at most
+/// once per `interval`, and a request inside the interval is deferred to its end, never dropped
+/// (dropping it once left a commit's memory resident: the commit's trim fell within 100 ms of
+/// the last append's and was skipped).
+///
+/// Callers ask once the memory is actually freed: a view's executor frees a block's captures
+/// (a commit's upload, a mutation's old model and invalidation) only after the block returns,
+/// so `release(items:after:)` asks from a block queued behind the current one.
 enum FreedMemory {
+    /// A request line at least this long is worth a trim once done with.
     static let threshold = 256 << 10
-    /// Items a staged upload's commit frees that are worth a trim.
-    static let uploadThreshold = 10_000
+    /// Items freed at once (a commit's upload and the data it replaced, a deleted view, data
+    /// replaced by less) that are worth a trim.
+    static let itemThreshold = 10_000
+    /// The least time between the starts of two trims.
     static let interval: UInt64 = 100_000_000
-    private static let lastTrim = Atomic<UInt64>(0)
 
-    /// Call once a request whose line held `length` bytes is done with it.
+    private struct State {
+        /// A trim is scheduled and has not begun.
+        var pending = false
+        /// When the last trim began (uptime in ns), 0 before the first.
+        var lastTrim: UInt64 = 0
+    }
+
+    private static let state = Mutex(State())
+    private static let queue = DispatchQueue(label: "layoutd.trim", qos: .utility)
+
+    /// Call once a request whose line held `length` bytes is done with it (the request's tree
+    /// may still be in a view's executor: the trim runs later, on its own queue).
     static func release(afterLineOf length: Int) {
         guard length >= threshold else { return }
-        trim()
+        requestTrim()
     }
 
-    /// Call once a staged upload of `items` items has been applied (or refused).
-    static func release(afterCommitOf items: Int) {
-        guard items >= uploadThreshold else { return }
-        trim()
+    /// Call once `items` items were freed off any view's executor (an aborted or discarded
+    /// upload, after the call that freed it returned).
+    static func release(items: Int) {
+        guard items >= itemThreshold else { return }
+        requestTrim()
     }
 
-    private static func trim() {
+    /// Call from a block on `executor` that frees `items` items when it returns: the trim is
+    /// asked for by a block queued behind it, which runs once the block and its captures are
+    /// gone.
+    static func release(items: Int, after executor: ViewExecutor) {
+        guard items >= itemThreshold else { return }
+        executor.async { requestTrim() }
+    }
+
+    /// Schedules a trim on `queue` unless one is already scheduled and not begun.
+    private static func requestTrim() {
         let now = DispatchTime.now().uptimeNanoseconds
-        let last = lastTrim.load(ordering: .relaxed)
-        guard now &- last >= interval, lastTrim.compareExchange(expected: last, desired: now, ordering: .relaxed).exchanged else { return }
-        _ = mallocTrim(0)
+        let wait: UInt64? = state.withLock { state in
+            guard !state.pending else { return nil }
+            state.pending = true
+            let earliest = state.lastTrim == 0 ? now : state.lastTrim &+ interval
+            return earliest > now ? earliest - now : 0
+        }
+        guard let wait else { return }
+        queue.asyncAfter(deadline: .now() + .nanoseconds(Int(wait))) {
+            // Cleared before trimming: memory freed while this trim runs asks for the next one.
+            state.withLock { state in
+                state.pending = false
+                state.lastTrim = DispatchTime.now().uptimeNanoseconds
+            }
+            _ = mallocTrim(0)
+        }
     }
 }

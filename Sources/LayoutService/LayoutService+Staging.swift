@@ -44,13 +44,15 @@ extension LayoutService {
             let (result, events, released) = upload.host.commit(upload, animated: animated, ifEpoch: ifEpoch, dryRun: dryRun, anchor: anchor)
             itemBudget.release(released)
             finish(result, events)
-            if !dryRun { FreedMemory.release(afterCommitOf: upload.itemCount) }
+            // The upload's parts and the data it replaced (or, refused, the upload itself) are
+            // freed once this block is: the trim is asked for behind it.
+            if !dryRun { FreedMemory.release(items: max(upload.itemCount, released), after: upload.host.queue) }
         }
     }
 
     func stageAbort(_ params: inout ParamsReader, connection: ConnectionID) throws(WireError) {
         let id = try params.string("upload")
         try params.finish()
-        try staging.abort(id, connection: connection)
+        FreedMemory.release(items: try staging.abort(id, connection: connection))
     }
 }

@@ -291,8 +291,7 @@ public final class LayoutService: Sendable {
     /// Forgets a closed connection's subscriptions and discards its staged uploads. Call it
     /// once no request of the connection is still running.
     public func disconnect(_ connection: ConnectionID) {
-        staging.discard(connection: connection)
-        imports.discard(connection: connection)
+        FreedMemory.release(items: staging.discard(connection: connection) + imports.discard(connection: connection))
         let hosts = directory.withLock { directory in
             directory.slotsHeld[connection] = nil
             directory.sequencers[connection] = nil
@@ -380,17 +379,24 @@ public final class LayoutService: Sendable {
     func delete(_ params: inout ParamsReader, finish: @escaping Finish) throws(WireError) {
         let name = try params.string("view")
         try params.finish()
-        let host = try directory.withLock { (directory) throws(WireError) -> ViewHost in
+        // Handed over, not held: this thread keeps no reference, so the view's data is freed
+        // by the executor's block (not by an I/O thread, after the block, when the block ran
+        // before `async` returned here), and the trim asked for behind it finds it freed.
+        let handoff = try directory.withLock { (directory) throws(WireError) -> ViewHandoff in
             guard let host = directory.views.removeValue(forKey: name) else { throw Self.viewNotFound(name) }
-            return host
+            return ViewHandoff(host)
         }
-        host.queue.async { [self] in
-            itemBudget.release(host.itemCount)
+        let queue = handoff.queue
+        queue.async { [self] in
+            guard let host = handoff.take() else { return }
+            let items = host.itemCount
+            itemBudget.release(items)
             let events = host.delete()
             directory.withLock { directory in
                 for event in events { directory.releaseSlot(of: event.connection) }
             }
             finish(.success(Methods.emptyObject), events)
+            FreedMemory.release(items: items, after: queue)
         }
     }
 
@@ -588,4 +594,20 @@ public final class LayoutService: Sendable {
             })
         ])
     }
+}
+
+/// A deleted view on its way to its executor, which drops the last reference to it: a block
+/// that captured the view itself would share that reference with the thread that queued it
+/// until `async` returned there.
+private final class ViewHandoff: Sendable {
+    let queue: ViewExecutor
+    private let host: Mutex<ViewHost?>
+
+    init(_ host: ViewHost) {
+        queue = host.queue
+        self.host = Mutex(host)
+    }
+
+    /// The view, once; nil after.
+    func take() -> ViewHost? { host.withLock { host in defer { host = nil }; return host } }
 }

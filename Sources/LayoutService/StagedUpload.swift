@@ -144,18 +144,25 @@ final class StagingArea: Sendable {
     }
 
     /// Ends an upload of `connection` unapplied and gives its items back to the budget.
-    func abort(_ id: String, connection: ConnectionID) throws(WireError) {
+    ///
+    /// - Returns: the items it held, freed once this returns.
+    func abort(_ id: String, connection: ConnectionID) throws(WireError) -> Int {
         let upload = try take(id, connection: connection)
         itemBudget.release(upload.itemCount)
+        return upload.itemCount
     }
 
     /// Discards every upload of a closed connection and gives their items back.
-    func discard(connection: ConnectionID) {
+    ///
+    /// - Returns: the items they held, freed once this returns.
+    @discardableResult
+    func discard(connection: ConnectionID) -> Int {
         let released = table.withLock { table in
             let ids = table.uploads.values.filter { $0.connection == connection }.map(\.id)
             return ids.reduce(0) { $0 + (table.remove($1)?.itemCount ?? 0) }
         }
         itemBudget.release(released)
+        return released
     }
 
     /// An id that is not an open upload of this connection: never begun, ended, or another

@@ -528,6 +528,9 @@ final class ViewHost: @unchecked Sendable {
         }
         itemBudget.release(max(growth, 0) - (view.model.numberOfItems - countBefore))
         refreshSummary()
+        // Data replaced by less (a setData or update that deletes many items) is freed with
+        // this block's invalidation and old model.
+        FreedMemory.release(items: countBefore - view.model.numberOfItems, after: queue)
         let result = WireMapping.encodedInvalidation(invalidation, view: name, prefetch: prefetch, listedIDBytes: lineLength)
         return (result, invalidated(result, invalidation))
     }

@@ -246,12 +246,16 @@ final class ImportArea: Sendable {
     }
 
     /// Ends every import of a closed connection and gives its items back.
-    func discard(connection: ConnectionID) {
+    ///
+    /// - Returns: the items given back.
+    @discardableResult
+    func discard(connection: ConnectionID) -> Int {
         let released = table.withLock { table in
             let ids = table.imports.values.filter { $0.connection == connection }.map(\.id)
             return ids.reduce(0) { $0 + (table.remove($1)?.received ?? 0) }
         }
         itemBudget.release(released)
+        return released
     }
 }
 
