@@ -16,6 +16,10 @@ public struct LineFramer: Sendable {
     /// Whether a partial line is waiting for more bytes (what a stall deadline watches).
     public var hasPartialLine: Bool { !pending.isEmpty }
 
+    /// The bytes of the partial line (what a restart hands to the next daemon, which feeds
+    /// them to its framer before anything it reads).
+    public var partialLine: [UInt8] { pending }
+
     /// Feeds `chunk` and returns every line it completes, without the terminator.
     ///
     /// Lines completed before an over-long one are returned (they were sent first and deserve

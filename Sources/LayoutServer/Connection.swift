@@ -134,6 +134,10 @@ final class Connection: @unchecked Sendable {
     private var lastReadProgress: DispatchTime = .now()
     private var lastWriteProgress: DispatchTime = .now()
 
+    /// Set by `beginHandover`: once quiet, the connection goes to the next daemon instead of
+    /// closing (`LayoutServer+Handover.swift`).
+    private var handingOver = false
+
     /// Complete request lines read, and those carried out (answered, or notifications done).
     private(set) var requestsRead = 0
     private(set) var requestsAnswered = 0
@@ -215,6 +219,63 @@ final class Connection: @unchecked Sendable {
             params: JSONWriter.encode(.object(["reason": .string(reason), "deadline": .number(deadline)]))))
         stopReading()
         closeIfDrained()
+    }
+
+    /// The daemon is restarting through the service manager's fd store: read nothing more
+    /// (what the client sends stays in the socket for the next daemon), finish the requests
+    /// already read and write their replies, then go to the next daemon as it is
+    /// (`handOverIfQuiet`). No `daemon.shutdown`: for the client the connection goes on.
+    func beginHandover() {
+        guard !closed else { return }
+        handingOver = true
+        stopReading()
+        pump()
+        closeIfDrained()
+    }
+
+    /// Once nothing runs and nothing is queued, and the output went out (or, `force`d at the
+    /// deadline, whatever is left of it goes along): the connection's state is recorded for the
+    /// next daemon and the connection leaves this one without its fd being closed. A request
+    /// still running at the deadline cannot be carried over: that connection is closed (the
+    /// client sees the end and reconnects).
+    func handOverIfQuiet(force: Bool) {
+        guard handingOver, !closed else { return }
+        guard case .open(let input, running: false) = phase, queuedHead >= queued.count else {
+            if force { close(reason: "a request was still running when the daemon restarted") }
+            return
+        }
+        if case .ended(peerClosed: true) = input { return close(reason: "done") }
+        guard unsent == 0 || force else { return }
+        let record = HandedConnection(
+            name: "conn.\(id)", fd: fd, uid: peer.uid, nextSeq: sequencer.next, partialLine: framer.partialLine,
+            output: Array(output[outputStart...]), subscriptions: service.subscriptions(of: id).map { HandedConnection.Subscription(id: $0.id, view: $0.view) })
+        server.handedOver(record)
+        // Leaves without closing the fd: it belongs to the service manager's store now.
+        phase = .closed(running: false)
+        if interest != 0 { thread.watch(fd, self, from: interest, to: 0) }
+        interest = 0
+        thread.forget(fd)
+        output = []
+        outputStart = 0
+        server.logger.log(.debug, "connection handed over", fields)
+        finish()
+    }
+
+    /// A connection taken over from the previous daemon (on the thread, before it reads): the
+    /// output it had not written, the event numbers it had reached, the partial line it had
+    /// read, and one `view.resync` for each of its subscriptions (their events are coalesced
+    /// until it is sent, as for a client that fell behind).
+    func resume(from record: HandedConnection) {
+        sequencer = EventSequencer(next: record.nextSeq)
+        if !record.partialLine.isEmpty {
+            _ = framer.append(record.partialLine)
+            partialLineStarted = .now()
+        }
+        output = record.output
+        outputStart = 0
+        for subscription in record.subscriptions { lagging[subscription.id] = 0 }
+        updateInterest()
+        if unsent > 0 { flush() } else { requestResyncs() }
     }
 
     /// New limits from a reload: the line cap applies to the line being read and later ones.
@@ -508,6 +569,7 @@ final class Connection: @unchecked Sendable {
     }
 
     private func closeIfDrained() {
+        if handingOver { return handOverIfQuiet(force: false) }
         guard case .open(.ended(let peerClosed), running: false) = phase, queuedHead >= queued.count, unsent == 0 else { return }
         if peerClosed { return close(reason: "done") }
         shutdown(fd, Int32(SHUT_WR))

@@ -27,7 +27,7 @@ public final class LayoutServer: @unchecked Sendable {
     public let ownsSocketFile: Bool
     private let listener: Int32
     /// Accepting, the deadline sweep and the watchdog (`init(controlQueue:)`).
-    private let queue: DispatchQueue
+    let queue: DispatchQueue
     private var acceptSource: DispatchSourceRead?
     /// Whether the accept source is suspended (out of fds: backing off).
     private var acceptPaused = false
@@ -66,6 +66,8 @@ public final class LayoutServer: @unchecked Sendable {
         var stopping = false
         var shutdownReason = ""
         var onDrained: (@Sendable () -> Void)?
+        /// Connections that left for the next daemon (`handOver`).
+        var handedOver: [HandedConnection] = []
     }
 
     private let state: Mutex<State>
@@ -73,6 +75,8 @@ public final class LayoutServer: @unchecked Sendable {
     private let strategies: @Sendable (ServerSettings) -> StrategyRegistry
     private let notifications: ServerNotifications
     private var heartbeatTimer: DispatchSourceTimer?
+    /// Where views are saved (`state-dir`), if anywhere.
+    public let stateDirectory: StateDirectory?
 
     /// - Parameters:
     ///   - listener: a listening socket (bound by `UnixSocket.listen` or inherited).
@@ -104,7 +108,13 @@ public final class LayoutServer: @unchecked Sendable {
                 maximumWindowElements: settings.maximumWindowElements),
             maximumTotalItems: settings.maximumTotalItems, maximumLineLength: settings.maximumLineLength,
             maximumSubscriptions: settings.maximumSubscriptions)
-        service = LayoutService(registry: registry, limits: limits)
+        let service = LayoutService(registry: registry, limits: limits)
+        self.service = service
+        if let path = settings.stateDirectory {
+            stateDirectory = StateDirectory(path: path, checkpoint: settings.stateCheckpoint, service: service, logger: logger)
+        } else {
+            stateDirectory = nil
+        }
         service.attach(control: self)
     }
 
@@ -128,6 +138,7 @@ public final class LayoutServer: @unchecked Sendable {
         source.resume()
         acceptSource = source
         // Each I/O thread sweeps its own connections' deadlines every half second.
+        stateDirectory?.startCheckpoints()
     }
 
     private func acceptWaiting() {
@@ -283,15 +294,7 @@ public final class LayoutServer: @unchecked Sendable {
                 state.refused += 1
                 return .refused(Self.connectionLimit(maximum: maximum, perUID: settings.maximumConnectionsPerUID), why: "over the connection limits")
             }
-            let index = state.threadLoad.indices.min { state.threadLoad[$0] < state.threadLoad[$1] } ?? 0
-            state.threadLoad[index] += 1
-            let connection = Connection(
-                id: state.nextConnection, fd: fd, peer: peer, thread: threads[index], server: self, service: service,
-                settings: settings)
-            state.nextConnection += 1
-            state.connections[connection.id] = connection
-            state.admitted += 1
-            state.perUID[peer.uid, default: 0] += 1
+            let connection = register(fd, peer: peer, in: &state)
             state.accepted += 1
             // Accepted in the instant shutdown began: it drains like the others.
             return .admitted(connection, stopping: state.stopping ? (state.shutdownReason, settings.shutdownDeadline) : nil)
@@ -308,6 +311,38 @@ public final class LayoutServer: @unchecked Sendable {
         connection.start()
         if let stopping {
             connection.post { connection.beginShutdown(reason: stopping.reason, deadline: stopping.deadline) }
+        }
+    }
+
+    /// A new connection on the least loaded I/O thread, counted by the caps.
+    private func register(_ fd: Int32, peer: PeerCredentials, in state: inout State) -> Connection {
+        let index = state.threadLoad.indices.min { state.threadLoad[$0] < state.threadLoad[$1] } ?? 0
+        state.threadLoad[index] += 1
+        let connection = Connection(
+            id: state.nextConnection, fd: fd, peer: peer, thread: threads[index], server: self, service: service,
+            settings: state.settings)
+        state.nextConnection += 1
+        state.connections[connection.id] = connection
+        state.admitted += 1
+        state.perUID[peer.uid, default: 0] += 1
+        return connection
+    }
+
+    /// A connection the previous daemon handed over, counted as admitted (not refused for
+    /// the caps: it was admitted once already); nil once stopping.
+    func admitHandedOver(_ fd: Int32, peer: PeerCredentials) -> Connection? {
+        state.withLock { state in state.stopping ? nil : register(fd, peer: peer, in: &state) }
+    }
+
+    /// A connection left for the next daemon (`Connection.handOverIfQuiet`).
+    func handedOver(_ record: HandedConnection) {
+        state.withLock { $0.handedOver.append(record) }
+    }
+
+    func takeHandedOver() -> [HandedConnection] {
+        state.withLock { state in
+            defer { state.handedOver = [] }
+            return state.handedOver
         }
     }
 
@@ -345,25 +380,35 @@ public final class LayoutServer: @unchecked Sendable {
     /// Stops accepting, sends `daemon.shutdown` to every connection, answers every request
     /// already read and calls `completion` once all connections closed or the deadline passed.
     public func shutdown(reason: String, completion: @escaping @Sendable (_ drained: Bool) -> Void) {
-        acceptSource?.cancel()
+        cancelAccepting()
         if ownsSocketFile { unlink(path) }
         let once = Mutex(false)
         let finish: @Sendable (Bool) -> Void = { drained in
             guard once.withLock({ done in defer { done = true }; return !done }) else { return }
             completion(drained)
         }
-        let (connections, deadline) = state.withLock { state in
-            state.stopping = true
-            state.shutdownReason = reason
-            state.onDrained = { finish(true) }
-            return (Array(state.connections.values), state.settings.shutdownDeadline)
-        }
+        let (connections, deadline) = beginStopping(reason: reason) { finish(true) }
         logger.log(.notice, "stopping (\(reason)): draining \(connections.count) connections")
         if connections.isEmpty { finish(true) }
         for connection in connections {
             connection.post { connection.beginShutdown(reason: reason, deadline: deadline) }
         }
         queue.asyncAfter(deadline: .now() + deadline) { finish(false) }
+    }
+
+    func cancelAccepting() {
+        acceptSource?.cancel()
+    }
+
+    /// Marks the server stopping; `onDrained` runs once the last connection is gone.
+    /// - Returns: the connections open now and the shutdown deadline.
+    func beginStopping(reason: String, onDrained: @escaping @Sendable () -> Void) -> ([Connection], Double) {
+        state.withLock { state in
+            state.stopping = true
+            state.shutdownReason = reason
+            state.onDrained = onDrained
+            return (Array(state.connections.values), state.settings.shutdownDeadline)
+        }
     }
 
     /// Re-reads the configuration: connection settings apply at once, service limits at the
@@ -398,6 +443,8 @@ public final class LayoutServer: @unchecked Sendable {
         service.replaceRegistry(registry)
         let added = registry.descriptors.map(\.name).filter { !before.contains($0) }
         logger.log(.notice, "configuration reloaded (generation \(generation)); changed: \(changed.isEmpty ? "nothing" : changed.joined(separator: ", "))")
+        // A reload is also a save point: what changed since the last checkpoint goes to disk.
+        stateDirectory?.checkpoint()
         return .success(ReloadResult(
             generation: generation, changed: changed, restartRequired: restart, strategiesAdded: added,
             pluginsRefused: registry.refusals.map(\.path)))

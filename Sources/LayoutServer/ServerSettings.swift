@@ -56,6 +56,15 @@ public struct ServerSettings: Hashable, Sendable {
     /// The directory under the install prefix (`<prefix>/lib/layoutd/plugins`); `nil` when
     /// turned off (`default-plugin-dir = none`).
     public var defaultPluginDirectory: String?
+    /// Where views are saved (`StateDirectory.swift`): at stop, at reload and every
+    /// `stateCheckpoint` seconds; restored at start. `nil`: not saved. Defaults to
+    /// `$STATE_DIRECTORY` (systemd's `StateDirectory=`) when the daemon reads the environment.
+    public var stateDirectory: String?
+    /// Seconds between checkpoints of changed views: the most a SIGKILL can lose.
+    public var stateCheckpoint: Double = 30
+    /// 1: SIGTERM/SIGINT under a service manager hand the listener, the connections and the
+    /// views to its file descriptor store (`FDSTORE=1`) instead of draining.
+    public var fileDescriptorStore = 0
 
     public init() {}
 
@@ -75,6 +84,9 @@ public struct ServerSettings: Hashable, Sendable {
         PathSettingKey(
             "default-plugin-dir", default: "`<prefix>/lib/layoutd/plugins`", example: "none",
             "scanned after the others; found from the executable's path, skipped when any directory above it is group- or world-writable; `none` turns it off"),
+        PathSettingKey(
+            "state-dir", default: "`$STATE_DIRECTORY`, else none", example: "/var/lib/layoutd",
+            "where every view is saved (one `VIEW.view` file of `view.export` lines each, written atomically) at SIGTERM/SIGINT, at reload and every `state-checkpoint` seconds, and restored from at start; a file that does not restore is renamed `.refused`; `none` turns it off; read at start only"),
     ]
 
     /// Every setting a configuration file and `--set` may name, in the documented order.
@@ -111,6 +123,12 @@ public struct ServerSettings: Hashable, Sendable {
         SettingKey(
             "shutdown-deadline", seconds: \.shutdownDeadline, 0.01...3600,
             "seconds SIGTERM/SIGINT wait for replies to drain"),
+        SettingKey(
+            "state-checkpoint", seconds: \.stateCheckpoint, 0.1...86400, restart: true,
+            "seconds between saves of the views that changed, with `state-dir`: the most of a view's changes a SIGKILL or crash can lose"),
+        SettingKey(
+            "fd-store", \.fileDescriptorStore, 0...1,
+            "1: SIGTERM/SIGINT under systemd hand the listener, every connection and every view to its file descriptor store, and the next daemon carries on with them (no disconnect, one `view.resync` per subscription); 0: drain and close with `daemon.shutdown`"),
         SettingKey(
             "max-queued-requests", \.maximumQueuedRequests, 1...1 << 24,
             "pipelined requests queued per connection before its input pauses"),
@@ -156,6 +174,9 @@ public struct ServerSettings: Hashable, Sendable {
         case "default-plugin-dir":
             defaultPluginDirectory = text == "none" || text.isEmpty ? nil : text
             return
+        case "state-dir":
+            stateDirectory = text == "none" || text.isEmpty ? nil : text
+            return
         default: break
         }
         guard let key = Self.keys.first(where: { $0.name == name }) else { throw SettingsError("unknown setting '\(name)'") }
@@ -167,6 +188,7 @@ public struct ServerSettings: Hashable, Sendable {
         switch name {
         case "plugin-dir": return pluginDirectories.joined(separator: ":")
         case "default-plugin-dir": return defaultPluginDirectory ?? "none"
+        case "state-dir": return stateDirectory ?? "none"
         default: break
         }
         return Self.keys.first(where: { $0.name == name })?.text(in: self)

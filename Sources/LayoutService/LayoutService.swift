@@ -82,7 +82,7 @@ public final class LayoutService: Sendable {
     /// the directory only counts slots, as the item budget counts items, so that
     /// `maximumSubscriptions` holds exactly while one connection subscribes to several views at
     /// once.
-    private struct Directory {
+    struct Directory {
         var views: [String: ViewHost] = [:]
         var nextSubscription = 1
         /// Subscription slots each connection holds (what `maximumSubscriptions` caps).
@@ -109,7 +109,7 @@ public final class LayoutService: Sendable {
         }
     }
 
-    private let directory = Mutex(Directory())
+    let directory = Mutex(Directory())
     let itemBudget: ItemBudget
     /// Open staged uploads (`view.stage.*`).
     let staging: StagingArea

@@ -47,9 +47,13 @@ public struct Delivery: Hashable, Sendable {
 
 /// Numbers one connection's events: 1, 2, 3… with no gaps.
 public struct EventSequencer: Sendable {
-    private var next = 1
+    /// The `seq` of the next event: what a restart hands to the next daemon, so the numbers
+    /// go on without a gap.
+    public private(set) var next = 1
 
-    public init() {}
+    public init(next: Int = 1) {
+        self.next = max(1, next)
+    }
 
     public mutating func line(for event: Event) -> [UInt8] {
         defer { next += 1 }

@@ -273,38 +273,19 @@ extension LayoutService {
         case (let name?, nil):
             guard !name.isEmpty, name.utf8.count <= 256 else { throw .invalidParams("params.view", "must be 1 to 256 bytes") }
             part = try ExportPart.read(blob, first: true)
-            guard let header = part.header else { throw .internalError("part 1 read without its header") }
-            // What needs no data is checked now, not after the last part.
-            do {
-                try View.check(header.state, limits: limits.view, registry: registry)
-            } catch {
-                throw error.wire
-            }
-            try checkRoom(for: name)
-            try imports.reserve(part, after: 0)
-            pending = PendingImport(
-                connection: connection, name: name, view: part.view, epoch: part.epoch, sectionCount: header.sectionCount,
-                itemCount: header.itemCount, state: header.state, part: 1)
+            pending = try beginImport(part, name: name, connection: connection)
         case (nil, let id?):
             pending = try imports.take(id, connection: connection)
             do throws(WireError) {
                 part = try ExportPart.read(blob, first: false)
-                guard part.part == pending.part + 1 else {
-                    throw ExportPart.invalidExport(path: "params.blob.part", reason: "must be \(pending.part + 1), the part after the last one taken")
-                }
-                guard part.view == pending.view, part.epoch == pending.epoch else {
-                    throw ExportPart.invalidExport(path: "params.blob", reason: "is a part of another export (view or epoch differs from part 1's)")
-                }
-                try imports.reserve(part, after: pending.received)
             } catch {
                 itemBudget.release(pending.received)
                 throw error
             }
-            pending.part = part.part
+            try continueImport(&pending, with: part)
         default:
             throw .invalidParams("params", "needs view with part 1, or importId with a later part")
         }
-        pending.add(part.sections)
         if part.continues {
             let received = pending.received
             do throws(WireError) {
@@ -331,9 +312,46 @@ extension LayoutService {
         return try finishImport(pending)
     }
 
+    /// Part 1 of an import: what needs no data is checked now, not after the last part, and
+    /// the part's items are reserved.
+    func beginImport(_ part: ExportPart, name: String, connection: ConnectionID) throws(WireError) -> PendingImport {
+        guard let header = part.header else { throw .internalError("part 1 read without its header") }
+        do {
+            try View.check(header.state, limits: limits.view, registry: registry)
+        } catch {
+            throw error.wire
+        }
+        try checkRoom(for: name)
+        try imports.reserve(part, after: 0)
+        var pending = PendingImport(
+            connection: connection, name: name, view: part.view, epoch: part.epoch, sectionCount: header.sectionCount,
+            itemCount: header.itemCount, state: header.state, part: 1)
+        pending.add(part.sections)
+        return pending
+    }
+
+    /// A later part: it must be the next one of the same export; its items are reserved. A
+    /// refusal gives back every item the import held.
+    func continueImport(_ pending: inout PendingImport, with part: ExportPart) throws(WireError) {
+        do throws(WireError) {
+            guard part.part == pending.part + 1 else {
+                throw ExportPart.invalidExport(path: "params.blob.part", reason: "must be \(pending.part + 1), the part after the last one taken")
+            }
+            guard part.view == pending.view, part.epoch == pending.epoch else {
+                throw ExportPart.invalidExport(path: "params.blob", reason: "is a part of another export (view or epoch differs from part 1's)")
+            }
+            try imports.reserve(part, after: pending.received)
+        } catch {
+            itemBudget.release(pending.received)
+            throw error
+        }
+        pending.part = part.part
+        pending.add(part.sections)
+    }
+
     /// The last part came: checks the totals and creates the view. Its items are reserved;
     /// they are given back when it is refused.
-    private func finishImport(_ pending: PendingImport) throws(WireError) -> [UInt8] {
+    func finishImport(_ pending: PendingImport) throws(WireError) -> [UInt8] {
         do throws(WireError) {
             guard pending.received == pending.itemCount, pending.state.sections.count == pending.sectionCount else {
                 throw ExportPart.invalidExport(

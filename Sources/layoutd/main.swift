@@ -62,6 +62,13 @@ func parseOptions(_ arguments: [String]) -> DaemonOptions {
 func loadSettings(_ options: DaemonOptions) throws(SettingsError) -> ServerSettings {
     var settings = ServerSettings()
     settings.defaultPluginDirectory = defaultPluginDirectory
+    // systemd's StateDirectory= (the first, when there are several): views are saved there
+    // unless the file or a flag says otherwise (`state-dir = none`).
+    if let directories = getenv("STATE_DIRECTORY").map({ String(cString: $0) }),
+        let first = directories.split(separator: ":").first
+    {
+        settings.stateDirectory = String(first)
+    }
     if let path = options.config {
         try settings.apply(configuration: try readConfiguration(path), file: path)
     }
@@ -114,6 +121,27 @@ enum LayoutDaemon {
     static let version = Release.version
 }
 
+/// The names this daemon gives what it puts in the service manager's fd store.
+enum HandoverNames {
+    static let state = "state"
+    static let listener = "listener"
+    static let connectionPrefix = "conn."
+    /// The most the state may be: far more than the views' limits allow.
+    static let maximumStateBytes = 1 << 36
+}
+
+/// The state the previous daemon stored (`state`), if it did and it reads.
+func readHandedOverState(_ passed: [ListenSockets.Passed]) -> (state: HandoverState, fd: Int32)? {
+    guard let stored = passed.first(where: { $0.name == HandoverNames.state }) else { return nil }
+    do {
+        let bytes = try MemoryFile.read(stored.fd, limit: HandoverNames.maximumStateBytes)
+        return (try HandoverState.decode(bytes), stored.fd)
+    } catch {
+        printError("layoutd: the state the previous daemon stored does not read (\(error)); starting without it\n")
+        return nil
+    }
+}
+
 let options = parseOptions(Array(CommandLine.arguments.dropFirst()))
 let socketPath = SocketPath.resolve(option: options.socket)
 if options.printSocketPath {
@@ -156,11 +184,26 @@ if Journal.isStandardErrorJournal {
     logger = Logger(threshold: options.logLevel)
 }
 
+// What systemd passed: the socket unit's listener (socket activation), and after a restart
+// through the fd store the previous daemon's listener, connections and state.
+let passed: [ListenSockets.Passed]
+do {
+    passed = try ListenSockets.passed()
+} catch {
+    fail("cannot use the file descriptors systemd passed: \(error)", status: .cannotListen)
+}
+let storedListener = passed.first { $0.name == HandoverNames.listener }
+let handed = readHandedOverState(passed)
+
 // A socket systemd passed (socket activation) wins over binding one ourselves.
 let listener: Int32
 let activated: Bool
 do {
-    if let inherited = try ListenSockets.take(named: "ipc") {
+    if let stored = storedListener {
+        // Our own listener, kept by the store across the restart: still ours to remove.
+        listener = stored.fd
+        activated = false
+    } else if let inherited = try ListenSockets.listener(named: "ipc", in: passed.filter { $0.name == "ipc" || $0.name == "unknown" }) {
         listener = inherited
         activated = true
     } else {
@@ -181,7 +224,15 @@ let server = LayoutServer(
     strategies: { settings in plugins.scan(settings.pluginDirectories, defaultDirectory: settings.defaultPluginDirectory).registry },
     notifications: ServerNotifications(reloading: { notifier.reloading() }, ready: { notifier.ready(status: $0) }),
     reloadSettings: { () throws(SettingsError) in try loadSettings(options) })
+// The views: the previous daemon's (handed over) when there are some, else the state
+// directory's.
+if let handed {
+    server.restoreViews(from: handed.state)
+} else {
+    server.stateDirectory?.restoreAll()
+}
 server.start()
+if let handed { takeOver(handed, passed: passed) }
 logger.log(
     .notice,
     activated
@@ -209,16 +260,66 @@ if isatty(STDERR_FILENO) == 1 {
         """)
 }
 
+/// Takes back what the previous daemon stored: each connection by name, then removes every
+/// name this daemon used from the store (they are this daemon's now, and a connection the
+/// store still held would never see its end). Names it does not know are closed and removed.
+func takeOver(_ handed: (state: HandoverState, fd: Int32), passed: [ListenSockets.Passed]) {
+    let byName = Dictionary(passed.map { ($0.name, $0.fd) }, uniquingKeysWith: { first, _ in first })
+    var adopted = 0
+    for var record in handed.state.connections {
+        guard let fd = byName[record.name] else { continue }
+        record.fd = fd
+        if server.adopt(record) { adopted += 1 }
+    }
+    let known = Set(handed.state.connections.map(\.name) + [HandoverNames.state, HandoverNames.listener])
+    for entry in passed where entry.name != "ipc" && entry.name != "unknown" {
+        if !known.contains(entry.name) { close(entry.fd) }
+        try? notifier.removeStored(named: entry.name)
+    }
+    close(handed.fd)
+    logger.log(.notice, "took over \(adopted) of \(handed.state.connections.count) connections and \(handed.state.views.count) views from the previous daemon")
+}
+
+/// Hands everything to the store: the state first (past FileDescriptorStoreMax= systemd drops
+/// what comes last), then our own listener, then each connection; then waits until systemd has
+/// them all (a barrier) before the process exits.
+func store(_ state: HandoverState, listener: Int32?) {
+    do {
+        let memory = try MemoryFile.sealed(name: "layoutd-state", bytes: state.encoded())
+        try notifier.store([memory], name: HandoverNames.state, poll: false)
+        close(memory)
+        if let listener { try notifier.store([listener], name: HandoverNames.listener, poll: false) }
+        for connection in state.connections {
+            try notifier.store([connection.fd], name: connection.name)
+        }
+    } catch {
+        logger.log(.error, "cannot hand over to the fd store: \(error); the clients will reconnect")
+    }
+    let delivery = notifier.barrier(timeout: 10)
+    logger.log(.notice, "handed over \(state.connections.count) connections and \(state.views.count) views (\(delivery))")
+    notifier.flush(timeout: 1)
+}
+
 var signalSources: [DispatchSourceSignal] = []
 for (number, name) in [(SIGTERM, "SIGTERM"), (SIGINT, "SIGINT")] {
     signal(number, SIG_IGN)
     let source = DispatchSource.makeSignalSource(signal: number, queue: .main)
     source.setEventHandler {
+        if server.settings.fileDescriptorStore == 1, notifier.isEnabled {
+            notifier.stopping(status: "restarting (\(name)): handing over to the next daemon")
+            server.handOver { state in
+                server.stateDirectory?.saveAll()
+                store(state, listener: activated ? nil : listener)
+                exit(ExitStatus.success.rawValue)
+            }
+            return
+        }
         notifier.stopping(status: "stopping (\(name)): answering what was read")
         server.shutdown(reason: name) { drained in
             let totals = server.totals
             let summary = "stopped (\(name)): \(totals.read) requests read, \(totals.answered) answered"
             logger.log(.notice, drained ? summary : summary + "; \(totals.open) connections still open at the deadline")
+            server.stateDirectory?.saveAll()
             notifier.flush(timeout: 1)
             exit(ExitStatus.success.rawValue)
         }
