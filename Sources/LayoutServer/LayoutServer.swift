@@ -428,6 +428,8 @@ public final class LayoutServer: @unchecked Sendable {
             var applied = fresh
             // Service limits keep their start values until a restart; say which differ.
             for key in ServerSettings.keys where key.restart { key.copy(from: state.settings, into: &applied) }
+            // The state directory is opened at start (`StateDirectory`): a reload keeps it.
+            applied.stateDirectory = state.settings.stateDirectory
             let restart = fresh.changes(from: applied)
             state.loaded = fresh
             state.settings = applied

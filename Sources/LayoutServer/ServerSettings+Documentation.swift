@@ -46,7 +46,7 @@ extension ServerSettings {
     /// Every setting in the documented order: the numeric ones, then the directories.
     public static var documentation: [SettingRow] {
         keys.map { SettingRow(name: $0.name, defaultText: $0.defaultText, rangeText: $0.rangeText, summary: $0.summary, readAtStartOnly: $0.restart) }
-            + pathKeys.map { SettingRow(name: $0.name, defaultText: $0.defaultText, rangeText: "", summary: $0.summary, readAtStartOnly: false) }
+            + pathKeys.map { SettingRow(name: $0.name, defaultText: $0.defaultText, rangeText: "", summary: $0.summary, readAtStartOnly: $0.restart) }
     }
 
     /// The README's settings table (Markdown), checked against the README by

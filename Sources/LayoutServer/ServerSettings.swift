@@ -85,8 +85,8 @@ public struct ServerSettings: Hashable, Sendable {
             "default-plugin-dir", default: "`<prefix>/lib/layoutd/plugins`", example: "none",
             "scanned after the others; found from the executable's path, skipped when any directory above it is group- or world-writable; `none` turns it off"),
         PathSettingKey(
-            "state-dir", default: "`$STATE_DIRECTORY`, else none", example: "/var/lib/layoutd",
-            "where every view is saved (one `VIEW.view` file of `view.export` lines each, written atomically) at SIGTERM/SIGINT, at reload and every `state-checkpoint` seconds, and restored from at start; a file that does not restore is renamed `.refused`; `none` turns it off; read at start only"),
+            "state-dir", default: "`$STATE_DIRECTORY`", example: "/var/lib/layoutd", restart: true,
+            "where every view is saved (one `VIEW.view` file of `view.export` lines each, written atomically) at SIGTERM/SIGINT, at reload and every `state-checkpoint` seconds, and restored from at start; a file that does not restore is renamed `.refused`; `none`, or no `$STATE_DIRECTORY` (systemd's `StateDirectory=`), turns it off"),
     ]
 
     /// Every setting a configuration file and `--set` may name, in the documented order.
@@ -311,11 +311,14 @@ public struct PathSettingKey: Sendable {
     /// no line at all, so the file shows what a line looks like).
     public let example: String
     public let summary: String
+    /// Read at start only (a reload leaves it as it was).
+    public let restart: Bool
 
-    init(_ name: String, default defaultText: String, example: String, _ summary: String) {
+    init(_ name: String, default defaultText: String, example: String, restart: Bool = false, _ summary: String) {
         self.name = name
         self.defaultText = defaultText
         self.example = example
+        self.restart = restart
         self.summary = summary
     }
 }

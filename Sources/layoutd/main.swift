@@ -128,6 +128,11 @@ enum HandoverNames {
     static let connectionPrefix = "conn."
     /// The most the state may be: far more than the views' limits allow.
     static let maximumStateBytes = 1 << 36
+
+    /// Whether a passed fd's name is one this daemon stores (not a socket unit's).
+    static func isOurs(_ name: String) -> Bool {
+        name == state || name == listener || name.hasPrefix(connectionPrefix)
+    }
 }
 
 /// The state the previous daemon stored (`state`), if it did and it reads.
@@ -203,7 +208,7 @@ do {
         // Our own listener, kept by the store across the restart: still ours to remove.
         listener = stored.fd
         activated = false
-    } else if let inherited = try ListenSockets.listener(named: "ipc", in: passed.filter { $0.name == "ipc" || $0.name == "unknown" }) {
+    } else if let inherited = try ListenSockets.listener(named: "ipc", in: passed.filter { !HandoverNames.isOurs($0.name) }) {
         listener = inherited
         activated = true
     } else {
@@ -232,7 +237,15 @@ if let handed {
     server.stateDirectory?.restoreAll()
 }
 server.start()
-if let handed { takeOver(handed, passed: passed) }
+if let handed {
+    takeOver(handed, passed: passed)
+} else {
+    // Stored by a daemon whose state did not read (or none): nothing to carry on with.
+    for entry in passed where HandoverNames.isOurs(entry.name) && entry.fd != listener {
+        close(entry.fd)
+        try? notifier.removeStored(named: entry.name)
+    }
+}
 logger.log(
     .notice,
     activated
@@ -272,7 +285,7 @@ func takeOver(_ handed: (state: HandoverState, fd: Int32), passed: [ListenSocket
         if server.adopt(record) { adopted += 1 }
     }
     let known = Set(handed.state.connections.map(\.name) + [HandoverNames.state, HandoverNames.listener])
-    for entry in passed where entry.name != "ipc" && entry.name != "unknown" {
+    for entry in passed where HandoverNames.isOurs(entry.name) {
         if !known.contains(entry.name) { close(entry.fd) }
         try? notifier.removeStored(named: entry.name)
     }
