@@ -110,7 +110,7 @@ let package = Package(
         .testTarget(name: "LayoutGeometryTests", dependencies: ["LayoutGeometry"]),
         .testTarget(name: "LayoutEngineTests", dependencies: ["LayoutEngine", "LayoutFuzzing", "TestSupport", "Waterfall"]),
         .testTarget(name: "LayoutProtocolTests", dependencies: ["LayoutProtocol", "TestSupport"]),
-        .testTarget(name: "LayoutServiceTests", dependencies: ["LayoutService", "StrategyCodec"]),
+        .testTarget(name: "LayoutServiceTests", dependencies: ["LayoutService", "StrategyCodec", "LayoutFuzzing", "TestSupport"]),
         .testTarget(name: "LayoutServerTests", dependencies: ["LayoutServer", "LayoutIPC"]),
         .testTarget(name: "LayoutFuzzingTests", dependencies: ["LayoutFuzzing"]),
         .testTarget(

@@ -233,9 +233,9 @@ final class Connection: @unchecked Sendable {
         closeIfDrained()
     }
 
-    /// Once nothing runs and nothing is queued, and the output went out (or, `force`d at the
-    /// deadline, whatever is left of it goes along): the connection's state is recorded for the
-    /// next daemon and the connection leaves this one without its fd being closed. A request
+    /// Once nothing runs and nothing is queued: the connection's state (unwritten output
+    /// included) is recorded for the next daemon and the connection leaves this one without its
+    /// fd being closed. A request
     /// still running at the deadline cannot be carried over: that connection is closed (the
     /// client sees the end and reconnects).
     func handOverIfQuiet(force: Bool) {
@@ -245,7 +245,8 @@ final class Connection: @unchecked Sendable {
             return
         }
         if case .ended(peerClosed: true) = input { return close(reason: "done") }
-        guard unsent == 0 || force else { return }
+        // Output the client has not read yet goes along (the next daemon writes it first):
+        // waiting for a client that does not read would hold every other one up.
         let record = HandedConnection(
             name: "conn.\(id)", fd: fd, uid: peer.uid, nextSeq: sequencer.next, partialLine: framer.partialLine,
             output: Array(output[outputStart...]), subscriptions: service.subscriptions(of: id).map { HandedConnection.Subscription(id: $0.id, view: $0.view) })

@@ -106,6 +106,11 @@ extension View {
         return copy
     }
 
+    private static func validateOffset(of policy: AnchorPolicy) throws(LayoutError) {
+        guard case .element(_, _, let offset?) = policy, !(offset.isFinite && LayoutBounds.contains(offset)) else { return }
+        throw .invalidParameter(parameter: "anchor.offset", reason: "must be finite and at most \(LayoutBounds.maximumText) in magnitude")
+    }
+
     /// Offsets of the sections that scroll on their own axis and are not at 0.
     public var sectionOffsets: [(section: String, offset: Double)] {
         model.sections.compactMap { section in
@@ -153,9 +158,11 @@ extension View {
             try layout.checkSupplementaryMeasurements(state.supplementaryMeasurements)
             layout.measureSupplementary(state.supplementaryMeasurements, tolerance: 0)
         }
-        try validate(state.anchor)
+        // An anchor may name an element the data no longer holds (the view keeps such a policy:
+        // it then only clamps), so only its offset is checked here.
+        try Self.validateOffset(of: state.anchor)
         anchorPolicy = state.anchor
-        if let target = state.scrollTarget { try validate(target) }
+        if let target = state.scrollTarget { try Self.validateOffset(of: target) }
         scrollTarget = state.scrollTarget
         epoch = state.epoch
     }
