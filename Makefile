@@ -165,7 +165,8 @@ client-test: deps
 	LAYOUTD_BINARY=$(CURDIR)/.build/debug/layoutd PYTHON=$(CLIENT_VENV)/bin/python clients/python/run-tests.sh
 
 ## Release builds, every benchmark in one run (a few minutes), a table, and BENCHMARKS.md.
-## BENCH_ARGS=--quick for 1k and 10k only. Taffy comes from PyPI into .bench-venv; strace, where
+## BENCH_ARGS=--quick for 1k and 10k only; BENCH_ARGS="--only memory" for the memory rows alone
+## (their tables printed, BENCHMARKS.md left as it is). Taffy comes from PyPI into .bench-venv; strace, where
 ## installed, counts the syscalls per request of the daemon and of the C echo floor (without it
 ## BENCHMARKS.md says they were not measured).
 bench: deps bench-c

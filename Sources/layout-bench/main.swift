@@ -3,10 +3,10 @@
 // and Taffy figures, computes the ratios and writes BENCHMARKS.md. Release builds only.
 //
 //   layout-bench [--json FILE] [--repetitions N] [--quick] [--counts 1000,100000] [--only GROUP]
-//   layout-bench --memory N [--ids short|uuid] [--load engine|create|batches] [--views K]
-//                                resident memory of N items (over K views) in a fresh process,
-//                                built by the engine directly, through the service in one
-//                                view.create per view, or in 20k-item staged batches
+//   layout-bench --memory N [--ids short|uuid]
+//                                resident memory of a flow view of N items built by the engine,
+//                                in a fresh process (what the model keeps; scripts/bench.py
+//                                measures a release layoutd loaded through its socket beside it)
 //
 // Every figure is the median of several repetitions with its spread (min–max), measured in one
 // run, so ratios between rows hold even on a noisy shared machine.
@@ -25,10 +25,6 @@ struct Options {
     var memoryItems: Int?
     /// For `--memory`: "short" ids (`item-123456`) or 36-character UUID-like ones.
     var memoryIDs = "short"
-    /// For `--memory`: "engine" (a `View` built directly), "create" (one `view.create` line per
-    /// view through `LayoutService`) or "batches" (`view.stage.*` with 20k-item appends).
-    var memoryLoad = "engine"
-    var memoryViews = 1
     /// Where the release waterfall plugin is (`make plugins CONFIG=release` puts it there).
     var pluginDirectory = ".build/plugins/release"
     /// Measure only this group (engine, view, plugins, textbook, wire); set-up still runs.
@@ -43,8 +39,6 @@ struct Options {
             case "--quick": counts = [1_000, 10_000]
             case "--memory": memoryItems = iterator.next().flatMap(Int.init) ?? 1_000_000
             case "--ids": memoryIDs = iterator.next() ?? memoryIDs
-            case "--load": memoryLoad = iterator.next() ?? memoryLoad
-            case "--views": memoryViews = iterator.next().flatMap(Int.init) ?? memoryViews
             case "--plugin-dir": pluginDirectory = iterator.next() ?? pluginDirectory
             case "--only": onlyGroup = iterator.next()
             case "--counts": counts = (iterator.next() ?? "").split(separator: ",").compactMap { Int($0) }
@@ -134,8 +128,7 @@ func uuidLikeID(_ index: Int) -> String {
     return hex
 }
 
-/// glibc's `malloc_trim`, which the Glibc module leaves out (the daemon trims after large
-/// requests; see `FreedMemory` in LayoutService).
+/// glibc's `malloc_trim`, which the Glibc module leaves out.
 @_silgen_name("malloc_trim")
 func mallocTrim(_ pad: Int) -> Int32
 
@@ -150,81 +143,24 @@ func printRow(_ name: String, group: String, n: Int, unit: String, value: Double
 }
 
 if let count = options.memoryItems {
-    let views = max(1, options.memoryViews)
-    let perView = count / views
     let uuids = options.memoryIDs == "uuid"
-    func itemID(_ index: Int) -> String { uuids ? uuidLikeID(index) : "item-\(index)" }
-    /// The items of view `view` as the wire carries them: `{"id":…,"size":{…}}` joined by commas.
-    func itemsJSON(_ view: Int, _ range: Range<Int>) -> String {
-        range.map { index in
-            let size = benchSize(index)
-            return #"{"id":"\#(itemID(view * perView + index))","size":{"width":\#(Int(size.width)),"height":\#(Int(size.height))}}"#
-        }.joined(separator: ",")
-    }
-    let service = LayoutService()
-    var kept = [View]()
-    // Request lines are built before the first reading, so their bytes are not counted.
-    var lines = [[UInt8]]()
-    let viewport = #""viewport":{"width":390,"height":844}"#
-    for view in 0..<views where options.memoryLoad != "engine" {
-        if options.memoryLoad == "create" {
-            lines.append(Array(#"{"id":1,"method":"view.create","params":{"view":"v\#(view)","strategy":"flow",\#(viewport),"sections":[{"id":"main","items":[\#(itemsJSON(view, 0..<perView))]}]}}"#.utf8))
-        } else {
-            lines.append(Array(#"{"id":1,"method":"view.create","params":{"view":"v\#(view)","strategy":"flow",\#(viewport)}}"#.utf8))
-            lines.append(Array(#"{"id":2,"method":"view.stage.begin","params":{"view":"v\#(view)"}}"#.utf8))
-            for start in stride(from: 0, to: perView, by: 20_000) {
-                let items = itemsJSON(view, start..<min(perView, start + 20_000))
-                lines.append(Array(#"{"id":3,"method":"view.stage.append","params":{"upload":"UPLOAD","sections":[{"id":"main","items":[\#(items)]}]}}"#.utf8))
-            }
-            lines.append(Array(#"{"id":4,"method":"view.stage.commit","params":{"upload":"UPLOAD"}}"#.utf8))
-        }
-    }
-    // What building the lines left freed but resident is not the load's: returned first.
+    // What start-up left freed but resident is not the model's: returned first.
     _ = mallocTrim(0)
     let before = residentBytes()
-    let started = clock.now
-    if options.memoryLoad == "engine" {
-        for view in 0..<views {
-            let specs = [SectionSpec(id: "main", items: (0..<perView).map { ItemSpec(id: itemID(view * perView + $0), size: benchSize($0)) })]
-            kept.append(try! View(strategy: "flow", sections: specs, viewport: phone))
-        }
-    } else {
-        var upload = ""
-        for var line in lines {
-            // The upload's id is known once begun; it replaces the placeholder in place.
-            if !upload.isEmpty, let range = String(decoding: line, as: UTF8.self).range(of: "UPLOAD") {
-                var text = String(decoding: line, as: UTF8.self)
-                text.replaceSubrange(range, with: upload)
-                line = Array(text.utf8)
-            }
-            let reply = service.handle(line: line, from: 1).first!.line
-            let text = String(decoding: reply, as: UTF8.self)
-            guard !text.contains(#""error""#) else { fatalError("layout-bench: the service refused a load request: \(text.prefix(300))") }
-            if let range = text.range(of: #""upload":""#) {
-                upload = String(text[range.upperBound...].prefix { $0 != "\"" })
-            }
-        }
-    }
-    let elapsed = seconds(clock.now - started)
-    // What the load kept, not what it freed and glibc still holds (the engine's specs, built
-    // in the timed part; the daemon trims after large requests itself).
+    var view: View? = {
+        let specs = [SectionSpec(id: "main", items: (0..<count).map { ItemSpec(id: uuids ? uuidLikeID($0) : "item-\($0)", size: benchSize($0)) })]
+        return try! View(strategy: "flow", sections: specs, viewport: phone)
+    }()
+    // The specs are the input, not the model: what the view keeps is the question, so their
+    // memory is returned before the reading. (What a daemon leaves resident is the question of
+    // scripts/bench.py's layoutd rows, which trim nothing by hand.)
     _ = mallocTrim(0)
     let after = residentBytes()
-    sink &+= kept.count + service.viewNames.count
-    let how = ["engine": "built by the engine", "create": "one view.create", "batches": "20k-item staged batches"][options.memoryLoad]!
-    if options.memoryLoad == "engine" && options.memoryIDs == "short" && views == 1 {
-        // The row's name predates the other configurations; kept so runs compare.
-        printRow("resident bytes per item (flow view, variable sizes, string ids)", group: "memory", n: count, unit: "B/item", value: Double(after - before) / Double(count))
-    } else if views == 1 {
-        printRow("resident bytes per item (\(options.memoryIDs) ids, \(how))", group: "memory", n: count, unit: "B/item", value: Double(after - before) / Double(count))
-    } else {
-        // What the views keep, the request lines (built before the first reading) left out.
-        printRow("resident MiB of \(count) items over \(views) views (\(options.memoryIDs) ids, \(how))", group: "memory", n: count, unit: "MiB", value: Double(after - before) / Double(1 << 20))
-    }
-    if options.memoryLoad != "engine" && views == 1 {
-        printRow("load \(count) items (\(options.memoryIDs) ids) through the service: \(how)", group: "load", n: count, unit: "s", value: elapsed)
-    }
-    kept = []
+    sink &+= view?.model.numberOfItems ?? 0
+    // The short-id row's name predates the UUID one; kept so runs compare.
+    printRow(uuids ? "resident bytes per item (uuid ids, built by the engine)" : "resident bytes per item (flow view, variable sizes, string ids)",
+             group: "memory", n: count, unit: "B/item", value: Double(after - before) / Double(count))
+    view = nil
     exit(0)
 }
 
