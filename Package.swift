@@ -74,7 +74,7 @@ let package = Package(
         // libsystemd's notify, socket activation, fd store and journal; memfds for the fd store.
         .target(name: "Systemd", dependencies: ["CSystemd", "CSocketShims"]),
         .executableTarget(
-            name: "layoutd", dependencies: ["CSocketShims", "LayoutServer", "LayoutIPC", "LayoutPlugins", "LayoutProtocol", "Systemd"],
+            name: "layoutd", dependencies: ["CSocketShims", "LayoutServer", "LayoutIPC", "LayoutPlugins", "LayoutProtocol", "LayoutService", "Systemd"],
             linkerSettings: [.unsafeFlags(bindNow)]),
         // What clients share: a connection with replies and events apart, the command table
         // behind layoutctl's parsing, help, man page and completions, tables, and SVG pictures.

@@ -5,6 +5,7 @@ import LayoutIPC
 import LayoutPlugins
 import LayoutProtocol
 import LayoutServer
+import LayoutService
 import Systemd
 
 // layoutd: the layout daemon. Options, then settings (defaults < --config file < flags), then
@@ -148,6 +149,8 @@ func readHandedOverState(_ passed: [ListenSockets.Passed]) -> (state: HandoverSt
 }
 
 let options = parseOptions(Array(CommandLine.arguments.dropFirst()))
+// Before any view or thread allocates: memory a load frees goes back (see FreedMemory).
+FreedMemory.configureAllocator()
 let socketPath = SocketPath.resolve(option: options.socket)
 if options.printSocketPath {
     print(socketPath.path)

@@ -534,11 +534,16 @@ class StagedUploadTests(ProcessTestCase):
             kept = per_item()
             self.assertLess(kept, 120, "resident %.0f B/item after the commit (%.0f staged)" % (kept, (staged - base) / n))
 
+            # A deleted view's memory goes back too, all but what glibc may keep at an arena's
+            # top (FreedMemory.allocatorThreshold, 4 MiB). With glibc's own thresholds, raised as
+            # the load's large blocks were freed, 9-17 MB of it stayed.
             self.assertIn("result", client.call("view.delete", {"view": "v"}))
+            limit = 4 << 20
             deadline = time.monotonic() + 10
-            while per_item() > kept / 2 and time.monotonic() < deadline:
+            while resident_bytes(pid) - base > limit and time.monotonic() < deadline:
                 time.sleep(0.05)
-            self.assertLess(per_item(), kept / 2, "a deleted view's memory goes back too")
+            left = resident_bytes(pid) - base
+            self.assertLess(left, limit, "%.1f MiB left after view.delete (%.0f B/item after the commit)" % (left / (1 << 20), kept))
 
 
 if __name__ == "__main__":
