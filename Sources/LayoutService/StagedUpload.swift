@@ -7,7 +7,7 @@ import Synchronization
 ///
 /// The view does not see an upload until it is committed, and then sees it whole, as one
 /// `setData`: staging exists so that a large load is still one atomic change to subscribers.
-struct StagedUpload: Sendable {
+struct StagedUpload: ConnectionHeld {
     let id: String
     /// The connection that began it: the only one that may name it, and the one whose closing
     /// discards it.
@@ -19,6 +19,7 @@ struct StagedUpload: Sendable {
     private var sectionIndex: [String: Int] = [:]
     /// Items appended so far, all of them taken from the daemon's item budget.
     private(set) var itemCount = 0
+    var heldItems: Int { itemCount }
 
     init(id: String, connection: ConnectionID, host: ViewHost) {
         self.id = id
@@ -54,20 +55,7 @@ struct StagedUpload: Sendable {
 /// the whole time, so staged data cannot exhaust memory.
 final class StagingArea: Sendable {
 
-    private struct Table {
-        var uploads: [String: StagedUpload] = [:]
-        var nextUpload = 1
-        var uploadCounts: [ConnectionID: Int] = [:]
-
-        mutating func remove(_ id: String) -> StagedUpload? {
-            guard let upload = uploads.removeValue(forKey: id) else { return nil }
-            uploadCounts[upload.connection, default: 1] -= 1
-            if uploadCounts[upload.connection] == 0 { uploadCounts[upload.connection] = nil }
-            return upload
-        }
-    }
-
-    private let table = Mutex(Table())
+    private let table = Mutex(ConnectionTable<StagedUpload>(prefix: "u"))
     private let itemBudget: ItemBudget
     let limits: ServiceLimits
 
@@ -78,21 +66,16 @@ final class StagingArea: Sendable {
 
     /// What `daemon.status` reports: open uploads and the items they hold.
     var counts: (open: Int, items: Int) {
-        table.withLock { table in (table.uploads.count, table.uploads.values.reduce(0) { $0 + $1.itemCount }) }
+        table.withLock { $0.totals }
     }
 
     /// Opens an upload for `connection` on `host`, or `LimitExceeded` (`"uploads"`) when the
     /// connection holds `maximumUploads` already.
     func begin(connection: ConnectionID, host: ViewHost) throws(WireError) -> String {
         try table.withLock { (table) throws(WireError) -> String in
-            guard table.uploadCounts[connection, default: 0] < limits.maximumUploads else {
-                throw LayoutError.limitExceeded(limit: "uploads", maximum: limits.maximumUploads).wire
+            try table.open(for: connection, maximum: limits.maximumUploads, limit: "uploads") { id in
+                StagedUpload(id: id, connection: connection, host: host)
             }
-            let id = "u\(table.nextUpload)"
-            table.nextUpload += 1
-            table.uploads[id] = StagedUpload(id: id, connection: connection, host: host)
-            table.uploadCounts[connection, default: 0] += 1
-            return id
         }
     }
 
@@ -108,11 +91,11 @@ final class StagingArea: Sendable {
             throw LayoutError.limitExceeded(limit: "batch size", maximum: limits.view.maximumBatchSize).wire
         }
         return try table.withLock { (table) throws(WireError) -> (items: Int, sections: Int) in
-            // Only the count is read out: a copy of the upload held across the append below
-            // would make it copy every item staged so far.
-            guard table.uploads[id]?.connection == connection, let staged = table.uploads[id]?.itemCount else {
-                throw Self.notOpen
-            }
+            // Taken out while it grows, so the append below is in place (a copy held across
+            // it would copy every item staged so far).
+            guard var upload = table.remove(id, of: connection) else { throw Self.notOpen }
+            defer { table.insert(upload) }
+            let staged = upload.itemCount
             guard staged + count <= limits.view.maximumItems else {
                 throw LayoutError.limitExceeded(limit: "items", maximum: limits.view.maximumItems).wire
             }
@@ -121,8 +104,8 @@ final class StagingArea: Sendable {
             } catch {
                 throw error.wire
             }
-            table.uploads[id]!.append(parts)
-            return (table.uploads[id]!.itemCount, table.uploads[id]!.sections.count)
+            upload.append(parts)
+            return (upload.itemCount, upload.sections.count)
         }
     }
 
@@ -130,7 +113,7 @@ final class StagingArea: Sendable {
     /// and its items stay reserved for the caller to settle (`ItemBudget.release`).
     func take(_ id: String, connection: ConnectionID) throws(WireError) -> StagedUpload {
         try table.withLock { (table) throws(WireError) -> StagedUpload in
-            guard table.uploads[id]?.connection == connection, let upload = table.remove(id) else { throw Self.notOpen }
+            guard let upload = table.remove(id, of: connection) else { throw Self.notOpen }
             return upload
         }
     }
@@ -138,7 +121,7 @@ final class StagingArea: Sendable {
     /// An open upload of `connection` as it is now, left open: what a dry-run commit previews.
     func peek(_ id: String, connection: ConnectionID) throws(WireError) -> StagedUpload {
         try table.withLock { (table) throws(WireError) -> StagedUpload in
-            guard let upload = table.uploads[id], upload.connection == connection else { throw Self.notOpen }
+            guard let upload = table.entries[id], upload.connection == connection else { throw Self.notOpen }
             return upload
         }
     }
@@ -157,10 +140,7 @@ final class StagingArea: Sendable {
     /// - Returns: the items they held, freed once this returns.
     @discardableResult
     func discard(connection: ConnectionID) -> Int {
-        let released = table.withLock { table in
-            let ids = table.uploads.values.filter { $0.connection == connection }.map(\.id)
-            return ids.reduce(0) { $0 + (table.remove($1)?.itemCount ?? 0) }
-        }
+        let released = table.withLock { $0.removeAll(of: connection) }
         itemBudget.release(released)
         return released
     }

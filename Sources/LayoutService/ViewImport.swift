@@ -133,7 +133,7 @@ struct ExportPart: Sendable {
 }
 
 /// An import whose later parts are still to come: the view's state as received so far.
-struct PendingImport: Sendable {
+struct PendingImport: ConnectionHeld {
     /// Empty until the import is opened (an export of one part never is).
     var id = ""
     let connection: ConnectionID
@@ -146,6 +146,7 @@ struct PendingImport: Sendable {
     var part: Int
     /// Items received, all of them taken from the daemon's item budget.
     var received = 0
+    var heldItems: Int { received }
 
     /// Adds a part's data: a section that continues the last one (cut at the previous part's
     /// end) goes on with its items; any other goes after.
@@ -168,20 +169,7 @@ struct PendingImport: Sendable {
 /// is open from its first part until its last, a refusal or its connection closing, and its
 /// items count against the daemon's budget the whole time).
 final class ImportArea: Sendable {
-    private struct Table {
-        var imports: [String: PendingImport] = [:]
-        var next = 1
-        var counts: [ConnectionID: Int] = [:]
-
-        mutating func remove(_ id: String) -> PendingImport? {
-            guard let pending = imports.removeValue(forKey: id) else { return nil }
-            counts[pending.connection, default: 1] -= 1
-            if counts[pending.connection] == 0 { counts[pending.connection] = nil }
-            return pending
-        }
-    }
-
-    private let table = Mutex(Table())
+    private let table = Mutex(ConnectionTable<PendingImport>(prefix: "i"))
     private let itemBudget: ItemBudget
     private let limits: ServiceLimits
 
@@ -211,21 +199,14 @@ final class ImportArea: Sendable {
     /// (`imports`) when the connection holds `maximumUploads` open.
     func open(_ pending: (String) -> PendingImport, connection: ConnectionID) throws(WireError) -> String {
         try table.withLock { (table) throws(WireError) -> String in
-            guard table.counts[connection, default: 0] < limits.maximumUploads else {
-                throw LayoutError.limitExceeded(limit: "imports", maximum: limits.maximumUploads).wire
-            }
-            let id = "i\(table.next)"
-            table.next += 1
-            table.imports[id] = pending(id)
-            table.counts[connection, default: 0] += 1
-            return id
+            try table.open(for: connection, maximum: limits.maximumUploads, limit: "imports", pending)
         }
     }
 
     /// Takes an open import of `connection` out (a part ends it or puts it back with `put`).
     func take(_ id: String, connection: ConnectionID) throws(WireError) -> PendingImport {
         try table.withLock { (table) throws(WireError) -> PendingImport in
-            guard table.imports[id]?.connection == connection, let pending = table.remove(id) else {
+            guard let pending = table.remove(id, of: connection) else {
                 throw .invalidParams("params.importId", "is not an open import of this connection")
             }
             return pending
@@ -234,15 +215,12 @@ final class ImportArea: Sendable {
 
     /// Puts back an import taken for a part that was not its last.
     func put(_ pending: PendingImport) {
-        table.withLock { table in
-            table.imports[pending.id] = pending
-            table.counts[pending.connection, default: 0] += 1
-        }
+        table.withLock { $0.insert(pending) }
     }
 
     /// Open imports and the items they hold, for `daemon.status`.
     var counts: (open: Int, items: Int) {
-        table.withLock { table in (table.imports.count, table.imports.values.reduce(0) { $0 + $1.received }) }
+        table.withLock { $0.totals }
     }
 
     /// Ends every import of a closed connection and gives its items back.
@@ -250,10 +228,7 @@ final class ImportArea: Sendable {
     /// - Returns: the items given back.
     @discardableResult
     func discard(connection: ConnectionID) -> Int {
-        let released = table.withLock { table in
-            let ids = table.imports.values.filter { $0.connection == connection }.map(\.id)
-            return ids.reduce(0) { $0 + (table.remove($1)?.received ?? 0) }
-        }
+        let released = table.withLock { $0.removeAll(of: connection) }
         itemBudget.release(released)
         return released
     }
