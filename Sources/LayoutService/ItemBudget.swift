@@ -1,4 +1,5 @@
 import LayoutEngine
+import LayoutProtocol
 import Synchronization
 
 /// The items every view together may hold: what bounds the daemon's memory, since per-view
@@ -22,6 +23,20 @@ final class ItemBudget: Sendable {
             let (exchanged, original) = used.compareExchange(expected: current, desired: current + count, ordering: .relaxed)
             if exchanged { return }
             current = original
+        }
+    }
+
+    /// Takes `count` more items for something that holds `held` already and may hold at most
+    /// `maximumPerView` (one view's worth: a staged upload, an import in parts), or throws
+    /// `LimitExceeded` (`"items"`, or `"total items"`) and takes nothing.
+    func reserve(_ count: Int, holding held: Int, maximumPerView: Int) throws(WireError) {
+        guard held + count <= maximumPerView else {
+            throw LayoutError.limitExceeded(limit: "items", maximum: maximumPerView).wire
+        }
+        do throws(LayoutError) {
+            try reserve(count)
+        } catch {
+            throw error.wire
         }
     }
 

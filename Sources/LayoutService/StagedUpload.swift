@@ -95,15 +95,7 @@ final class StagingArea: Sendable {
             // it would copy every item staged so far).
             guard var upload = table.remove(id, of: connection) else { throw Self.notOpen }
             defer { table.insert(upload) }
-            let staged = upload.itemCount
-            guard staged + count <= limits.view.maximumItems else {
-                throw LayoutError.limitExceeded(limit: "items", maximum: limits.view.maximumItems).wire
-            }
-            do throws(LayoutError) {
-                try itemBudget.reserve(count)
-            } catch {
-                throw error.wire
-            }
+            try itemBudget.reserve(count, holding: upload.itemCount, maximumPerView: limits.view.maximumItems)
             upload.append(parts)
             return (upload.itemCount, upload.sections.count)
         }

@@ -185,14 +185,7 @@ final class ImportArea: Sendable {
         guard count <= maximum, part.sections.count <= maximum else {
             throw LayoutError.limitExceeded(limit: "batch size", maximum: maximum).wire
         }
-        guard received + count <= limits.view.maximumItems else {
-            throw LayoutError.limitExceeded(limit: "items", maximum: limits.view.maximumItems).wire
-        }
-        do throws(LayoutError) {
-            try itemBudget.reserve(count)
-        } catch {
-            throw error.wire
-        }
+        try itemBudget.reserve(count, holding: received, maximumPerView: limits.view.maximumItems)
     }
 
     /// Opens an import (its first part's items already reserved), or `LimitExceeded`

@@ -322,3 +322,40 @@ def flow_view(name, items, width=375, height=667, item=(100, 100), strategy="flo
 def percentile(values, fraction):
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
+
+
+# Reading a whole view. `caller` is anything whose `call(method, params)` returns the result
+# (the layoutd package's Client, or a test's own helper around harness.Client).
+
+def query_all(caller, view, rect, limit=1000):
+    """Every element intersecting `rect`, over as many `view.query` pages as it takes."""
+    elements, after = [], None
+    while True:
+        params = {"view": view, "rect": rect, "limit": limit}
+        if after:
+            params["after"] = after
+        page = caller.call("view.query", params)
+        elements += page["elements"]
+        after = page.get("next")
+        if not after:
+            return elements
+
+
+def view_contents(caller, view):
+    """The view's snapshot (`view.get`), every element of its content and its selection."""
+    snapshot = caller.call("view.get", {"view": view})
+    size = snapshot["contentSize"]
+    rect = {"x": -2000, "y": -2000, "width": size["width"] + 4000, "height": size["height"] + 4000}
+    return snapshot, query_all(caller, view, rect), caller.call("view.selection", {"view": view})["ids"]
+
+
+def export_parts(caller, view, limit=None):
+    """Every part of `view.export`, each call with `limit` when given."""
+    params = {"view": view}
+    if limit:
+        params["limit"] = limit
+    parts = [caller.call("view.export", params)]
+    while parts[-1]["next"] is not None:
+        parts.append(caller.call("view.export", dict(params, cursor=parts[-1]["next"])))
+    return parts
+

@@ -9,7 +9,7 @@ import os
 import shutil
 import unittest
 
-from harness import ROOT, Client, Daemon, trusted_directory
+from harness import ROOT, Client, Daemon, export_parts, trusted_directory, view_contents
 from test_layoutctl import ctl
 
 WATERFALL = os.path.join(ROOT, ".build", "plugins", "debug", "waterfall.so")
@@ -103,13 +103,7 @@ class ExportImport(unittest.TestCase):
         self.call("view.scroll", {"view": name, "offset": case["offset"]})
 
     def export(self, name, limit=None):
-        params = {"view": name}
-        if limit:
-            params["limit"] = limit
-        parts = [self.call("view.export", params)]
-        while parts[-1]["next"] is not None:
-            parts.append(self.call("view.export", dict(params, cursor=parts[-1]["next"])))
-        return parts
+        return export_parts(self, name, limit)
 
     def import_parts(self, name, parts):
         reply = self.call("view.import", {"view": name, "blob": parts[0]})
@@ -120,23 +114,10 @@ class ExportImport(unittest.TestCase):
         return reply
 
     def everything(self, name):
-        """The view's state and every element of its content, key-sorted."""
-        state = self.call("view.get", {"view": name})
-        size = state["contentSize"]
-        rect = {"x": -2000, "y": -2000, "width": size["width"] + 4000, "height": size["height"] + 4000}
-        elements, after = [], None
-        while True:
-            params = {"view": name, "rect": rect, "limit": 500}
-            if after:
-                params["after"] = after
-            page = self.call("view.query", params)
-            elements += page["elements"]
-            if not page.get("next"):
-                break
-            after = page["next"]
+        """The view's state (but its name), every element of its content and its selection."""
+        state, elements, selection = view_contents(self, name)
         state.pop("view")
-        selection = self.call("view.selection", {"view": name})
-        return state, elements, selection["ids"]
+        return state, elements, selection
 
     def test_every_strategy_round_trips_exactly(self):
         for label, case in CASES.items():

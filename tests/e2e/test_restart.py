@@ -30,7 +30,7 @@ import unittest
 import urllib.parse
 
 from fdstore import ServiceManager
-from harness import DAEMON, Daemon, ProcessTestCase, held_listener, layoutd
+from harness import DAEMON, Daemon, ProcessTestCase, export_parts, held_listener, layoutd, query_all, view_contents
 
 from layoutd.mirror import Mirror
 from layoutd.model import Attributes
@@ -65,14 +65,6 @@ def wait_until(condition, timeout, what, describe=None):
         time.sleep(0.02)
 
 
-def exported(client, view):
-    """Every part of `view.export`, paged."""
-    parts = [client.call("view.export", {"view": view})]
-    while parts[-1]["next"] is not None:
-        parts.append(client.call("view.export", {"view": view, "cursor": parts[-1]["next"]}))
-    return parts
-
-
 def item_ids(parts):
     return [item["id"] for part in parts for section in part["sections"] for item in section["items"]]
 
@@ -81,29 +73,6 @@ def comparable(parts):
     """Export parts with the cursor reduced to whether one follows: a cursor names a snapshot
     of the daemon that made it, so the same view exported twice has other cursors."""
     return [dict(part, next=part["next"] is not None) for part in parts]
-
-
-def query(client, view, rect):
-    """Every element intersecting `rect`, over as many pages as it takes."""
-    elements, after = [], None
-    while True:
-        params = {"view": view, "rect": rect, "limit": 1000}
-        if after:
-            params["after"] = after
-        page = client.call("view.query", params)
-        elements += page["elements"]
-        after = page.get("next")
-        if not after:
-            return elements
-
-
-def everything(client, view):
-    """The view's snapshot, every element of its content and its selection."""
-    snapshot = client.call("view.get", {"view": view})
-    size = snapshot["contentSize"]
-    rect = {"x": -1000, "y": -1000, "width": size["width"] + 2000, "height": size["height"] + 2000}
-    selection = client.call("view.selection", {"view": view})
-    return snapshot, query(client, view, rect), selection["ids"]
 
 
 def state_files(directory):
@@ -322,7 +291,7 @@ class RestartTestCase(ProcessTestCase):
     def assert_mirrors_exact(self, load, client):
         """Both mirrors equal a fresh `view.get` and a fresh query of the window."""
         snapshot = client.call("view.get", {"view": load.view})
-        window = query(client, load.view, snapshot["window"])
+        window = query_all(client, load.view, snapshot["window"])
         fresh = sorted((Attributes.from_json(element) for element in window), key=lambda e: e.key)
         held = sorted((Attributes.from_json(element) for element in snapshot["elements"]), key=lambda e: e.key)
         self.assertEqual(fresh, held, "view.get's window is the query's")
@@ -343,7 +312,7 @@ class RestartTestCase(ProcessTestCase):
             acked = [entry for load in loads if load.view == name for entry in load.acked]
             epoch = client.call("view.get", {"view": name})["epoch"]
             self.assertEqual(sorted(entry[0] for entry in acked), list(range(epochs[name] + 1, epoch + 1)), name)
-            ids = item_ids(exported(client, name))
+            ids = item_ids(export_parts(client, name))
             inserted = [entry[2] for entry in acked if entry[2]]
             self.assertEqual(set(inserted) - set(ids), set(), "%s: acknowledged inserts missing" % name)
             self.assertEqual(len(ids), spec["items"] + len(inserted), name)
@@ -443,8 +412,8 @@ class StateDirectoryAcrossStops(RestartTestCase):
         finish(loads)
         for load in loads:
             self.assert_clean(load, resyncs=0)
-        before = {name: everything(admin, name) for name in VIEWS}
-        exports = {name: comparable(exported(admin, name)) for name in VIEWS}
+        before = {name: view_contents(admin, name) for name in VIEWS}
+        exports = {name: comparable(export_parts(admin, name)) for name in VIEWS}
 
         self.assertEqual(first.stop(30), 0)
         # Without the store, SIGTERM drains: every connection hears daemon.shutdown, then EOF.
@@ -473,11 +442,11 @@ class StateDirectoryAcrossStops(RestartTestCase):
             self.assertEqual(sorted(view["view"] for view in client.view_list()["views"]), sorted(VIEWS))
             for name in VIEWS:
                 with self.subTest(view=name):
-                    now = everything(client, name)
+                    now = view_contents(client, name)
                     self.assertEqual(now[0], before[name][0], "view.get")
                     self.assertEqual(now[1], before[name][1], "every element")
                     self.assertEqual(now[2], before[name][2], "the selection")
-                    self.assertEqual(comparable(exported(client, name)), exports[name])
+                    self.assertEqual(comparable(export_parts(client, name)), exports[name])
             self.assert_acknowledged_present(client, loads, epochs)
         names = sorted(os.listdir(self.state))
         for refused in ("other.view", "future.view"):
@@ -546,7 +515,7 @@ class SigkillAndCheckpoints(RestartTestCase):
                     self.assertGreaterEqual(epoch, seen[name])
                     self.assertLessEqual(epoch, covered[name] + sent)
                     # The view is what its file last saved, exactly.
-                    parts = exported(client, name)
+                    parts = export_parts(client, name)
                     self.assertEqual(comparable(parts), comparable(saved_parts(files[name])))
                     # Acknowledged inserts up to that epoch are there; later ones are lost,
                     # as documented for a SIGKILL.
@@ -573,7 +542,7 @@ class SigkillAndCheckpoints(RestartTestCase):
             wait_until(lambda: {name: saved_epoch(path) for name, path in state_files(self.state).items()} == saved, 10,
                        "daemon.reload saving every view", lambda: repr(os.listdir(self.state)))
             kept = saved["grid"]
-            expected = comparable(exported(client, "grid"))
+            expected = comparable(export_parts(client, "grid"))
             client.call("view.delete", {"view": "stack"})
             first.signal(signal.SIGHUP)
             wait_until(lambda: sorted(state_files(self.state)) == ["grid"], 10, "SIGHUP removing the deleted view's file",
@@ -586,7 +555,7 @@ class SigkillAndCheckpoints(RestartTestCase):
         with layoutd.Client(second.path, timeout=30) as client:
             self.assertEqual([view["view"] for view in client.view_list()["views"]], ["grid"])
             self.assertEqual(client.call("view.get", {"view": "grid"})["epoch"], kept)
-            self.assertEqual(comparable(exported(client, "grid")), expected)
+            self.assertEqual(comparable(export_parts(client, "grid")), expected)
         self.assertEqual(second.stop(30), 0)
 
     def test_sigkill_without_a_state_directory_loses_every_view(self):
