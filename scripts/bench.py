@@ -848,7 +848,8 @@ def document(rows, counts, repetitions, toolchain, notes):
                     "measured" if returned else "not measured", "; ".join(returned) or "-",
                     "read against the engine row (the model alone): what the committed view holds beyond it, and what stays after "
                     "view.delete, is memory the load freed that the daemon did not give back"))
-    notes = {
+    # What limits each of these targets (their last column); the run's own notes are `notes`.
+    limited_by = {
         "scrollTo offset of a random item": "the target's frame and the offset that places it, O(log n)",
         "scrollTo a random item": "the whole view.scrollTo: a jump, so the new window's elements all enter the delta "
                                   "(compare each strategy's jump scroll row: the window costs that much alone)",
@@ -863,7 +864,7 @@ def document(rows, counts, repetitions, toolchain, notes):
             if row and (worst is None or row["median"] > worst[1]):
                 worst = (strategy, row["median"])
         target("%s at 1M ≤ 10 µs (every built-in strategy)" % label, worst and worst[1], 10,
-               "worst %.1f µs" + (" (%s)" % worst[0] if worst else ""), notes[operation])
+               "worst %.1f µs" + (" (%s)" % worst[0] if worst else ""), limited_by[operation])
     mixed = "compositional, 1000 mixed sections"
     full = find(rows, "%s: full layout" % mixed, 100000)
     flow_100k = find(rows, "flow: full layout", 100000)
