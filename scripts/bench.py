@@ -190,11 +190,7 @@ def daemon_memory(ids, count, load, views):
                      "median": value, "low": value, "high": value})
 
     try:
-        for _ in range(500):
-            if os.path.exists(socket_path):
-                break
-            time.sleep(0.02)
-        client = LineClient(socket_path)
+        client = LineClient.when_listening(socket_path)
         limits = json.loads(client.call("daemon.hello", {"protocol": [1]}))["result"]["limits"]
         before = settled("before")
         viewport = b'"viewport":{"width":390,"height":844}'
@@ -266,6 +262,14 @@ SCROLL_FROM, SCROLL_TO = 8000, 8160
 
 class LineClient:
     """A blocking line-delimited JSON client for setting views up (not for timing)."""
+
+    @classmethod
+    def when_listening(cls, path, timeout=10):
+        """A connection to a daemon just started, once its socket exists (polled)."""
+        deadline = time.monotonic() + timeout
+        while not os.path.exists(path) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        return cls(path)
 
     def __init__(self, path):
         self.socket = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -398,11 +402,7 @@ def run_ipc(quick, notes):
         notes["strace"] = "syscalls per request not measured: no strace on PATH (apt package strace)"
     rows = []
     try:
-        for _ in range(500):
-            if os.path.exists(socket_path):
-                break
-            time.sleep(0.02)
-        client = LineClient(socket_path)
+        client = LineClient.when_listening(socket_path)
 
         def measure(kind, strategy, target, pid, path, requests_path, timed):
             row = c_program("layoutd-bench-rtt", ["--socket", path, "--requests", requests_path, "--warmup", "500",
