@@ -405,7 +405,7 @@ extension MethodCatalog {
             parameters: [
                 Parameter(name: "view", type: "string", required: true, summary: "the view's name"),
                 Parameter(name: "cursor", type: "string", required: false, summary: "the next of the previous part (InvalidParams when it is not one of this view's live snapshots); absent for part 1"),
-                Parameter(name: "limit", type: "integer", required: false, summary: "items per part, 1 to maximumBatchSize; default 10000"),
+                Parameter(name: "limit", type: "integer", required: false, summary: "items per part, 1 to maximumBatchSize; default 10000, or maximumBatchSize when that is lower"),
             ],
             result: "viewExportPart", mutates: false,
             errors: ["ViewNotFound", "LimitExceeded"],

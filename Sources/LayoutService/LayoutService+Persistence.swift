@@ -37,7 +37,7 @@ extension LayoutService {
             defer { done.signal() }
             guard !host.isDeleted else { return }
             // As `view.export` params after the service has read `view`.
-            var request: JSONObject = ["limit": .number(Double(ExportFormat.defaultPartSize))]
+            var request: JSONObject = [:]
             var lines = [[UInt8]]()
             var epoch = 0
             while true {

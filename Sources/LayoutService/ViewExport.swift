@@ -64,7 +64,8 @@ extension ViewHost {
     ///   supplementary measurements, and, with a gesture in progress, a copy of the view.
     func export(_ params: inout ParamsReader) throws(WireError) -> [UInt8] {
         let cursorText = try params.optionalString("cursor")
-        let limit = try params.optionalInteger("limit") ?? ExportFormat.defaultPartSize
+        // The default fits any daemon: at most what one batch may name there.
+        let limit = try params.optionalInteger("limit") ?? min(ExportFormat.defaultPartSize, view.limits.maximumBatchSize)
         try params.finish()
         guard limit >= 1 else { throw .invalidParams("params.limit", "must be at least 1") }
         guard limit <= view.limits.maximumBatchSize else {
@@ -81,7 +82,7 @@ extension ViewHost {
             }
             snapshot.lastRead = now
             var writer = Self.partStart(name: name, epoch: snapshot.epoch, part: cursor.part)
-            let next = Self.writeSections(of: snapshot, from: cursor, limit: limit, into: &writer)
+            let next = Self.writeSections(of: snapshot, from: cursor, limit: limit, maximumBytes: partBytes, into: &writer)
             if next == nil { exports[cursor.snapshot] = nil } else { exports[cursor.snapshot] = snapshot }
             return Self.partEnd(writer, next: next)
         }
@@ -98,12 +99,20 @@ extension ViewHost {
         Self.writeHeader(of: source, into: &writer)
         let token = nextExport
         nextExport += 1
-        let next = Self.writeSections(of: snapshot, from: ExportCursor(snapshot: token, section: 0, item: 0, part: 1), limit: limit, into: &writer)
+        let next = Self.writeSections(
+            of: snapshot, from: ExportCursor(snapshot: token, section: 0, item: 0, part: 1), limit: limit, maximumBytes: partBytes, into: &writer)
         if next != nil {
             if exports.count >= ExportSnapshot.maximumPerView, let oldest = exports.keys.min() { exports[oldest] = nil }
             exports[token] = snapshot
         }
         return Self.partEnd(writer, next: next)
+    }
+
+    /// The most bytes a part may take: what leaves room, within the line cap in effect, for
+    /// the `view.import` request that carries it back (its envelope is under 1 KiB).
+    private var partBytes: Int {
+        let line = lineLength()
+        return max(line - 1024, line / 2)
     }
 
     private static func partStart(name: String, epoch: Int, part: Int) -> JSONWriter {
@@ -194,10 +203,11 @@ extension ViewHost {
     }
 
     /// Writes `"sections":[...]` from `start` until `limit` items are written (an empty
-    /// section counts as one, so a part of empty sections ends too); returns where the next
-    /// part starts. A part so holds at most `limit` items and at most `limit` sections.
+    /// section counts as one, so a part of empty sections ends too) or the part passes
+    /// `maximumBytes`; returns where the next part starts. A part so holds at most `limit`
+    /// items and at most `limit` sections, and fits a request line with room to spare.
     private static func writeSections(
-        of snapshot: ExportSnapshot, from start: ExportCursor, limit: Int, into writer: inout JSONWriter
+        of snapshot: ExportSnapshot, from start: ExportCursor, limit: Int, maximumBytes: Int, into writer: inout JSONWriter
     ) -> ExportCursor? {
         let model = snapshot.model
         var budget = limit
@@ -205,6 +215,7 @@ extension ViewHost {
         var item = start.item
         writer.write(raw: #","sections":["#)
         var first = true
+        var wroteItem = false
         while section < model.numberOfSections, budget > 0 {
             let owner = model.sections[section]
             if !first { writer.append(UInt8(ascii: ",")) }
@@ -227,13 +238,18 @@ extension ViewHost {
                 }
             }
             writer.write(raw: #","items":["#)
-            let end = min(owner.count, item + budget)
-            for index in item..<end {
-                if index > item { writer.append(UInt8(ascii: ",")) }
-                write(model.exportedItem(section: section, index: index), into: &writer)
+            var end = item
+            // Items until the budget, or until the part fills its bytes (one item at least, so
+            // every part moves on).
+            while end < min(owner.count, item + budget), !wroteItem || writer.count < maximumBytes {
+                if end > item { writer.append(UInt8(ascii: ",")) }
+                write(model.exportedItem(section: section, index: end), into: &writer)
+                end += 1
+                wroteItem = true
             }
             writer.write(raw: "]}")
             budget -= max(1, end - item)
+            if writer.count >= maximumBytes { budget = 0 }
             if end < owner.count {
                 item = end
             } else {

@@ -2560,7 +2560,8 @@ public enum LayoutdMethods {
             /// the next of the previous part (InvalidParams when it is not one of this view's live
             /// snapshots); absent for part 1
             public var cursor: String?
-            /// items per part, 1 to maximumBatchSize; default 10000
+            /// items per part, 1 to maximumBatchSize; default 10000, or maximumBatchSize when that
+            /// is lower
             public var limit: Int?
 
             public init(view: String, cursor: String? = nil, limit: Int? = nil) {

@@ -224,7 +224,7 @@ enum Commands {
             "export", "VIEW", "the view's whole state, one export part per line (stdout or --output)", method: "view.export",
             options: [
                 CommandOption("--output", short: "-o", argument: "FILE", "write the file (atomically: a new file renamed over it) instead of stdout", completes: .file),
-                CommandOption("--limit", argument: "N", "items per part (default 10000)"),
+                CommandOption("--limit", argument: "N", "items per part (default 10000, or the daemon's maximumBatchSize when lower)"),
             ],
             examples: ["layoutctl export photos -o photos.export", "layoutctl export photos | layoutctl import - --view photos-copy"],
             details: "The parts come from one snapshot taken by the first: the file is the view at one epoch, whatever changes meanwhile. `layoutctl import` and the daemon's state directory read the same format.",

@@ -1833,7 +1833,7 @@ export interface ViewExportParams {
    * for part 1
    */
   cursor?: string;
-  /** items per part, 1 to maximumBatchSize; default 10000 */
+  /** items per part, 1 to maximumBatchSize; default 10000, or maximumBatchSize when that is lower */
   limit?: number;
 }
 

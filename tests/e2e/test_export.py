@@ -282,6 +282,29 @@ class ExportImport(unittest.TestCase):
         self.assertEqual(result.returncode, 65)
         self.assertIn("not a JSON object", result.stderr)
 
+    def test_parts_fit_the_line_cap_so_an_export_imports_where_it_came_from(self):
+        # A small line cap: the default part (maximumBatchSize items) would not fit a line, so
+        # parts end by their bytes, leaving room for the view.import request around them.
+        with Daemon("--set", "max-line-length=8192") as small:
+            client = Client(small.path)
+            items = [{"id": "item-%032d" % n, "size": {"width": 100 + n % 7, "height": 50}} for n in range(600)]
+            reply = client.call("view.create", {"view": "v", "strategy": "flow", "viewport": {"width": 300, "height": 300},
+                                                "sections": [{"id": "s", "items": items[:50]}]})
+            self.assertNotIn("error", reply)
+            for start in range(50, 600, 50):
+                self.assertNotIn("error", client.call("view.update", {"view": "v", "updates": [
+                    {"op": "insertItems", "section": "s", "at": start, "items": items[start:start + 50]}]}))
+            parts = [client.call("view.export", {"view": "v"})["result"]]
+            while parts[-1]["next"]:
+                parts.append(client.call("view.export", {"view": "v", "cursor": parts[-1]["next"]})["result"])
+            self.assertGreaterEqual(len(parts), 6, "600 items of about 70 bytes in parts under 7 KiB")
+            self.assertTrue(all(len(json.dumps(part, separators=(",", ":"))) <= 8192 - 1024 + 200 for part in parts))
+            reply = client.call("view.import", {"view": "w", "blob": parts[0]})["result"]
+            for part in parts[1:]:
+                reply = client.call("view.import", {"importId": reply["importId"], "blob": part})["result"]
+            self.assertEqual(reply["snapshot"]["itemCount"], 600)
+            client.close()
+
     def test_limits_oversized_parts_and_a_closed_connection(self):
         with Daemon("--set", "max-batch=50", "--set", "max-total-items=400") as small:
             client = Client(small.path)

@@ -437,6 +437,8 @@ class WellBehavedClient(threading.Thread):
             return self.scratch_batch()
         if method.startswith("view.stage."):
             return self.staged_batch()
+        if method in ("view.export", "view.import"):
+            return self.export_batch()
         if method in ("view.subscribe", "view.unsubscribe"):
             if method == "view.unsubscribe" and not self.shared_subs():
                 self.coverage.append(method)  # next batch, once we hold one
@@ -830,6 +832,43 @@ class WellBehavedClient(threading.Thread):
             Request("view.stage.abort", {"upload": aborted}, hook=lambda result: result == {} or False),
             Request("view.delete", {"view": name}, hook=deleted),
         ]
+
+    def export_batch(self):
+        """A shared view exported in parts while the others change it (every part from the
+        first part's snapshot: one epoch), imported under a private name part by part (the
+        export's epoch and item count), then deleted."""
+        rng, view = self.rng, self.rng.choice(self.soak.view_names)
+        name = "imported-%d-%d" % (self.number, self.scratch_serial + 1)
+        self.scratch_serial += 1
+        limit = rng.choice([None, 1000, 4000])
+        params = {"view": view} if limit is None else {"view": view, "limit": limit}
+        parts = []
+
+        def part(result):
+            if parts and (result["epoch"] != parts[0]["epoch"] or result["part"] != len(parts) + 1):
+                return False
+            parts.append(result)
+        self.exchange([Request("view.export", params, hook=part)])
+        while parts and parts[-1]["next"] is not None and len(parts) < 100:
+            self.exchange([Request("view.export", dict(params, cursor=parts[-1]["next"]), hook=part)])
+        if not parts or parts[-1]["next"] is not None:
+            self.soak.fail("%s: the export of %s did not end (%d parts)" % (self.name, view, len(parts)))
+            return []
+        pending = []
+
+        def taken(result):
+            pending.append(result.get("importId"))
+        for blob in parts[:-1]:
+            opened = {"view": name, "blob": blob} if not pending else {"importId": pending[-1], "blob": blob}
+            self.exchange([Request("view.import", opened, hook=taken)])
+
+        def imported(result):
+            snapshot = result["snapshot"]
+            if snapshot["epoch"] != parts[0]["epoch"] or snapshot["itemCount"] != parts[0]["itemCount"]:
+                return False
+            self.saw_epoch(name, snapshot["epoch"])
+        last = {"view": name, "blob": parts[-1]} if not pending else {"importId": pending[-1], "blob": parts[-1]}
+        return [Request("view.import", last, hook=imported), Request("view.delete", {"view": name})]
 
     def invalid(self):
         """A request that must be refused with one particular error, whatever others do."""

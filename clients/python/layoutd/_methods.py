@@ -1121,7 +1121,8 @@ class SyncMethods:
         view: the view's name
         cursor: the next of the previous part (InvalidParams when it is not one of this view's
             live snapshots); absent for part 1
-        limit: items per part, 1 to maximumBatchSize; default 10000
+        limit: items per part, 1 to maximumBatchSize; default 10000, or maximumBatchSize when
+            that is lower
 
         Errors besides the request errors: ViewNotFound, LimitExceeded.
         """
@@ -2388,7 +2389,8 @@ class AsyncMethods:
         view: the view's name
         cursor: the next of the previous part (InvalidParams when it is not one of this view's
             live snapshots); absent for part 1
-        limit: items per part, 1 to maximumBatchSize; default 10000
+        limit: items per part, 1 to maximumBatchSize; default 10000, or maximumBatchSize when
+            that is lower
 
         Errors besides the request errors: ViewNotFound, LimitExceeded.
         """
