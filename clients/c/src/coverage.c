@@ -43,6 +43,8 @@ const ld_typed_method ld_typed_methods[] = {
     TYPED(LAYOUTD_METHOD_VIEW_STAGE_APPEND, layoutd_stage_append),
     TYPED(LAYOUTD_METHOD_VIEW_STAGE_COMMIT, layoutd_stage_commit),
     TYPED(LAYOUTD_METHOD_VIEW_STAGE_ABORT, layoutd_stage_abort),
+    TYPED(LAYOUTD_METHOD_VIEW_EXPORT, layoutd_view_export),
+    TYPED(LAYOUTD_METHOD_VIEW_IMPORT, layoutd_view_import),
     TYPED(LAYOUTD_METHOD_VIEW_QUERY, layoutd_view_query),
     TYPED(LAYOUTD_METHOD_VIEW_ITEM, layoutd_view_item),
     TYPED(LAYOUTD_METHOD_VIEW_SELECTION, layoutd_view_selection),

@@ -493,6 +493,84 @@ int layoutd_stage_begin(layoutd_client *c, const char *view, const int64_t *if_e
     return rc;
 }
 
+int layoutd_view_export(layoutd_client *c, const char *view, const char *cursor, int64_t limit, layoutd_export_part *out,
+                        layoutd_error *err)
+{
+    memset(out, 0, sizeof *out);
+    ld_buf b = {0};
+    ld_write_begin(&b, view);
+    if (cursor) { ld_write_key(&b, "cursor"); ld_buf_string(&b, cursor); }
+    if (limit > 0) ld_buf_printf(&b, ",\"limit\":%lld", (long long)limit);
+    ld_buf_puts(&b, "}");
+    ld_json *r = call_buf(c, LAYOUTD_METHOD_VIEW_EXPORT, &b, err);
+    if (!r) return -1;
+    const layoutd_json *next = layoutd_json_get(r, "next");
+    out->json = layoutd_json_write(r, NULL);
+    out->part = (int64_t)layoutd_json_number(layoutd_json_get(r, "part"), 0);
+    out->epoch = (int64_t)layoutd_json_number(layoutd_json_get(r, "epoch"), -1);
+    out->next = layoutd_json_string(next) ? strdup(layoutd_json_string(next)) : NULL;
+    int rc = 0;
+    if (!out->json || out->part < 1 || !next || (layoutd_json_string(next) && !out->next)) {
+        ld_set_error(err, LAYOUTD_ERR_PROTOCOL, "ProtocolError", "view.export's result is not an export part");
+        layoutd_export_part_free(out);
+        rc = -1;
+    }
+    layoutd_json_free(r);
+    return rc;
+}
+
+void layoutd_export_part_free(layoutd_export_part *p)
+{
+    if (!p) return;
+    free(p->json);
+    free(p->next);
+    memset(p, 0, sizeof *p);
+}
+
+int layoutd_view_import(layoutd_client *c, const char *view, const char *import_id, const char *blob_json,
+                        layoutd_import_result *out, layoutd_error *err)
+{
+    if (out) memset(out, 0, sizeof *out);
+    if (!blob_json || (view == NULL) == (import_id == NULL)) {
+        ld_set_error(err, LAYOUTD_ERR_ARGUMENT, "InvalidArgument", "view.import needs a blob, and view (part 1) or import_id (later parts)");
+        return -1;
+    }
+    /* The blob goes into the request as it is: parsed first, and written again compactly, so
+       text that is not one JSON object (or holds a line break) cannot break the line. */
+    char why[128];
+    layoutd_json *blob = layoutd_json_parse(blob_json, strlen(blob_json), why, sizeof why);
+    char *compact = blob && blob->type == LAYOUTD_JSON_OBJECT ? layoutd_json_write(blob, NULL) : NULL;
+    layoutd_json_free(blob);
+    if (!compact) {
+        ld_set_error(err, LAYOUTD_ERR_ARGUMENT, "InvalidArgument", "the blob is not a JSON object");
+        return -1;
+    }
+    ld_buf b = {0};
+    if (view) {
+        ld_write_begin(&b, view);
+    } else {
+        ld_buf_puts(&b, "{\"importId\":");
+        ld_buf_string(&b, import_id);
+    }
+    ld_buf_puts(&b, ",\"blob\":");
+    ld_buf_puts(&b, compact);
+    ld_buf_puts(&b, "}");
+    free(compact);
+    ld_json *r = call_buf(c, LAYOUTD_METHOD_VIEW_IMPORT, &b, err);
+    if (!r) return -1;
+    if (out) {
+        out->part = (int64_t)layoutd_json_number(layoutd_json_get(r, "part"), 0);
+        out->items = (int64_t)layoutd_json_number(layoutd_json_get(r, "items"), 0);
+        const char *id = layoutd_json_string(layoutd_json_get(r, "importId"));
+        if (id && strlen(id) < sizeof out->import_id) strcpy(out->import_id, id);
+        const layoutd_json *snapshot = layoutd_json_get(r, "snapshot");
+        out->created = snapshot != NULL;
+        out->epoch = snapshot ? (int64_t)layoutd_json_number(layoutd_json_get(snapshot, "epoch"), -1) : -1;
+    }
+    layoutd_json_free(r);
+    return 0;
+}
+
 static void write_upload(ld_buf *b, const char *upload)
 {
     ld_buf_puts(b, "{\"upload\":");

@@ -148,6 +148,41 @@ static void real_daemon(void)
     CHECK(layoutd_stage_commit(c, upload, NULL, &inv, &err) == 0 && inv.has_changes, "stage.commit: %s", err.message);
     layoutd_invalidation_free(&inv);
     CHECK(layoutd_stage_begin(c, "photos", NULL, upload, sizeof upload, &err) == 0 && layoutd_stage_abort(c, upload, &err) == 0, "abort");
+    /* export in parts of 2, import under another name: the same view at the same epoch */
+    layoutd_snapshot before, copied;
+    CHECK(layoutd_view_get(c, "photos", &before, &err) == 0, "get before export");
+    layoutd_export_part parts[16];
+    size_t part_count = 0;
+    const char *cursor = NULL;
+    do {
+        CHECK(layoutd_view_export(c, "photos", cursor, 2, &parts[part_count], &err) == 0, "export: %s", err.message);
+        CHECK(parts[part_count].part == (int64_t)part_count + 1 && parts[part_count].epoch == before.epoch, "part %zu", part_count + 1);
+        cursor = parts[part_count++].next;
+    } while (cursor && part_count < 16);
+    CHECK(part_count >= 2 && !cursor, "4 items in parts of 2: %zu parts", part_count);
+    layoutd_import_result imported;
+    CHECK(layoutd_view_import(c, "photos-copy", NULL, parts[0].json, &imported, &err) == 0 && imported.part == 1 && imported.import_id[0],
+          "import part 1: %s", err.message);
+    for (size_t i = 1; i < part_count; i++) {
+        char id[64];
+        strcpy(id, imported.import_id);
+        CHECK(layoutd_view_import(c, NULL, id, parts[i].json, &imported, &err) == 0, "import part %zu: %s", i + 1, err.message);
+    }
+    CHECK(imported.created && imported.epoch == before.epoch && !imported.import_id[0], "the last part creates the view at the export's epoch");
+    CHECK(layoutd_view_get(c, "photos-copy", &copied, &err) == 0 && copied.element_count == before.element_count && copied.epoch == before.epoch,
+          "the copy's window");
+    for (size_t i = 0; i < copied.element_count && i < before.element_count; i++) {
+        CHECK(!strcmp(copied.elements[i].id, before.elements[i].id) && copied.elements[i].frame.y == before.elements[i].frame.y,
+              "element %zu equal", i);
+    }
+    layoutd_snapshot_free(&before);
+    layoutd_snapshot_free(&copied);
+    CHECK(layoutd_view_import(c, "bad", NULL, "{\"format\":\"layoutd.view\",\"version\":2}", NULL, &err) == -1 &&
+          !strcmp(err.name, "UnsupportedExportVersion"), "another version is refused by name: %s", err.name);
+    CHECK(layoutd_view_import(c, "bad", NULL, "{\"a\":1}\n{", NULL, &err) == -1 && err.code == LAYOUTD_ERR_ARGUMENT, "a blob that is not one object");
+    CHECK(layoutd_view_import(c, "bad", "i1", parts[0].json, NULL, &err) == -1 && err.code == LAYOUTD_ERR_ARGUMENT, "view and import_id both");
+    for (size_t i = 0; i < part_count; i++) layoutd_export_part_free(&parts[i]);
+    CHECK(layoutd_view_delete(c, "photos-copy", &err) == 0, "delete the copy");
     /* raw API for what is new */
     char *text;
     layoutd_json *tree;

@@ -692,6 +692,35 @@ int layoutd_stage_commit(layoutd_client *c, const char *upload, const layoutd_mu
                          layoutd_invalidation *out, layoutd_error *err);
 int layoutd_stage_abort(layoutd_client *c, const char *upload, layoutd_error *err);
 
+/* Export and import (views.md "view.export", "view.import"): a view's whole state in parts.
+   A part is kept as the JSON text the daemon wrote, since it goes back unchanged. */
+typedef struct {
+    char *json;            /* the part: a JSON object (malloc'd, NUL-terminated) */
+    int64_t part;          /* 1, 2, ... */
+    int64_t epoch;         /* the view's epoch in the export's snapshot */
+    char *next;            /* the cursor of the next part (malloc'd), NULL after the last */
+} layoutd_export_part;
+
+/* One part of view's export: cursor NULL for part 1, else the previous part's next; limit 0 for
+   the daemon's default. Free with layoutd_export_part_free. */
+int layoutd_view_export(layoutd_client *c, const char *view, const char *cursor, int64_t limit, layoutd_export_part *out,
+                        layoutd_error *err);
+void layoutd_export_part_free(layoutd_export_part *p);
+
+typedef struct {
+    int64_t part;          /* the part taken */
+    int64_t items;         /* items received so far */
+    char import_id[64];    /* the id to send the next part with; "" once the view exists */
+    bool created;          /* the last part came: the view exists */
+    int64_t epoch;         /* when created: the new view's epoch (the export's) */
+} layoutd_import_result;
+
+/* Sends one part (blob_json: a part's json, unchanged; it is checked to be one JSON object):
+   part 1 with view (the new view's name) and import_id NULL, each later part with view NULL
+   and the import_id part 1 answered. out may be NULL. */
+int layoutd_view_import(layoutd_client *c, const char *view, const char *import_id, const char *blob_json,
+                        layoutd_import_result *out, layoutd_error *err);
+
 /* Parses an invalidation / snapshot from a JSON tree (copied into the result). */
 int layoutd_invalidation_from_json(const layoutd_json *v, layoutd_invalidation *out, layoutd_error *err);
 int layoutd_snapshot_from_json(const layoutd_json *v, layoutd_snapshot *out, layoutd_error *err);
