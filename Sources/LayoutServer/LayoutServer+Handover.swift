@@ -30,8 +30,9 @@ public struct HandedConnection: Sendable, Equatable {
 /// What a stopping daemon hands over (`LayoutServer.handOver`), and what the next one reads
 /// back (`HandoverState.decode`): the state, a sealed memory file named `state` in the store,
 /// as JSON lines: first `{"format":"layoutd.handover","version":1,"release",...,"connections":
-/// [...]}` (each connection's name, next seq, partial line and output as hex, subscriptions),
-/// then every view's export lines (protocol/views.md, "view.export"; part 1 of each begins it).
+/// [...],"viewLines":[...]}` (each connection's name, next seq, partial line and output as hex,
+/// subscriptions; how many lines each view takes), then every view's export lines
+/// (protocol/views.md, "view.export").
 public struct HandoverState: Sendable {
     public var connections: [HandedConnection]
     /// Each view's export lines.
@@ -50,6 +51,8 @@ public struct HandoverState: Sendable {
                     "subscriptions": .array(connection.subscriptions.map { .object(["id": .number(Double($0.id)), "view": .string($0.view)]) }),
                 ])
             }),
+            // How many lines each view takes: the next daemon splits them without parsing.
+            "viewLines": .array(views.map { .number(Double($0.count)) }),
         ])
         var bytes = JSONWriter.encode(header)
         bytes.append(UInt8(ascii: "\n"))
@@ -85,19 +88,18 @@ public struct HandoverState: Sendable {
                 name: name, fd: -1, uid: UInt32(entry["uid"]?.integerValue ?? 0), nextSeq: seq, partialLine: partial, output: output,
                 subscriptions: subscriptions))
         }
-        // Views: a line whose part is 1 begins the next view.
+        // Views: as many lines each as the header says.
         var views = [[[UInt8]]]()
-        for line in lines.dropFirst() {
-            if views.isEmpty || Self.beginsView(line) { views.append([]) }
-            views[views.count - 1].append(line)
+        var next = 1
+        for count in header["viewLines"]?.arrayValue ?? [] {
+            guard let count = count.integerValue, count > 0, next + count <= lines.count else {
+                throw ExportError.invalid("the handed-over state's view line counts do not match its lines")
+            }
+            views.append(Array(lines[next..<next + count]))
+            next += count
         }
+        guard next == lines.count else { throw ExportError.invalid("the handed-over state has lines no view counts") }
         return HandoverState(connections: connections, views: views)
-    }
-
-    /// Whether an export line is a part 1 (`"part":1` as the daemon writes it, before `next`).
-    private static func beginsView(_ line: [UInt8]) -> Bool {
-        guard let value = try? JSONParser.parse(line) else { return false }
-        return value["part"]?.integerValue == 1
     }
 
     enum ExportError {

@@ -148,28 +148,9 @@ extension ViewHost {
         writer.write(StrategyJSON.parameters(view.parameters))
         writer.write(raw: #","layoutDirection":"#)
         writer.write(view.layoutDirection.rawValue)
-        let viewport = view.viewport
-        writer.write(raw: #","viewport":{"width":"#)
-        writer.write(viewport.size.width)
-        writer.write(raw: #","height":"#)
-        writer.write(viewport.size.height)
-        writer.write(raw: #","offset":"#)
-        writer.write(point: viewport.offset)
-        writer.write(raw: #","contentInsets":"#)
-        writer.write(insets: viewport.contentInsets)
-        if viewport.safeAreaInsets != .zero {
-            writer.write(raw: #","safeAreaInsets":"#)
-            writer.write(insets: viewport.safeAreaInsets)
-        }
-        if viewport.layoutMargins != .zero {
-            writer.write(raw: #","layoutMargins":"#)
-            writer.write(insets: viewport.layoutMargins)
-        }
-        if let readable = viewport.readableWidth {
-            writer.write(raw: #","readableWidth":"#)
-            writer.write(readable)
-        }
-        writer.write(raw: #"},"windowMargin":"#)
+        writer.write(raw: #","viewport":"#)
+        WireMapping.write(viewport: view.viewport, into: &writer)
+        writer.write(raw: #","windowMargin":"#)
         writer.write(view.windowMargin)
         if view.anchorPolicy != .firstVisible {
             writer.write(raw: #","anchor":"#)

@@ -316,28 +316,9 @@ enum WireMapping {
         writer.write(StrategyJSON.parameters(view.parameters))
         writer.write(raw: #","epoch":"#)
         writer.write(Double(view.epoch))
-        writer.write(raw: #","viewport":{"width":"#)
-        writer.write(view.viewport.size.width)
-        writer.write(raw: #","height":"#)
-        writer.write(view.viewport.size.height)
-        writer.write(raw: #","offset":"#)
-        writer.write(point: view.viewport.offset)
-        writer.write(raw: #","contentInsets":"#)
-        writer.write(insets: view.viewport.contentInsets)
-        // The margins only when set: most views never use them (compositional sections do).
-        if view.viewport.safeAreaInsets != .zero {
-            writer.write(raw: #","safeAreaInsets":"#)
-            writer.write(insets: view.viewport.safeAreaInsets)
-        }
-        if view.viewport.layoutMargins != .zero {
-            writer.write(raw: #","layoutMargins":"#)
-            writer.write(insets: view.viewport.layoutMargins)
-        }
-        if let readable = view.viewport.readableWidth {
-            writer.write(raw: #","readableWidth":"#)
-            writer.write(readable)
-        }
-        writer.write(raw: #"},"windowMargin":"#)
+        writer.write(raw: #","viewport":"#)
+        write(viewport: view.viewport, into: &writer)
+        writer.write(raw: #","windowMargin":"#)
         writer.write(view.windowMargin)
         writer.write(raw: #","window":"#)
         writer.write(rect: view.window)
@@ -369,6 +350,32 @@ enum WireMapping {
         if let move = view.moveState.activeMove {
             // A client that starts mid-drag (a subscription, a resync) learns of the move here.
             write(move: MoveReport(move), into: &writer)
+        }
+        writer.append(UInt8(ascii: "}"))
+    }
+
+    /// The viewport as snapshots and exports write it: `{width, height, offset, contentInsets}`,
+    /// then the margins only when set (most views never use them; compositional sections do).
+    static func write(viewport: Viewport, into writer: inout JSONWriter) {
+        writer.write(raw: #"{"width":"#)
+        writer.write(viewport.size.width)
+        writer.write(raw: #","height":"#)
+        writer.write(viewport.size.height)
+        writer.write(raw: #","offset":"#)
+        writer.write(point: viewport.offset)
+        writer.write(raw: #","contentInsets":"#)
+        writer.write(insets: viewport.contentInsets)
+        if viewport.safeAreaInsets != .zero {
+            writer.write(raw: #","safeAreaInsets":"#)
+            writer.write(insets: viewport.safeAreaInsets)
+        }
+        if viewport.layoutMargins != .zero {
+            writer.write(raw: #","layoutMargins":"#)
+            writer.write(insets: viewport.layoutMargins)
+        }
+        if let readable = viewport.readableWidth {
+            writer.write(raw: #","readableWidth":"#)
+            writer.write(readable)
         }
         writer.append(UInt8(ascii: "}"))
     }
