@@ -130,7 +130,7 @@ gallery: deps
 	  $(PYTHON) clients/gtk/examples/layoutd-gallery "$$@" $(GALLERY_ARGS)
 
 ## Unit tests (swift test), then the daemon end to end: transcripts, conformance, schemas,
-## real processes and signals (tests/e2e).
+## real processes and signals (system-tests/e2e).
 test: check-generated unit-test e2e-test client-test
 
 ## Every generated file equals what its generator writes now: the protocol's copies from
@@ -150,7 +150,7 @@ e2e-test: deps
 	$(SWIFT) build --product layoutd-readme-example
 	$(SWIFT) build --product layoutd-fdstore-check
 	$(MAKE) plugins CONFIG=debug
-	cd tests/e2e && PYTHONWARNINGS=ignore::ResourceWarning $(PYTHON) -m unittest -v test_protocol test_export test_transition test_move test_daemon test_systemd test_fdstore test_restart test_layoutctl test_readme test_reliability test_plugins test_logging test_resources test_packaging test_clients test_web
+	cd system-tests/e2e && PYTHONWARNINGS=ignore::ResourceWarning $(PYTHON) -m unittest -v test_protocol test_export test_transition test_move test_daemon test_systemd test_fdstore test_restart test_layoutctl test_readme test_reliability test_plugins test_logging test_resources test_packaging test_clients test_web
 
 ## The client libraries' own suites against the debug daemon (clients/*/README.md); the Swift
 ## client runs in e2e-test (test_clients).
@@ -210,7 +210,7 @@ fuzz: deps
 ## clients, then order, seq, replay and memory checks; the report lands in .build/soak-report.json.
 soak: deps
 	$(SWIFT) build -c release --product layoutd
-	$(PYTHON) tests/soak/soak.py --seconds $(SOAK_SECONDS) --daemon .build/release/layoutd --report .build/soak-report.json $(SOAK_ARGS)
+	$(PYTHON) system-tests/soak/soak.py --seconds $(SOAK_SECONDS) --daemon .build/release/layoutd --report .build/soak-report.json $(SOAK_ARGS)
 
 clean:
 	$(SWIFT) package clean

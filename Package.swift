@@ -18,7 +18,7 @@ let package = Package(
         .library(name: "LayoutIPC", targets: ["LayoutIPC"]),
         .library(name: "LayoutServer", targets: ["LayoutServer"]),
         .library(name: "Systemd", targets: ["Systemd"]),
-        .library(name: "LayoutClient", targets: ["LayoutClient"]),
+        .library(name: "LayoutctlKit", targets: ["LayoutctlKit"]),
         // The typed async client an app adds with SwiftPM (clients/swift/README.md).
         .library(name: "LayoutdClient", targets: ["LayoutdClient"]),
         .library(name: "LayoutFuzzing", targets: ["LayoutFuzzing"]),
@@ -43,7 +43,7 @@ let package = Package(
         .target(name: "LayoutProtocol", dependencies: ["LayoutGeometry"], linkerSettings: [.linkedLibrary("m")]),
         // Strategy descriptors and parameter values as JSON: shared by the service, the plugin
         // loader and the plugin SDK, so a plugin's declaration reads back as clients see it.
-        .target(name: "StrategyCodec", dependencies: ["LayoutEngine", "LayoutProtocol"]),
+        .target(name: "StrategyCodec", dependencies: ["LayoutEngine", "LayoutProtocol", "LayoutGeometry"]),
         // The plugin ABI: one C header (installed by `make install`), nothing else.
         .target(name: "CLayoutPlugin"),
         // What a Swift plugin author imports: a protocol for the strategy and one export call.
@@ -61,14 +61,14 @@ let package = Package(
             linkerSettings: [.unsafeFlags(["-Xlinker", "-Bsymbolic"])]),
         // The daemon's side of plugins: loading shared objects from directories, checking
         // them, and a strategy that lays out through a plugin's C table.
-        .target(name: "LayoutPlugins", dependencies: ["CLayoutPlugin", "LayoutEngine", "LayoutProtocol", "StrategyCodec"]),
+        .target(name: "LayoutPlugins", dependencies: ["CLayoutPlugin", "LayoutEngine", "LayoutProtocol", "StrategyCodec", "LayoutGeometry"]),
         // Requests in, replies and events out, with no transport: testable without a socket.
-        .target(name: "LayoutService", dependencies: ["LayoutEngine", "LayoutProtocol", "StrategyCodec"]),
+        .target(name: "LayoutService", dependencies: ["LayoutEngine", "LayoutProtocol", "StrategyCodec", "LayoutGeometry"]),
         // Unix sockets: discovery, listening with the stale-socket check, peer credentials.
         .target(name: "CSocketShims"),
         .target(name: "LayoutIPC", dependencies: ["CSocketShims"]),
         // The transport: I/O threads on epoll, limits, deadlines, drain on shutdown, reload.
-        .target(name: "LayoutServer", dependencies: ["LayoutService", "LayoutIPC", "CSocketShims"]),
+        .target(name: "LayoutServer", dependencies: ["LayoutService", "LayoutIPC", "CSocketShims", "LayoutEngine", "LayoutProtocol"]),
         // libsystemd (Debian: libsystemd-dev): socket activation, notify, watchdog, journal.
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
         // libsystemd's notify, socket activation, fd store and journal; memfds for the fd store.
@@ -78,7 +78,7 @@ let package = Package(
             linkerSettings: [.unsafeFlags(bindNow)]),
         // What clients share: a connection with replies and events apart, the command table
         // behind layoutctl's parsing, help, man page and completions, tables, and SVG pictures.
-        .target(name: "LayoutClient", dependencies: ["LayoutIPC", "LayoutProtocol", "LayoutGeometry"]),
+        .target(name: "LayoutctlKit", dependencies: ["LayoutProtocol", "LayoutGeometry"]),
         // The typed client for apps: async/await over one connection, events as an AsyncStream,
         // the window mirror and transition helper, the reconnect helper.
         .target(name: "LayoutdClient", dependencies: ["LayoutIPC", "LayoutProtocol", "LayoutGeometry"]),
@@ -86,7 +86,7 @@ let package = Package(
         // mirror scenario, a restart).
         .executableTarget(name: "layoutd-client-check", dependencies: ["LayoutdClient", "LayoutProtocol"]),
         // clients/swift/README.md's code, extracted by scripts/generate-protocol.py: `swift build`
-        // compiles every Swift block of the README, tests/e2e/test_clients.py runs its example.
+        // compiles every Swift block of the README, system-tests/e2e/test_clients.py runs its example.
         .executableTarget(
             name: "layoutd-readme-example", dependencies: ["LayoutdClient", "LayoutProtocol", "LayoutGeometry"], path: "clients/swift/examples/readme"),
         // The client's long-run check (1M calls with events, RSS sampled): run by hand or by the
@@ -94,17 +94,17 @@ let package = Package(
         .executableTarget(
             name: "layoutd-client-longrun", dependencies: ["LayoutdClient", "LayoutProtocol", "LayoutGeometry"], path: "clients/swift/bench/longrun"),
         .executableTarget(
-            name: "layoutctl", dependencies: ["LayoutClient", "LayoutdClient", "LayoutIPC", "LayoutProtocol"], linkerSettings: [.unsafeFlags(bindNow)]),
+            name: "layoutctl", dependencies: ["LayoutctlKit", "LayoutdClient", "LayoutIPC", "LayoutProtocol", "LayoutGeometry"], linkerSettings: [.unsafeFlags(bindNow)]),
         // Loopback round trip against a running daemon, beside a bare socket ping-pong.
         .executableTarget(name: "layoutd-roundtrip", dependencies: ["LayoutIPC", "LayoutProtocol"]),
-        .executableTarget(name: "layout-demo", dependencies: ["LayoutEngine"]),
-        // The Systemd module's fd store blocks in a real process, under tests/e2e/fdstore.py.
+        .executableTarget(name: "layout-demo", dependencies: ["LayoutEngine", "LayoutGeometry"]),
+        // The Systemd module's fd store blocks in a real process, under system-tests/e2e/fdstore.py.
         .executableTarget(name: "layoutd-fdstore-check", dependencies: ["Systemd"]),
-        .executableTarget(name: "layout-bench", dependencies: ["LayoutEngine", "LayoutProtocol", "LayoutService", "LayoutPlugins", "Waterfall"]),
+        .executableTarget(name: "layout-bench", dependencies: ["LayoutEngine", "LayoutProtocol", "LayoutService", "LayoutPlugins", "Waterfall", "LayoutGeometry"]),
         // Fuzz targets and the generators and checks they share with the property tests:
         // built with libFuzzer by `make fuzz` (fuzz/Package.swift), run on the committed
         // corpus and crashes by `swift test`. Not shipped.
-        .target(name: "LayoutFuzzing", dependencies: ["LayoutEngine", "LayoutProtocol", "LayoutService", "LayoutClient"]),
+        .target(name: "LayoutFuzzing", dependencies: ["LayoutEngine", "LayoutProtocol", "LayoutService", "LayoutctlKit", "LayoutGeometry"]),
         // Helpers shared by the test targets (seeded random numbers); not shipped.
         .target(name: "TestSupport", dependencies: ["LayoutFuzzing"], path: "Tests/TestSupport"),
         .testTarget(name: "LayoutGeometryTests", dependencies: ["LayoutGeometry"]),
@@ -116,9 +116,9 @@ let package = Package(
         .testTarget(
             name: "LayoutPluginsTests",
             dependencies: ["LayoutPlugins", "LayoutPluginSDK", "CLayoutPlugin", "StrategyCodec", "LayoutFuzzing", "TestSupport", "Waterfall"]),
-        .testTarget(name: "LayoutClientTests", dependencies: ["LayoutClient", "LayoutProtocol", "LayoutGeometry"]),
+        .testTarget(name: "LayoutctlKitTests", dependencies: ["LayoutctlKit", "LayoutProtocol", "LayoutGeometry"]),
         // layoutctl's command table and parser, through @testable import of the executable.
-        .testTarget(name: "layoutctlTests", dependencies: ["layoutctl", "LayoutClient", "LayoutProtocol"]),
+        .testTarget(name: "layoutctlTests", dependencies: ["layoutctl", "LayoutctlKit", "LayoutProtocol"]),
         .testTarget(name: "SystemdTests", dependencies: ["Systemd"]),
         .testTarget(name: "LayoutdClientTests", dependencies: ["LayoutdClient", "LayoutProtocol", "LayoutGeometry"]),
     ],

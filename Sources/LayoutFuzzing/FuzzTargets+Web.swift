@@ -1,4 +1,4 @@
-import LayoutClient
+import LayoutctlKit
 
 extension FuzzTargets {
     /// `layoutctl web`'s readers on anything a network peer could send. The first byte picks the

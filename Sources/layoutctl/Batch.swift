@@ -1,5 +1,5 @@
 import Glibc
-import LayoutClient
+import LayoutctlKit
 import LayoutProtocol
 
 /// `layoutctl call --batch`: request lines from stdin, pipelined, and one reply line each on

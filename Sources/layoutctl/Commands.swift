@@ -1,8 +1,8 @@
-import LayoutClient
+import LayoutctlKit
 
 /// layoutctl's one command table: every command with its arguments, options, examples and the
 /// handler that carries it out. Parsing, `help`, the man page and the completions read it
-/// (`CommandCatalog` in LayoutClient); `main.swift` runs the handler of the command parsed. A
+/// (`CommandCatalog` in LayoutctlKit); `main.swift` runs the handler of the command parsed. A
 /// command for a new method is one entry here (its handler is often one line, see
 /// `ViewCommands.get`).
 enum Commands {

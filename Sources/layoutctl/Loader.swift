@@ -1,5 +1,5 @@
 import Glibc
-import LayoutClient
+import LayoutctlKit
 import LayoutProtocol
 
 /// `layoutctl load`: items from JSON lines (or one `{"sections": ...}` object) into a view, as

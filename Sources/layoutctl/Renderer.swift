@@ -1,5 +1,5 @@
 import Glibc
-import LayoutClient
+import LayoutctlKit
 import LayoutdClient
 import LayoutGeometry
 import LayoutProtocol

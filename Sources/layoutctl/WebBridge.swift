@@ -16,7 +16,7 @@
 // - a browser that takes no byte of waiting frames for `browserStallTimeout` is disconnected
 //   (a close frame could not reach it).
 import Glibc
-import LayoutClient
+import LayoutctlKit
 
 struct WebBridge {
     /// Bytes of frames waiting for the browser at which the daemon is no longer read.

@@ -8,7 +8,7 @@
 // DNS name re-pointed at 127.0.0.1 (DNS rebinding) arrives with a foreign Host, so the Host must be
 // one of the loopback names. Messages are capped at the daemon's own line limit.
 import Glibc
-import LayoutClient
+import LayoutctlKit
 import LayoutdClient
 import LayoutIPC
 import LayoutProtocol

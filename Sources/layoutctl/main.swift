@@ -5,7 +5,7 @@
 // Exit codes: 0 ok, 1 could not talk to the daemon or a bad reply, 2 the daemon refused,
 // 3 timeout, 64 usage.
 import Glibc
-import LayoutClient
+import LayoutctlKit
 import LayoutdClient
 import LayoutGeometry
 import LayoutIPC

@@ -1,4 +1,4 @@
-// Drives LayoutdClient against a running layoutd, for tests/e2e/test_clients.py:
+// Drives LayoutdClient against a running layoutd, for system-tests/e2e/test_clients.py:
 //
 //   layoutd-client-check transcript SOCKET FILE      replay one transcript through the client
 //   layoutd-client-check mirror SOCKET SCENARIO      the shared mirror scenario (clients/conformance)

@@ -1,5 +1,5 @@
 // The Systemd module's fd store building blocks in a real process under the emulator
-// (tests/e2e/fdstore.py, test_fdstore.py): a fresh start takes "ipc" with
+// (system-tests/e2e/fdstore.py, test_fdstore.py): a fresh start takes "ipc" with
 // ListenSockets.take(named:), accepts one client, stores it as "conn.1" and a sealed memfd as
 // "state" with Notifier.store; SIGTERM replaces "state" and waits on the barrier. A start given
 // stored fds reports ListenSockets.passed() and answers the stored client on its connection.

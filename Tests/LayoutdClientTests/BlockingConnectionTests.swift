@@ -6,7 +6,7 @@ import Testing
 
 /// The blocking client's own failures, each by its case (layoutctl turns them into its exit
 /// statuses: transport 1, timeout 3); its calls and events run end to end in every layoutctl
-/// test (tests/e2e/test_layoutctl.py).
+/// test (system-tests/e2e/test_layoutctl.py).
 @Suite("blocking connection")
 struct BlockingConnectionTests {
     @Test("no daemon at the path: a transport error naming it")

@@ -7,7 +7,7 @@ import Testing
 
 /// The limits both connections keep for an application that lives for days (issue 37): no
 /// per-call state left behind, late replies counted as strays, a line cap, events bounded
-/// with the loss reported as a gap. The misbehaving peers of tests/hostile are in
+/// with the loss reported as a gap. The misbehaving peers of system-tests/hostile are in
 /// HostileServerTests.
 @Suite("connection limits")
 struct ConnectionLimitsTests {

@@ -4,8 +4,8 @@ import LayoutProtocol
 @testable import LayoutdClient
 import Testing
 
-/// The client against a fake layoutd that misbehaves (tests/hostile/server.py), one case per
-/// scenario of tests/hostile/scenarios.json, on both connections: the outcome the table
+/// The client against a fake layoutd that misbehaves (system-tests/hostile/server.py), one case per
+/// scenario of system-tests/hostile/scenarios.json, on both connections: the outcome the table
 /// gives, no later than the deadline plus one poll interval, the strays counted and the memory
 /// bounded. A scenario whose outcome this suite does not know fails.
 @Suite("hostile server", .serialized)
@@ -171,7 +171,7 @@ struct HostileServerTests {
     }
 }
 
-/// tests/hostile/scenarios.json.
+/// system-tests/hostile/scenarios.json.
 struct HostileTable: Sendable {
     var deadline: Double
     var lineCap: Int
@@ -179,7 +179,7 @@ struct HostileTable: Sendable {
     var scenarios: [HostileScenario]
 
     static let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("tests").appendingPathComponent("hostile")
+        .appendingPathComponent("system-tests").appendingPathComponent("hostile")
 
     static func load() -> HostileTable {
         let path = directory.appendingPathComponent("scenarios.json").path
@@ -207,7 +207,7 @@ struct HostileScenario: Sendable, CustomTestStringConvertible {
     var testDescription: String { name }
 }
 
-/// One `python3 tests/hostile/server.py DIR` for the whole run; it ends when this process does
+/// One `python3 system-tests/hostile/server.py DIR` for the whole run; it ends when this process does
 /// (its stdin closes).
 final class HostileServer: Sendable {
     let directory: String
@@ -225,7 +225,7 @@ final class HostileServer: Sendable {
         var seen = ""
         while !seen.contains("ready") {
             let data = output.fileHandleForReading.availableData
-            guard !data.isEmpty else { throw HostileServerFailure(message: "tests/hostile/server.py ended before ready: \(seen)") }
+            guard !data.isEmpty else { throw HostileServerFailure(message: "system-tests/hostile/server.py ended before ready: \(seen)") }
             seen += String(decoding: data, as: UTF8.self)
         }
         self.process = process

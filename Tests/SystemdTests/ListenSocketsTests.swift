@@ -3,7 +3,7 @@ import Systemd
 import Testing
 
 /// `take(named:)`'s choice among what was passed. Reading LISTEN_* itself is proven end to
-/// end, under the fd store emulator (tests/e2e/test_fdstore.py), since fds 3… belong to the
+/// end, under the fd store emulator (system-tests/e2e/test_fdstore.py), since fds 3… belong to the
 /// test runner here.
 @Suite("passed sockets")
 struct ListenSocketsTests {

@@ -1,4 +1,4 @@
-import LayoutClient
+import LayoutctlKit
 import LayoutProtocol
 import Testing
 @testable import layoutctl

@@ -345,7 +345,7 @@ class Generator:
 
 
 # The Swift README's code, compiled by `swift build` (target layoutd-readme-example) and run by
-# tests/e2e/test_clients.py: its one `run` block is main.swift, its `compile` blocks (whole files
+# system-tests/e2e/test_clients.py: its one `run` block is main.swift, its `compile` blocks (whole files
 # of declarations) are Blocks.swift, so a README that no longer compiles fails the build, and a
 # README that differs from these files fails check-generated. `config` blocks (Package.swift
 # fragments) are checked by test_clients.py. The README's signature list is written from the
@@ -403,7 +403,7 @@ def readme_outputs(methods_text):
     compiled = [block["code"] for block in blocks if block["kind"] == "compile"]
     return {
         README: with_signatures(text, methods_text),
-        os.path.join(EXAMPLE, "main.swift"): header % ("run", "") + "// Run twice against a real daemon by tests/e2e/test_clients.py.\n" + runs[0]["code"],
+        os.path.join(EXAMPLE, "main.swift"): header % ("run", "") + "// Run twice against a real daemon by system-tests/e2e/test_clients.py.\n" + runs[0]["code"],
         os.path.join(EXAMPLE, "Blocks.swift"): header % ("compile", "s") + "// Compiled only.\n"
         + "\n".join(compiled) if compiled else header % ("compile", "s") + "// (none)\n",
     }

@@ -1,5 +1,5 @@
-/* The hostile-server suite: tests/hostile/server.py serves one misbehaving fake layoutd per
-   scenario of tests/hostile/scenarios.json; for each, this connects with the table's deadline
+/* The hostile-server suite: system-tests/hostile/server.py serves one misbehaving fake layoutd per
+   scenario of system-tests/hostile/scenarios.json; for each, this connects with the table's deadline
    and line cap, makes the raw call daemon.sync (twice when it should succeed) and checks the
    outcome, the time taken (no later than the deadline plus pollSlack), the stray count and the
    growth of VmRSS. Data-driven: the table (read with the client's own JSON API) is the list of
@@ -53,7 +53,7 @@ static pid_t start_server(const char *repo, const char *dir, int *to_server)
     int in[2], out[2];
     if (pipe(in) || pipe(out)) return -1;
     char script[600];
-    snprintf(script, sizeof script, "%s/tests/hostile/server.py", repo);
+    snprintf(script, sizeof script, "%s/system-tests/hostile/server.py", repo);
     pid_t pid = fork();
     if (pid == 0) {
         dup2(in[0], 0);
@@ -84,7 +84,7 @@ int main(int argc, char **argv)
 {
     if (argc != 2) { fprintf(stderr, "usage: test_hostile REPO\n"); return 2; }
     char path[600];
-    snprintf(path, sizeof path, "%s/tests/hostile/scenarios.json", argv[1]);
+    snprintf(path, sizeof path, "%s/system-tests/hostile/scenarios.json", argv[1]);
     size_t len;
     char *text = read_file(path, &len);
     char why[200];

@@ -1,5 +1,5 @@
 /* Replays protocol transcripts (protocol/examples, protocol/conformance) through the library's
-   raw API, comparing every line the daemon writes as tests/e2e/transcripts.py does; every
+   raw API, comparing every line the daemon writes as system-tests/e2e/transcripts.py does; every
    result of a snapshot or mutation method is also read through the typed parsers and checked
    against its JSON. */
 #include "testutil.h"

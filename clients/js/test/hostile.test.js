@@ -1,5 +1,5 @@
-// The client against a fake layoutd that misbehaves (tests/hostile/server.py), one case per
-// scenario of tests/hostile/scenarios.json: the outcome, the time it took, the strays counted and
+// The client against a fake layoutd that misbehaves (system-tests/hostile/server.py), one case per
+// scenario of system-tests/hostile/scenarios.json: the outcome, the time it took, the strays counted and
 // the memory grown. The table is the test: a scenario with an outcome this file does not know fails.
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -12,7 +12,7 @@ import vm from "node:vm";
 import { connect, CallTimeoutError, ConnectionClosedError, ProtocolError } from "../src/node.js";
 import { ROOT } from "../testing/daemon.js";
 
-const TABLE = JSON.parse(fs.readFileSync(path.join(ROOT, "tests", "hostile", "scenarios.json"), "utf8"));
+const TABLE = JSON.parse(fs.readFileSync(path.join(ROOT, "system-tests", "hostile", "scenarios.json"), "utf8"));
 const MiB = 1024 * 1024;
 
 // A collection before each case's baseline, so that garbage of the case before does not count.
@@ -82,10 +82,10 @@ async function play(scenario, socket) {
   }
 }
 
-test("the hostile-server scenarios of tests/hostile/scenarios.json", async (t) => {
+test("the hostile-server scenarios of system-tests/hostile/scenarios.json", async (t) => {
   const known = new Set(["ok", "timeout", "protocol", "closed", "unreachable"]);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "layoutd-js-hostile-"));
-  const server = spawn("python3", [path.join(ROOT, "tests", "hostile", "server.py"), dir], { stdio: ["pipe", "pipe", "inherit"] });
+  const server = spawn("python3", [path.join(ROOT, "system-tests", "hostile", "server.py"), dir], { stdio: ["pipe", "pipe", "inherit"] });
   const exited = new Promise((resolve) => server.once("exit", resolve));
   try {
     await new Promise((resolve, reject) => {

@@ -1,4 +1,4 @@
-// Test support: starts a real layoutd on a temporary socket (as tests/e2e/harness.py does) and
+// Test support: starts a real layoutd on a temporary socket (as system-tests/e2e/harness.py does) and
 // polls for conditions. Not a test file (node --test clients/js/test/ does not load it as one).
 import { spawn } from "node:child_process";
 import fs from "node:fs";
@@ -11,7 +11,7 @@ import { Client } from "../src/client.js";
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
 export const BINARY = process.env.LAYOUTD_BINARY || path.join(ROOT, ".build", "debug", "layoutd");
 
-/** The limits protocol/conformance transcripts run under (tests/e2e/transcripts.py). */
+/** The limits protocol/conformance transcripts run under (system-tests/e2e/transcripts.py). */
 export const CONFORMANCE_FLAGS = ["--set", "max-line-length=4096", "--set", "max-batch=100", "--set", "max-items=1000",
   "--set", "max-total-items=1200", "--set", "max-views=8"];
 

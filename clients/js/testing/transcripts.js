@@ -1,5 +1,5 @@
 // Replays protocol transcripts (protocol/examples, protocol/conformance) through the JS client,
-// comparing what the daemon writes back exactly as tests/e2e/transcripts.py does.
+// comparing what the daemon writes back exactly as system-tests/e2e/transcripts.py does.
 //
 // Each request line goes through the client's API (the method's function, or call() for a method
 // the client does not name) when the client would write that very line (same bytes); any other

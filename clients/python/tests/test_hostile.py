@@ -1,4 +1,4 @@
-"""The hostile-server suite: every scenario of tests/hostile/scenarios.json (a fake layoutd that
+"""The hostile-server suite: every scenario of system-tests/hostile/scenarios.json (a fake layoutd that
 trickles, floods, writes endless, huge, malformed, too deep or wrongly shaped lines, duplicate,
 unknown and null ids, or closes or never accepts), against the blocking Client and the
 AsyncClient, each connecting with the table's deadline and line cap and calling ``daemon.sync``.
@@ -28,7 +28,7 @@ from support import ROOT
 
 from layoutd import AsyncClient, Client, ConnectionClosed, ProtocolError, Timeout
 
-HOSTILE = os.path.join(ROOT, "tests", "hostile")
+HOSTILE = os.path.join(ROOT, "system-tests", "hostile")
 with open(os.path.join(HOSTILE, "scenarios.json")) as _handle:
     TABLE = json.load(_handle)
 DEADLINE: float = TABLE["deadline"]
@@ -129,7 +129,7 @@ async def run_async(path: str) -> Case:
 
 
 class HostileServer(unittest.TestCase):
-    """tests/hostile/server.py once per class, in a temporary directory."""
+    """system-tests/hostile/server.py once per class, in a temporary directory."""
 
     face = ""
     rows: List[Tuple[str, str, str, float, int, float]] = []
@@ -147,7 +147,7 @@ class HostileServer(unittest.TestCase):
         line = cls.server.stdout.readline() if ready else b""
         if line.strip() != b"ready":
             cls.tearDownClass()
-            raise RuntimeError("tests/hostile/server.py did not print ready (got %r)" % line)
+            raise RuntimeError("system-tests/hostile/server.py did not print ready (got %r)" % line)
 
     @classmethod
     def tearDownClass(cls) -> None:

@@ -2,7 +2,7 @@
 a request line goes through the typed API when it fits (a known method, params in schema
 order, nothing the typed method would write differently: the client must send the very same
 bytes), else through ``send_raw``; the lines the client reads are compared with the expected
-ones exactly as tests/e2e/transcripts.py compares them ("<any>" matches any value)."""
+ones exactly as system-tests/e2e/transcripts.py compares them ("<any>" matches any value)."""
 from __future__ import annotations
 
 import json

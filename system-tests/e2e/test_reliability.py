@@ -1,7 +1,7 @@
 """Faults and limits under load (issue: reliability): the daemon SIGKILLed under load while the
 listening socket is held, as systemd holds it; the daemon-wide item budget and the queued-byte
 cap keeping memory under its ceiling against clients that try to exhaust it; and a short soak
-(tests/soak/soak.py) with hostile clients, and the two defects that soak found. SIGTERM under
+(system-tests/soak/soak.py) with hostile clients, and the two defects that soak found. SIGTERM under
 load is in test_daemon.py."""
 import os
 import random
@@ -324,7 +324,7 @@ class SoakRegressionTests(unittest.TestCase):
 
 class ShortSoakTests(unittest.TestCase):
     def test_short_soak(self):
-        """40 s of tests/soak/soak.py against the daemon under test (make soak runs minutes)."""
+        """40 s of system-tests/soak/soak.py against the daemon under test (make soak runs minutes)."""
         import soak
         seconds = float(os.environ.get("LAYOUTD_SOAK_SECONDS", "40"))
         report = soak.run(seconds=seconds, clients=64, views=16, daemon_binary=DAEMON)

@@ -396,7 +396,7 @@ class HardeningTests(unittest.TestCase):
         os.chmod(cls.dir, 0o755)
         cls.bin = os.path.join(cls.dir, "bin")
         os.makedirs(cls.bin)
-        sandbox = os.path.join(ROOT, "tests", "sandbox")
+        sandbox = os.path.join(ROOT, "system-tests", "sandbox")
         for source, output, libraries in [("seccomp-bpf.c", "seccomp-bpf", ["-lseccomp"]), ("probe.c", "probe", [])]:
             built = run(["gcc", "-O2", "-Wall", "-o", os.path.join(cls.bin, output), os.path.join(sandbox, source)] + libraries)
             assert built.returncode == 0, built.stderr

@@ -1,5 +1,5 @@
 """End-to-end tests of layoutd with real processes: raw socket clients, socat, signals,
-other uids. Run by `make test` (python3 -m unittest discover -s tests/e2e)."""
+other uids. Run by `make test` (python3 -m unittest discover -s system-tests/e2e)."""
 import json
 import os
 import re

@@ -1,4 +1,4 @@
-import LayoutClient
+import LayoutctlKit
 import LayoutGeometry
 import LayoutProtocol
 import Testing

@@ -2,7 +2,7 @@
 """A fake layoutd that misbehaves: one Unix socket per scenario of scenarios.json, in one
 directory, for the clients' hostile-server suites.
 
-    python3 tests/hostile/server.py DIR
+    python3 system-tests/hostile/server.py DIR
 
 binds DIR/<scenario>.sock for every scenario, prints ``ready`` on stdout once all listen, and
 serves until stdin closes (the test that started it ends) or SIGTERM. Every connection gets a

@@ -23,7 +23,7 @@ from harness import DAEMON, ROOT, Client, Daemon
 
 LAYOUTCTL = os.path.join(os.path.dirname(DAEMON), "layoutctl")
 WATERFALL = os.path.join(ROOT, ".build", "plugins", "debug", "waterfall.so")
-GOLDEN = os.path.join(ROOT, "tests", "golden")
+GOLDEN = os.path.join(ROOT, "system-tests", "golden")
 RECORD = os.environ.get("LAYOUTCTL_RECORD") == "1"
 
 
@@ -975,7 +975,7 @@ class RenderTests(unittest.TestCase):
 class ScenarioScriptTests(unittest.TestCase):
     def test_strategy_scenarios_through_layoutctl_and_jq(self):
         with Daemon() as daemon:
-            script = os.path.join(ROOT, "tests", "e2e", "layoutctl-scenarios.sh")
+            script = os.path.join(ROOT, "system-tests", "e2e", "layoutctl-scenarios.sh")
             result = subprocess.run(["bash", script], capture_output=True, text=True, timeout=300,
                                     env=dict(os.environ, LAYOUTD_SOCKET=daemon.path, LAYOUTCTL=LAYOUTCTL))
             self.assertEqual(result.returncode, 0, result.stdout + result.stderr)

@@ -1,5 +1,5 @@
 import Glibc
-import LayoutClient
+import LayoutctlKit
 import LayoutGeometry
 import Testing
 

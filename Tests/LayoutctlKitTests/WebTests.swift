@@ -1,4 +1,4 @@
-import LayoutClient
+import LayoutctlKit
 import Testing
 
 /// A client frame as a browser sends it: masked with `mask`.

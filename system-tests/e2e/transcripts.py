@@ -7,8 +7,8 @@ writes back (replies and events). A line that is a JSON object with "result", "e
 lines the string "<any>" matches any value (used for uptime and memory). Every transcript runs
 against a fresh daemon.
 
-    python3 tests/e2e/transcripts.py FILE...            replay, print a diff on failure
-    python3 tests/e2e/transcripts.py --record FILE...   rewrite the expected lines from the daemon
+    python3 system-tests/e2e/transcripts.py FILE...            replay, print a diff on failure
+    python3 system-tests/e2e/transcripts.py --record FILE...   rewrite the expected lines from the daemon
 """
 import json
 import os

@@ -36,7 +36,7 @@ EVERYTHING = {"x": -1e7, "y": -1e7, "width": 2e7, "height": 2e7}
 
 
 def build_rows(directory, file_name, *defines):
-    """Compiles tests/e2e/plugins/rows.c with `defines` into directory/file_name."""
+    """Compiles system-tests/e2e/plugins/rows.c with `defines` into directory/file_name."""
     output = os.path.join(directory, file_name)
     command = ["cc", "-shared", "-fPIC", "-O2", "-Wall", "-Wextra", "-Werror", "-I", HEADER_DIR]
     command += ["-D" + define for define in defines] + [ROWS_SOURCE, "-o", output, "-lm"]
