@@ -246,6 +246,7 @@ install: deps
 	.build/release/layoutctl completion bash > $(DESTDIR)$(BASHCOMPDIR)/layoutctl
 	.build/release/layoutctl completion zsh > $(DESTDIR)$(ZSHCOMPDIR)/_layoutctl
 	install -D -m 0644 README.md $(DESTDIR)$(DOCDIR)/README.md
+	cd docs && find . -type f | while read -r file; do install -D -m 0644 "$$file" "$(DESTDIR)$(DOCDIR)/docs/$$file"; done
 	install -D -m 0644 ARCHITECTURE.md $(DESTDIR)$(DOCDIR)/ARCHITECTURE.md
 	install -D -m 0644 CHANGELOG.md $(DESTDIR)$(DOCDIR)/CHANGELOG.md
 	install -D -m 0644 LICENSE $(DESTDIR)$(DOCDIR)/LICENSE

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The README's picture of liblayoutd-gtk's demo, drawn by the gallery itself
+# docs/gtk.md's pictures of liblayoutd-gtk's demo, drawn by the gallery itself
 # (clients/gtk/examples/layoutd-gallery --screenshot: it plays the photos page's scene — three
 # runs and two single photos selected, then stacked — waits until the view is idle and writes a
 # PNG of its window) in Xvfb with GTK's cairo renderer, against a running daemon:

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The README's two pictures, drawn by layoutctl from a running daemon:
+# docs/layoutctl.md's two pictures, drawn by layoutctl from a running daemon:
 #   scripts/readme-pictures.sh [OUTPUT_DIR]    (default docs/img)
 # LAYOUTCTL names the layoutctl to use (default: layoutctl on PATH); the daemon is found as
 # layoutctl finds it ($LAYOUTD_SOCKET, ...). The views it creates are deleted again.

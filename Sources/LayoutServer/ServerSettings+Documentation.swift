@@ -1,5 +1,5 @@
 /// The settings as documentation shows them: default, range and meaning, from `ServerSettings.keys`
-/// and `ServerSettings.pathKeys`, for layoutd.conf(5) and the README's settings table.
+/// and `ServerSettings.pathKeys`, for layoutd.conf(5) and the settings table in docs/running.md.
 extension SettingKey {
     /// The default as a configuration file would write it: `5`, not `5.0`.
     public var defaultText: String {
@@ -49,8 +49,8 @@ extension ServerSettings {
             + pathKeys.map { SettingRow(name: $0.name, defaultText: $0.defaultText, rangeText: "", summary: $0.summary, readAtStartOnly: $0.restart) }
     }
 
-    /// The README's settings table (Markdown), checked against the README by
-    /// `ServerSettingsDocumentationTests` so the README says what the code does.
+    /// The settings table of docs/running.md (Markdown), checked against that page by
+    /// `ServerSettingsDocumentationTests` so the page says what the code does.
     public static var markdownTable: String {
         func line(_ cells: [String]) -> String { "|" + cells.map { $0.isEmpty ? " |" : " \($0) |" }.joined() + "\n" }
         return line(["setting", "default", "range", "meaning"]) + "|---|---|---|---|\n"

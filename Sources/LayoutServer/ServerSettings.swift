@@ -76,7 +76,7 @@ public struct ServerSettings: Hashable, Sendable {
     public var effectiveBatchSize: Int { min(maximumBatchSize, max(1, maximumLineLength / Self.bytesPerBatchEntry)) }
 
     /// The settings that name directories rather than numbers, read by `set` and listed with
-    /// the numeric ones in layoutd.conf(5) and the README.
+    /// the numeric ones in layoutd.conf(5) and docs/running.md.
     public static let pathKeys: [PathSettingKey] = [
         PathSettingKey(
             "plugin-dir", default: "none", example: "/etc/layoutd/plugins",
@@ -94,7 +94,7 @@ public struct ServerSettings: Hashable, Sendable {
 
     /// The numeric settings a configuration file and flags may name, with how to read and
     /// write them, the values they may take and what they mean (the wording layoutd.conf(5)
-    /// and the README's table show).
+    /// and docs/running.md's table show).
     public static let keys: [SettingKey] = [
         SettingKey(
             "max-line-length", \.maximumLineLength, 256...(1 << 30),

@@ -2,26 +2,26 @@ import Foundation
 import LayoutServer
 import Testing
 
-/// The README and the man pages say what the tables say. Re-record the README's settings table
-/// with LAYOUTD_RECORD=1.
+/// docs/running.md and the man pages say what the tables say. Re-record the settings table in
+/// docs/running.md with LAYOUTD_RECORD=1.
 @Suite("settings documentation")
 struct ServerSettingsDocumentationTests {
-    static let readme = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../README.md").standardized
+    static let document = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../docs/running.md").standardized
     static let begin = "<!-- settings table: generated, do not edit -->\n"
     static let end = "<!-- end of settings table -->\n"
 
-    @Test("the README's settings table is the one the code generates")
-    func readmeTable() throws {
-        let text = try String(contentsOf: Self.readme, encoding: .utf8)
-        let start = try #require(text.range(of: Self.begin), "README.md has no '\(Self.begin)' marker")
-        let stop = try #require(text.range(of: Self.end, range: start.upperBound..<text.endIndex), "README.md has no '\(Self.end)' marker")
+    @Test("docs/running.md's settings table is the one the code generates")
+    func documentedTable() throws {
+        let text = try String(contentsOf: Self.document, encoding: .utf8)
+        let start = try #require(text.range(of: Self.begin), "docs/running.md has no '\(Self.begin)' marker")
+        let stop = try #require(text.range(of: Self.end, range: start.upperBound..<text.endIndex), "docs/running.md has no '\(Self.end)' marker")
         let current = String(text[start.upperBound..<stop.lowerBound])
         if ProcessInfo.processInfo.environment["LAYOUTD_RECORD"] == "1", current != ServerSettings.markdownTable {
             let updated = text.replacingCharacters(in: start.upperBound..<stop.lowerBound, with: ServerSettings.markdownTable)
-            try updated.write(to: Self.readme, atomically: true, encoding: .utf8)
+            try updated.write(to: Self.document, atomically: true, encoding: .utf8)
             return
         }
-        #expect(current == ServerSettings.markdownTable, "README.md's settings table is stale: re-record with LAYOUTD_RECORD=1")
+        #expect(current == ServerSettings.markdownTable, "docs/running.md's settings table is stale: re-record with LAYOUTD_RECORD=1")
     }
 
     static let configuration = URL(fileURLWithPath: #filePath).deletingLastPathComponent()

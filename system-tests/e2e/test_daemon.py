@@ -801,8 +801,8 @@ class ManPageTests(unittest.TestCase):
             reply = client.call("daemon.reload")
         self.assertEqual(reply["result"]["changed"], [], reply)
 
-    def test_readme_lists_the_same_settings_and_defaults(self):
-        with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "README.md")) as handle:
+    def test_docs_list_the_same_settings_and_defaults(self):
+        with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "docs", "running.md")) as handle:
             readme = handle.read()
         table = readme.split("<!-- settings table: generated, do not edit -->\n")[1].split("<!-- end of settings table -->")[0]
         rows = re.findall(r"(?m)^\| `([a-z-]+)` \| ([^|]*) \|", table)

@@ -315,7 +315,7 @@ class PackageTests(InstalledTreeChecks, unittest.TestCase):
                          "usr/share/zsh/site-functions/_layoutctl", "usr/include/layoutd/plugin.h",
                          "usr/share/pkgconfig/layoutd-plugin.pc", "usr/share/doc/layoutd/copyright",
                          "usr/share/doc/layoutd/changelog.gz", "usr/share/doc/layoutd/CHANGELOG.md",
-                         "usr/share/doc/layoutd/README.md", "usr/share/doc/layoutd/protocol/README.md",
+                         "usr/share/doc/layoutd/README.md", "usr/share/doc/layoutd/docs/running.md", "usr/share/doc/layoutd/protocol/README.md",
                          "usr/share/doc/layoutd/examples/circle.c"]:
             self.assertTrue(os.path.isfile(os.path.join(self.root, relative)), relative)
         self.assertFalse(os.path.exists(os.path.join(self.root, "usr/share/doc/layoutd/LICENSE")), "the license belongs in copyright")
@@ -566,11 +566,11 @@ class PackageTests(InstalledTreeChecks, unittest.TestCase):
         tags = re.findall(r"^([EWIPX]): layoutd(?: \w+)?: (\S+)", checked.stdout, re.M)
         self.assertEqual(checked.returncode, 0, checked.stdout + checked.stderr)
         self.assertEqual([tag for level, tag in tags if level == "E"], [])
-        with open(os.path.join(ROOT, "README.md")) as handle:
-            readme = handle.read()
-        accepted = set(re.findall(r"^- lintian warning `([\w-]+)`", readme, re.M))
+        with open(os.path.join(ROOT, "docs", "install.md")) as handle:
+            documented = handle.read()
+        accepted = set(re.findall(r"^- lintian warning `([\w-]+)`", documented, re.M))
         warnings = sorted({tag for level, tag in tags if level == "W"})
-        self.assertEqual([tag for tag in warnings if tag not in accepted], [], "warnings the README does not accept")
+        self.assertEqual([tag for tag in warnings if tag not in accepted], [], "warnings docs/install.md does not accept")
         counts = {level: sum(1 for found, _ in tags if found == level) for level in "EWI"}
         print("\n  lintian: %d errors, %d warnings (%s), %d info tags" % (counts["E"], counts["W"], ", ".join(warnings) or "none", counts["I"]))
 
@@ -622,9 +622,11 @@ class PackageTests(InstalledTreeChecks, unittest.TestCase):
             first = next(line for line in handle if line.startswith("## "))
         self.assertTrue(first.startswith("## %s — " % version), first)
         self.assertEqual(self.fields["Version"], version)
-        with open(os.path.join(ROOT, "README.md")) as handle:
-            named = set(re.findall(r"layoutd_([^_\s]+)_\w+\.deb", handle.read()))
-        self.assertEqual(named, {version}, "the package names in README.md")
+        named = set()
+        for document in ("README.md", "docs/install.md", "docs/gtk.md", "docs/clients.md"):
+            with open(os.path.join(ROOT, document)) as handle:
+                named |= set(re.findall(r"layoutd_([^_\s]+)_\w+\.deb", handle.read()))
+        self.assertEqual(named, {version}, "the package names in README.md and docs/")
         with open(os.path.join(self.root, "usr/share/pkgconfig/layoutd-plugin.pc")) as handle:
             self.assertIn("\nVersion: %s\n" % version, handle.read())
         for binary in ("layoutd", "layoutctl"):

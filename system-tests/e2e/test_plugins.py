@@ -197,7 +197,7 @@ class WaterfallFixtureTests(PluginTestCase):
 
 
 class CircleExampleTests(PluginTestCase):
-    """The README's example in C and in Swift gives the same frames, and the ones computed here."""
+    """docs/plugins.md's example in C and in Swift gives the same frames, and the ones computed here."""
 
     SECTIONS = [
         {"id": "s", "items": [{"id": "a"}, {"id": "b", "size": {"width": 80, "height": 40}}, {"id": "c"}],
@@ -591,17 +591,19 @@ class ReloadTests(PluginTestCase):
         self.assertIn("  selectedScale", table)
 
 
-class ReadmeExampleTests(unittest.TestCase):
-    """README's plugin listings are the files the tests above build and load."""
+class PluginDocumentTests(unittest.TestCase):
+    """docs/plugins.md shows the example as the files the tests above build and load, by link,
+    so what a plugin author reads is what `make test` checks (no copy to drift)."""
 
-    def test_listings_are_the_tested_files(self):
-        with open(os.path.join(ROOT, "README.md")) as handle:
-            readme = handle.read()
-        section = readme[readme.index("## Writing a plugin"):readme.index("## Installing and running under systemd")]
-        for language, path in (("swift", "Plugins/CircleExample/swift/Circle.swift"), ("c", "Plugins/CircleExample/c/circle.c")):
-            with open(os.path.join(ROOT, path)) as handle:
-                source = handle.read()
-            self.assertIn("```%s\n%s```" % (language, source), section, "README's %s listing differs from %s" % (language, path))
+    def test_the_plugin_page_links_the_tested_files(self):
+        with open(os.path.join(ROOT, "docs", "plugins.md")) as handle:
+            page = handle.read()
+        for path in ("Plugins/CircleExample/swift/Circle.swift", "Plugins/CircleExample/c/circle.c"):
+            self.assertIn("](../%s)" % path, page, "docs/plugins.md does not link %s" % path)
+            self.assertTrue(os.path.isfile(os.path.join(ROOT, path)), path)
+        # A pasted listing would be a second copy.
+        self.assertNotIn("```c\n", page)
+        self.assertNotIn("layoutd_plugin_entry(void) {", page)
 
 
 if __name__ == "__main__":

@@ -247,7 +247,9 @@ class SchemaTests(unittest.TestCase):
 
 class DocumentLinkTests(unittest.TestCase):
     """A clone has only the repository: every Markdown document's relative links (and the paths
-    it quotes with ../) must stay inside it, and the links must name files that exist."""
+    it quotes with ../) must stay inside it, the links must name files that exist, and a
+    `#fragment` must name a heading (or an explicit anchor) of the Markdown document it points
+    to, as GitHub renders it."""
 
     LINK = re.compile(r"!?\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
     REFERENCE = re.compile(r"^ {0,3}\[[^\]]+\]:\s*<?([^\s>]+)>?", re.M)
@@ -267,23 +269,50 @@ class DocumentLinkTests(unittest.TestCase):
             found += [os.path.relpath(os.path.join(folder, name), ROOT) for name in files if name.endswith(".md")]
         return sorted(found)
 
+    HEADING = re.compile(r"^ {0,3}#{1,6}\s+(.*?)\s*#*\s*$", re.M)
+    EXPLICIT_ANCHOR = re.compile(r"<a\s+(?:id|name)=\"([^\"]+)\"", re.I)
+
     @staticmethod
     def inside(path):
         return os.path.commonpath([ROOT, path]) == ROOT
+
+    @classmethod
+    def anchors(cls, text):
+        """The fragments a Markdown document answers to: GitHub's heading slugs (lower case,
+        punctuation but hyphens dropped, spaces to hyphens, repeats numbered -1, -2 ...) and
+        explicit <a id> / <a name> anchors."""
+        prose = cls.FENCE.sub("", text)
+        found, seen = set(cls.EXPLICIT_ANCHOR.findall(prose)), {}
+        for heading in cls.HEADING.findall(prose):
+            heading = re.sub(r"!?\[([^\]]*)\]\([^)]*\)", r"\1", heading)  # a link's text stays
+            slug = re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+            count = seen.get(slug, 0)
+            seen[slug] = count + 1
+            found.add(slug if count == 0 else "%s-%d" % (slug, count))
+        return found
 
     def problems(self, text, folder):
         """What is wrong with the links in `text`, a document in `folder` (an absolute path)."""
         prose = self.FENCE.sub("", text)
         problems = []
         for target in self.LINK.findall(prose) + self.REFERENCE.findall(prose):
-            if re.match(r"^[A-Za-z][A-Za-z0-9+.-]*:", target) or target.startswith("#"):
-                continue  # a URL (https:, mailto:) or an anchor in this document
-            path = target.split("#", 1)[0].split("?", 1)[0]
+            if re.match(r"^[A-Za-z][A-Za-z0-9+.-]*:", target):
+                continue  # a URL (https:, mailto:)
+            path, _, fragment = target.partition("#")
+            path = path.split("?", 1)[0]
+            if not path:
+                if fragment not in self.anchors(text):
+                    problems.append("links to a missing heading: %s" % target)
+                continue
             resolved = os.path.normpath(os.path.join(ROOT if path.startswith("/") else folder, path.lstrip("/")))
             if path.startswith("/") or not self.inside(resolved):
                 problems.append("links outside the repository: %s" % target)
             elif not os.path.exists(resolved):
                 problems.append("links to a missing file: %s" % target)
+            elif fragment and resolved.endswith(".md"):
+                with open(resolved, encoding="utf-8") as handle:
+                    if fragment not in self.anchors(handle.read()):
+                        problems.append("links to a missing heading: %s" % target)
         for quoted in self.CODE.findall(text):
             # A path that starts with ../, not one inside another (`$ORIGIN/../lib` is a
             # RUNPATH, relative to a binary, not to the document).
@@ -294,7 +323,7 @@ class DocumentLinkTests(unittest.TestCase):
 
     def test_documents_link_only_inside_the_repository(self):
         documents = self.documents()
-        for required in ("README.md", "docs/flow-layout.md", "docs/layout-semantics.md"):
+        for required in ("README.md", "docs/flow-layout.md", "docs/layout-semantics.md", "docs/running.md", "docs/plugins.md"):
             self.assertIn(required, documents)
         for relative in documents:
             with self.subTest(document=relative):
@@ -306,15 +335,24 @@ class DocumentLinkTests(unittest.TestCase):
     def test_the_checker_refuses_what_a_clone_lacks(self):
         # The README once sent readers to ../shared/design/layout-semantics.md.
         text = ("[rules](../../shared/design/layout-semantics.md), [gone](missing.md),\n"
-                "[ok](flow-layout.md#lines), see `../../shared/design/x.md`, ![img](/etc/passwd)\n"
+                "[ok](flow-layout.md#lines), [no](flow-layout.md#no-such-heading), [here](#nowhere),\n"
+                "see `../../shared/design/x.md`, ![img](/etc/passwd)\n"
                 "a RUNPATH `$ORIGIN/../lib/layoutd/runtime` is no document path\n"
                 "```\n[in a fence](../../elsewhere.md)\n```\n")
         self.assertEqual(self.problems(text, os.path.join(ROOT, "docs")), [
             "links outside the repository: ../../shared/design/layout-semantics.md",
             "links to a missing file: missing.md",
+            "links to a missing heading: flow-layout.md#no-such-heading",
+            "links to a missing heading: #nowhere",
             "links outside the repository: /etc/passwd",
             "quotes a path outside the repository: ../../shared/design/x.md",
         ])
+
+    def test_anchors_are_githubs_heading_slugs(self):
+        text = ("# layoutd\n## The `flow` strategy\n## The GTK library's packages\n### Notes\n### Notes\n"
+                "## [protocol/](protocol/README.md) and more\n<a id=\"state-directory\"></a>\n```\n## not a heading\n```\n")
+        self.assertEqual(self.anchors(text), {"layoutd", "the-flow-strategy", "the-gtk-librarys-packages", "notes", "notes-1",
+                                              "protocol-and-more", "state-directory"})
 
 
 def sections(count, prefix="i", section="s", header=None):

@@ -1,9 +1,10 @@
-"""README.md as a new user follows it: every ```sh block carries a marker on the line above,
-`<!-- readme: run -->` or `<!-- readme: skip: REASON -->`; the run blocks run in order in one
-bash (so an `export` in one holds in the next), from the repository root, against the daemon
-that the README's own `make run` starts. Also: the README's socket expression without
-XDG_RUNTIME_DIR, the Debian packages it lists against the Makefile's, and the scripting block
-on its own against a debug daemon.
+"""README.md and the manual in docs/ as a new user follows them: every ```sh block carries a
+marker on the line above, `<!-- readme: run -->` or `<!-- readme: skip: REASON -->`; the run
+blocks run in order in one bash (so an `export` in one holds in the next), the README's first
+and then each of DOCUMENTS', from the repository root, against the daemon that the README's
+own `make run` starts. Also: the README's socket expression without XDG_RUNTIME_DIR, the
+Debian packages docs/running.md lists against the Makefile's, the scripting block on its own
+against a debug daemon, and the README's size (a front door, not the manual).
 
 `make run` builds in release mode: the first run of this file takes minutes."""
 import json
@@ -23,6 +24,15 @@ from harness import DAEMON, ROOT, Daemon, serving_after
 
 LAYOUTCTL = os.path.join(os.path.dirname(DAEMON), "layoutctl")
 README = os.path.join(ROOT, "README.md")
+# The documents whose shell blocks are marked, in the order their run blocks run: a later one
+# may rely on what an earlier one set up (the README's PATH).
+DOCUMENTS = ["README.md", "docs/running.md", "docs/strategies.md", "docs/flow-layout.md", "docs/compositional-layout.md",
+             "docs/layout-semantics.md", "docs/layoutctl.md", "docs/clients.md", "docs/gtk.md",
+             "docs/viewer.md", "docs/plugins.md", "docs/install.md", "docs/testing.md"]
+# What the README may weigh: what it is, a picture, the two commands, a session and links.
+README_LIMIT = 10 * 1024
+# Where the Debian packages the make targets install are listed.
+PACKAGES_DOCUMENT, PACKAGES_SECTION = "docs/running.md", "## Building and running from a checkout"
 MAKEFILE = os.path.join(ROOT, "Makefile")
 MARKER = re.compile(r"^<!-- readme: (?:(?P<run>run)|skip: (?P<reason>\S.*?)) -->$")
 SHELL_LANGUAGES = {"sh", "bash", "shell", "console", "zsh"}
@@ -36,6 +46,16 @@ Block = namedtuple("Block", "language code marker heading line")
 def readme_text():
     with open(README) as handle:
         return handle.read()
+
+
+def document_text(relative):
+    with open(os.path.join(ROOT, relative)) as handle:
+        return handle.read()
+
+
+def all_run_blocks():
+    """Every document's run blocks, in the order they run, each with its document."""
+    return [(relative, block) for relative in DOCUMENTS for block in run_blocks(document_text(relative))]
 
 
 def readme_blocks(text):
@@ -80,35 +100,59 @@ def check_scripting_output(case, stdout, stderr):
     case.assertIn("refused with exit 2", lines)
     case.assertIn("1 epoch", " ".join(lines))
     case.assertIn("StaleEpoch", stderr)
+    # The animated selection moves what follows the two taller items (it once printed 0).
+    counts = [int(line.split()[0]) for line in lines if re.fullmatch(r"\d+ segments", line)]
+    case.assertEqual(len(counts), 1, stdout)
+    case.assertGreater(counts[0], 0, "the animated select demo animates nothing")
 
 
-def scripting_block(case, text):
-    blocks = [block for block in run_blocks(text) if block.heading == SCRIPTING]
-    case.assertEqual(len(blocks), 1, "one run block under '%s'" % SCRIPTING)
+def check_session_output(case, stdout, stderr):
+    """The README's session: the tap, the arrow key, the still screen, an animated switch."""
+    lines = stdout.splitlines()
+    case.assertIn("i48", lines)  # a tap at (60, 2100) lands on the first item of the line at 2080
+    case.assertIn("i52", lines)  # down from i49 is the item below it
+    case.assertIn('"y": 2000', stdout)  # the measured item grew below the anchor: no jump
+    case.assertGreater(int(lines[-1]), 0, "the animated switch animates nothing")
+    case.assertEqual(stderr, "")
+
+
+def scripting_block(case):
+    blocks = [block for block in run_blocks(document_text("docs/layoutctl.md")) if block.heading == SCRIPTING]
+    case.assertEqual(len(blocks), 1, "one run block under '%s' in docs/layoutctl.md" % SCRIPTING)
     return blocks[0]
 
 
 class MarkerTests(unittest.TestCase):
     def test_every_shell_block_is_marked_run_or_skip(self):
-        text = readme_text()
-        blocks = shell_blocks(text)
-        self.assertGreater(len(blocks), 3)
-        for block in blocks:
-            with self.subTest(line=block.line):
-                self.assertRegex(block.marker, MARKER,
-                                 "README.md:%d: the ```%s block needs <!-- readme: run --> or <!-- readme: skip: REASON --> on the line above"
-                                 % (block.line, block.language))
-        # A marker belongs to the shell block right below it.
-        lines = text.splitlines()
-        for number, line in enumerate(lines, 1):
-            if line.startswith("<!-- readme:"):
-                with self.subTest(marker_line=number):
-                    self.assertRegex(line, MARKER)
-                    following = lines[number].strip() if number < len(lines) else ""
-                    self.assertIn(following[3:].strip() if following.startswith("```") else None, SHELL_LANGUAGES,
-                                  "README.md:%d: a readme marker not followed by a shell block" % number)
-        self.assertTrue(any("socat" in block.code for block in run_blocks(text)))
-        scripting_block(self, text)
+        manual = sorted("docs/" + name for name in os.listdir(os.path.join(ROOT, "docs")) if name.endswith(".md"))
+        self.assertEqual(sorted(set(manual) - set(DOCUMENTS)), [],
+                         "a document in docs/ that test_readme.DOCUMENTS does not list (its blocks would go untested)")
+        for relative in DOCUMENTS:
+            text = document_text(relative)
+            for block in shell_blocks(text):
+                with self.subTest(document=relative, line=block.line):
+                    self.assertRegex(block.marker, MARKER,
+                                     "%s:%d: the ```%s block needs <!-- readme: run --> or <!-- readme: skip: REASON --> on the line above"
+                                     % (relative, block.line, block.language))
+            # A marker belongs to the shell block right below it.
+            lines = text.splitlines()
+            for number, line in enumerate(lines, 1):
+                if line.startswith("<!-- readme:"):
+                    with self.subTest(document=relative, marker_line=number):
+                        self.assertRegex(line, MARKER)
+                        following = lines[number].strip() if number < len(lines) else ""
+                        self.assertIn(following[3:].strip() if following.startswith("```") else None, SHELL_LANGUAGES,
+                                      "%s:%d: a readme marker not followed by a shell block" % (relative, number))
+        readme = readme_text()
+        self.assertGreater(len(shell_blocks(readme)), 3)
+        self.assertTrue(any("socat" in block.code for block in run_blocks(readme)))
+        scripting_block(self)
+
+    def test_the_readme_is_a_front_door(self):
+        size = len(readme_text().encode())
+        self.assertLessEqual(size, README_LIMIT, "README.md is %d bytes: the manual belongs in docs/" % size)
+        for section in ("## Quick start", "## A session"):
+            self.assertIn(section, readme_text())
 
     def test_readme_lists_every_debian_package_the_make_targets_install(self):
         with open(MAKEFILE) as handle:
@@ -121,16 +165,17 @@ class MarkerTests(unittest.TestCase):
         for arguments in re.findall(r"^\t@?scripts/ensure-deps\.sh([^\n;&|]*)", makefile, re.M):
             packages += [word for word in arguments.split() if not word.startswith("$")]
         self.assertIn("python3-venv", packages)
-        text = readme_text()
-        quick_start = text.split("## Quick start", 1)[1].split("\n## ", 1)[0]
+        text = document_text(PACKAGES_DOCUMENT)
+        listing = text.split(PACKAGES_SECTION + "\n", 1)[1].split("\n## ", 1)[0]
         for package in packages:
             with self.subTest(package=package):
-                self.assertTrue("`%s`" % package in quick_start, "README's quick start does not list the Debian package %s" % package)
+                self.assertTrue("`%s`" % package in listing, "%s (%s) does not list the Debian package %s"
+                                % (PACKAGES_DOCUMENT, PACKAGES_SECTION, package))
 
 
 class SocketExpressionTests(unittest.TestCase):
     def test_the_readme_socket_expression_finds_the_daemons_socket(self):
-        assignments = [line for block in run_blocks(readme_text()) for line in block.code.splitlines() if line.startswith("S=")]
+        assignments = [line for _, block in all_run_blocks() for line in block.code.splitlines() if line.startswith("S=")]
         self.assertEqual(len(assignments), 1, assignments)
         # The expression names .build/release/layoutd from the repository root: here the debug
         # build stands in for it (the same resolution code).
@@ -170,7 +215,7 @@ class SocketExpressionTests(unittest.TestCase):
 
 class ScriptingBlockTests(unittest.TestCase):
     def test_the_readme_scripting_block_runs(self):
-        block = scripting_block(self, readme_text()).code
+        block = scripting_block(self).code
         bin_dir = tempfile.mkdtemp(prefix="layoutctl-path-")
         os.symlink(LAYOUTCTL, os.path.join(bin_dir, "layoutctl"))
         with Daemon() as daemon:
@@ -185,8 +230,7 @@ class InOrderTests(unittest.TestCase):
     block in order in one bash (the second terminal), then Ctrl-C (SIGINT to make's group)."""
 
     def test_the_run_blocks_run_in_order_against_make_run(self):
-        text = readme_text()
-        blocks = run_blocks(text)
+        blocks = [block for _, block in all_run_blocks()]
         runtime = tempfile.mkdtemp(prefix="layoutd-readme-")  # 0700, as XDG_RUNTIME_DIR is
         socket_path = os.path.join(runtime, "layoutd", "ipc.sock")
         environment = clean_environment(XDG_RUNTIME_DIR=runtime)
@@ -246,7 +290,10 @@ class InOrderTests(unittest.TestCase):
                 if block.heading == SCRIPTING:
                     check_scripting_output(self, outputs[number], errors[number])
                     checked.add("scripting")
-            self.assertEqual(checked, {"socat", "scripting"})
+                if block.heading == "A session":
+                    check_session_output(self, outputs[number], errors[number])
+                    checked.add("session")
+            self.assertEqual(checked, {"socat", "scripting", "session"})
         finally:
             if make.poll() is None:
                 os.killpg(make.pid, signal.SIGINT)  # Ctrl-C in make's terminal

@@ -48,7 +48,7 @@ class UnitTests(unittest.TestCase):
             self.assertTrue(os.access(os.path.join(self.stage, path), os.X_OK), path)
         for path in ["usr/lib/systemd/system/layoutd.socket", "usr/lib/systemd/system/layoutd.service",
                      "usr/lib/systemd/user/layoutd.socket", "usr/lib/systemd/user/layoutd.service",
-                     "etc/layoutd/layoutd.conf", "usr/share/doc/layoutd/README.md",
+                     "etc/layoutd/layoutd.conf", "usr/share/doc/layoutd/README.md", "usr/share/doc/layoutd/docs/install.md",
                      "usr/share/doc/layoutd/protocol/README.md", "usr/share/doc/layoutd/protocol/schemas/common.json",
                      "usr/share/man/man1/layoutctl.1", "usr/share/man/man8/layoutd.8", "usr/share/man/man5/layoutd.conf.5",
                      "usr/share/bash-completion/completions/layoutctl",

@@ -1,5 +1,5 @@
 /*
- * The README's example strategy in plain C: the same "circle" layout as
+ * docs/plugins.md's example strategy in plain C: the same "circle" layout as
  * Plugins/CircleExample/swift/Circle.swift, to show the ABI needs no Swift. Items sit on one
  * circle around the middle of the viewport, clockwise from the top; selected items sit on top,
  * scaled up; each item carries its angle as an effect; headers and footers are hidden.

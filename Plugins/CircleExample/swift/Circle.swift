@@ -1,7 +1,7 @@
 import Glibc
 import LayoutPluginSDK
 
-/// The README's example: every item on one circle around the middle of the viewport, in
+/// docs/plugins.md's example: every item on one circle around the middle of the viewport, in
 /// order, clockwise from the top (Apple's classic CircleLayout sample). Selected items sit on
 /// top, scaled up; each item carries its angle as an effect. Headers and footers are hidden.
 /// Plugins/CircleExample/c/circle.c is the same strategy in C: both must give the same frames.

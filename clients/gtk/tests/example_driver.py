@@ -6,7 +6,7 @@ Gtk.Window.present to learn the window, runs the program with runpy, and plays a
 the GLib main loop on the program's own widgets, then quits the application. It prints
 "example-driver: ok" and exits 0, else a reason and exits 1.
 
-stacks (examples/stacks.py, the README's program; the Layoutd.CollectionView and the "Stack"
+stacks (examples/stacks.py, docs/gtk.md's program; the Layoutd.CollectionView and the "Stack"
 Gtk.ToggleButton found in the window):
   1. waits until the view is READY and idle; the content is taller than the viewport;
   2. scrolls (the vertical adjustment) far down and back: other photos get widgets;

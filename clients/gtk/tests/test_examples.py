@@ -1,8 +1,8 @@
 """The examples as a user runs them, each in its own process against a real daemon:
 
-- examples/stacks.py, the README's program, is run unchanged by example_driver.py (which learns
+- examples/stacks.py, docs/gtk.md's program, is run unchanged by example_driver.py (which learns
   its window, scrolls, clicks three photos, stacks them, drags one and quits) with the socket
-  in $LAYOUTD_SOCKET, the view's default lookup; the README holds the program verbatim;
+  in $LAYOUTD_SOCKET, the view's default lookup; docs/gtk.md holds the program verbatim;
 - examples/layoutd-gallery driven the same way: pre-stack stacking, a drag, the display modes,
   ultravisual and compositional;
 - examples/layoutd-gallery --screenshot: 30,000 photos, three runs and a photo selected and
@@ -64,14 +64,14 @@ class Examples(unittest.TestCase):
         self.assertNotIn("Warning:", err, "no Python warning (PyGIWarning, RuntimeWarning, ...)")
         self.assertNotIn("CRITICAL", err)
 
-    def test_stacks_py_is_at_most_30_lines_and_in_the_readme_verbatim(self):
+    def test_stacks_py_is_at_most_30_lines_and_in_the_gtk_page_verbatim(self):
         with open(STACKS) as handle:
             program = handle.read()
         self.assertLessEqual(len(program.splitlines()), 30)
-        with open(os.path.join(ROOT, "README.md")) as handle:
-            readme = handle.read()
-        blocks = re.findall(r"^```python\n(.*?)^```$", readme, re.S | re.M)
-        self.assertIn(program, blocks, "README.md shows clients/gtk/examples/stacks.py verbatim in a ```python block")
+        with open(os.path.join(ROOT, "docs", "gtk.md")) as handle:
+            page = handle.read()
+        blocks = re.findall(r"^```python\n(.*?)^```$", page, re.S | re.M)
+        self.assertIn(program, blocks, "docs/gtk.md shows clients/gtk/examples/stacks.py verbatim in a ```python block")
 
     def screenshot(self, name, *args):
         path = os.path.join(self.dir, name)
