@@ -47,10 +47,10 @@ let package = Package(
         // The plugin ABI: one C header (installed by `make install`), nothing else.
         .target(name: "CLayoutPlugin"),
         // What a Swift plugin author imports: a protocol for the strategy and one export call.
-        .target(name: "LayoutPluginSDK", dependencies: ["CLayoutPlugin", "LayoutEngine", "LayoutProtocol", "StrategyCodec"]),
+        .target(name: "LayoutPluginSDK", dependencies: ["CLayoutPlugin", "LayoutEngine", "LayoutProtocol", "StrategyCodec", "LayoutGeometry"]),
         // The waterfall algorithm, both as a native strategy (for tests and the benchmark's
         // built-in side) and, through the SDK, as the plugin layoutd ships.
-        .target(name: "Waterfall", dependencies: ["LayoutEngine"], path: "Plugins/Waterfall/Sources/Waterfall"),
+        .target(name: "Waterfall", dependencies: ["LayoutEngine", "LayoutGeometry"], path: "Plugins/Waterfall/Sources/Waterfall"),
         .target(
             name: "WaterfallPlugin", dependencies: ["Waterfall", "LayoutPluginSDK"], path: "Plugins/Waterfall/Sources/WaterfallPlugin",
             // The plugin's own copies of our modules bind to themselves, never to a host's.
@@ -108,19 +108,24 @@ let package = Package(
         // Helpers shared by the test targets (seeded random numbers); not shipped.
         .target(name: "TestSupport", dependencies: ["LayoutFuzzing"], path: "Tests/TestSupport"),
         .testTarget(name: "LayoutGeometryTests", dependencies: ["LayoutGeometry"]),
-        .testTarget(name: "LayoutEngineTests", dependencies: ["LayoutEngine", "LayoutFuzzing", "TestSupport", "Waterfall"]),
-        .testTarget(name: "LayoutProtocolTests", dependencies: ["LayoutProtocol", "TestSupport"]),
-        .testTarget(name: "LayoutServiceTests", dependencies: ["LayoutService", "StrategyCodec", "LayoutFuzzing", "TestSupport"]),
+        .testTarget(name: "LayoutEngineTests", dependencies: ["LayoutEngine", "LayoutGeometry", "LayoutFuzzing", "TestSupport", "Waterfall"]),
+        .testTarget(name: "LayoutProtocolTests", dependencies: ["LayoutProtocol", "LayoutGeometry", "LayoutFuzzing", "TestSupport"]),
+        .testTarget(
+            name: "LayoutServiceTests",
+            dependencies: ["LayoutService", "LayoutProtocol", "LayoutEngine", "LayoutGeometry", "StrategyCodec", "LayoutFuzzing", "TestSupport"]),
         .testTarget(name: "LayoutServerTests", dependencies: ["LayoutServer", "LayoutIPC"]),
-        .testTarget(name: "LayoutFuzzingTests", dependencies: ["LayoutFuzzing"]),
+        .testTarget(name: "LayoutFuzzingTests", dependencies: ["LayoutFuzzing", "LayoutService"]),
         .testTarget(
             name: "LayoutPluginsTests",
-            dependencies: ["LayoutPlugins", "LayoutPluginSDK", "CLayoutPlugin", "StrategyCodec", "LayoutFuzzing", "TestSupport", "Waterfall"]),
+            dependencies: [
+                "LayoutPlugins", "LayoutPluginSDK", "CLayoutPlugin", "StrategyCodec", "LayoutEngine", "LayoutGeometry", "LayoutFuzzing", "TestSupport",
+                "Waterfall",
+            ]),
         .testTarget(name: "LayoutctlKitTests", dependencies: ["LayoutctlKit", "LayoutProtocol", "LayoutGeometry"]),
         // layoutctl's command table and parser, through @testable import of the executable.
         .testTarget(name: "layoutctlTests", dependencies: ["layoutctl", "LayoutctlKit", "LayoutProtocol"]),
         .testTarget(name: "SystemdTests", dependencies: ["Systemd"]),
-        .testTarget(name: "LayoutdClientTests", dependencies: ["LayoutdClient", "LayoutProtocol", "LayoutGeometry"]),
+        .testTarget(name: "LayoutdClientTests", dependencies: ["LayoutdClient", "LayoutIPC", "LayoutProtocol", "LayoutGeometry"]),
     ],
     swiftLanguageModes: [.v6]
 )
