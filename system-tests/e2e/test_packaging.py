@@ -17,6 +17,12 @@ from harness import ROOT, Client, serving_after, trusted_directory
 
 RELEASE = os.path.join(ROOT, ".build", "release")
 BUILD_TIMEOUT = 3600
+# What installing layoutd may put on disk, in bytes (25 MB, decimal): 0.11.0's package installed
+# 71 MB, 51 MB of it Foundation and ICU, which layoutctl linked and nothing needs.
+INSTALLED_BUDGET = 25 * 1000 * 1000
+# Foundation's libraries in any of its parts (libFoundation.so, libFoundationEssentials.so,
+# lib_FoundationICU.so, ...) and the system's ICU (libicuuc.so.72, ...).
+FOUNDATION_OR_ICU = re.compile(r"foundation|^libicu", re.IGNORECASE)
 
 
 def run(arguments, timeout=BUILD_TIMEOUT, **options):
@@ -32,6 +38,22 @@ def runpath(path):
     dynamic = run(["readelf", "--dynamic", "--wide", path]).stdout
     match = re.search(r"\((?:RUNPATH|RPATH)\)\s+Library r(?:un)?path: \[([^\]]*)\]", dynamic)
     return match.group(1).split(":") if match else []
+
+
+def needed(path):
+    """The DT_NEEDED sonames of an ELF file."""
+    return re.findall(r"\(NEEDED\)\s+Shared library: \[([^\]]+)\]", run(["readelf", "--dynamic", "--wide", path]).stdout)
+
+
+def elf_files(root):
+    """The regular files under `root` that are ELF objects."""
+    for folder, _, names in os.walk(root):
+        for name in sorted(names):
+            path = os.path.join(folder, name)
+            if not os.path.islink(path):
+                with open(path, "rb") as handle:
+                    if handle.read(4) == b"\x7fELF":
+                        yield path
 
 
 def toolchain_directory():
@@ -300,6 +322,39 @@ class PackageTests(InstalledTreeChecks, unittest.TestCase):
         size = os.path.getsize(self.deb)
         print("\n  %s: %.1f MiB, Installed-Size %s KiB, Depends: %s" % (os.path.basename(self.deb), size / 2**20,
                                                                        self.fields["Installed-Size"], self.fields["Depends"]))
+
+    def test_installs_within_25_mb(self):
+        """Installed-Size and the unpacked tree (what dpkg puts on disk) within the budget."""
+        sizes = {os.path.relpath(os.path.join(folder, name), self.root): os.lstat(os.path.join(folder, name)).st_size
+                 for folder, _, names in os.walk(self.root) for name in names}
+        parts = ["usr/lib/layoutd/runtime", "usr/bin", "usr/lib/layoutd/plugins", "usr/share/doc"]
+        breakdown = {part: sum(size for path, size in sizes.items() if path.startswith(part + "/")) for part in parts}
+        breakdown["elsewhere"] = sum(sizes.values()) - sum(breakdown.values())
+        report = ", ".join("%s %.1f MB" % (part, size / 1e6) for part, size in breakdown.items())
+        self.assertLessEqual(sum(sizes.values()), INSTALLED_BUDGET, report)
+        # Installed-Size is in KiB, each file rounded up (as dpkg-gencontrol counts).
+        self.assertLessEqual(int(self.fields["Installed-Size"]) * 1024, INSTALLED_BUDGET, report)
+        print("\n  installed: %.1f MB (%s)" % (sum(sizes.values()) / 1e6, report))
+
+    def test_no_shipped_file_needs_foundation_or_icu_and_the_runtime_is_what_the_binaries_need(self):
+        elves = {os.path.relpath(path, self.root): needed(path) for path in elf_files(self.root)}
+        self.assertIn("usr/bin/layoutctl", elves)
+        self.assertEqual({path: [name for name in names if FOUNDATION_OR_ICU.search(name)] for path, names in elves.items()
+                          if any(FOUNDATION_OR_ICU.search(name) for name in names)}, {})
+        self.assertEqual([path for path in elves if FOUNDATION_OR_ICU.search(os.path.basename(path))], [])
+        # bundle-runtime.py copies the DT_NEEDED closure of what it is given; nothing else may
+        # be in the runtime (a library no shipped file reaches is dead weight).
+        runtime = "usr/lib/layoutd/runtime/"
+        bundled = {path[len(runtime):] for path in elves if path.startswith(runtime)}
+        reached = set()
+        pending = [name for path, names in elves.items() if not path.startswith(runtime) for name in names]
+        while pending:
+            name = pending.pop()
+            if name in bundled and name not in reached:
+                reached.add(name)
+                pending.extend(elves[runtime + name])
+        self.assertEqual(sorted(bundled - reached), [], "bundled, yet needed by nothing shipped")
+        self.assertIn("libswiftCore.so", reached)
 
     def test_files_and_conffile(self):
         with open(os.path.join(self.control, "conffiles")) as handle:
