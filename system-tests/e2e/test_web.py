@@ -246,8 +246,10 @@ class ViewerTests(unittest.TestCase):
         options = webdriver.ChromeOptions()
         options.binary_location = CHROMIUM
         # No frame rate limit: a frame takes as long as its work, so frame times measure the page.
+        # No --hide-scrollbars: the page is tested with the classic 15 px scrollbars a desktop
+        # Chromium draws (headless draws them too), which take width from the scroller.
         for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1400,900",
-                         "--disable-frame-rate-limit", "--disable-gpu-vsync", "--hide-scrollbars", "--force-device-scale-factor=1"):
+                         "--disable-frame-rate-limit", "--disable-gpu-vsync", "--force-device-scale-factor=1"):
             options.add_argument(argument)
         options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
         cls.driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
@@ -407,6 +409,66 @@ class ViewerTests(unittest.TestCase):
         items = [{"id": "w%d" % i, "size": {"width": 100, "height": 60 + (i * 71) % 160}} for i in range(500)]
         self.create("web-waterfall", "waterfall", [{"id": "s", "items": items}])
         self.check_strategy("web-waterfall", [512, 4000, 100])
+
+    # MARK: the scroller
+
+    def scroller_metrics(self):
+        return self.js("""
+            const s = document.getElementById('scroller');
+            const probe = document.createElement('div');
+            probe.style.cssText = 'position:absolute;width:100px;height:100px;overflow:scroll';
+            document.body.appendChild(probe);
+            const scrollbar = probe.offsetWidth - probe.clientWidth;
+            probe.remove();
+            return {scrollbar, clientWidth: s.clientWidth, clientHeight: s.clientHeight, scrollWidth: s.scrollWidth,
+                    scrollHeight: s.scrollHeight, vertical: s.offsetWidth - 2 * s.clientLeft - s.clientWidth,
+                    horizontal: s.offsetHeight - 2 * s.clientTop - s.clientHeight};""")
+
+    def test_the_scroller_shows_exactly_the_viewport_beside_classic_scrollbars(self):
+        """A view W×H is drawn in a scroll area of exactly W×H whatever the browser's scrollbars
+        take; a scrollbar sits outside it, on the axes the content scrolls along only, so no
+        view gets a horizontal scrollbar it does not need (issue 40: a 390-wide waterfall view
+        showed 388 points and scrolled sideways by 2). Cells of an orthogonal carousel that
+        reach past the right edge are clipped there, as the view's bounds clip them, and make
+        no horizontal scrollbar either."""
+        carousel = {"sections": {"row": {"group": {"direction": "horizontal", "size": {"width": {"absolute": 150}, "height": {"absolute": 100}},
+                                                   "subitems": [{"size": {"width": {"fractionalWidth": 1}, "height": {"fractionalHeight": 1}}}]},
+                                         "interGroupSpacing": 10, "orthogonalScrollingBehavior": "continuous"}}}
+        cases = [
+            ("web-wf", "waterfall", [{"id": "s", "items": [{"id": "w%d" % i, "size": {"width": 100, "height": 60 + (i * 37) % 120}} for i in range(200)]}],
+             None, (390, 600), "vertical"),
+            ("web-sideways", "flow", [{"id": "s", "items": [{"id": "h%d" % i, "size": {"width": 80, "height": 60}} for i in range(200)]}],
+             {"scrollDirection": "horizontal"}, (390, 300), "horizontal"),
+            ("web-fits", "flow", [{"id": "s", "items": [{"id": "t%d" % i, "size": {"width": 80, "height": 60}} for i in range(3)]}],
+             None, (390, 300), None),
+            ("web-carousel", "compositional", [{"id": "row", "items": [{"id": "r%d" % i} for i in range(12)]},
+                                               {"id": "list", "items": [{"id": "l%d" % i} for i in range(40)]}],
+             carousel, (375, 500), "vertical"),
+        ]
+        for view, strategy, sections, params, (width, height), scrolls in cases:
+            with self.subTest(view=view):
+                self.create(view, strategy, sections, params=params, viewport=(width, height))
+                self.open(view)
+                self.assert_dom_matches(view)
+                m = self.scroller_metrics()
+                # Not vacuous: this browser's scrollbars take room (headless Chromium draws
+                # classic ones unless told --hide-scrollbars).
+                self.assertGreater(m["scrollbar"], 0, "the browser draws scrollbars that take width")
+                self.assertEqual((m["clientWidth"], m["clientHeight"]), (width, height), m)
+                # A scrollbar only along the axis the content scrolls, and scrolling no further
+                # than the content: across it, none at all.
+                self.assertEqual(m["vertical"], m["scrollbar"] if scrolls == "vertical" else 0, m)
+                self.assertEqual(m["horizontal"], m["scrollbar"] if scrolls == "horizontal" else 0, m)
+                size = self.daemon_state(view)["contentSize"]
+                self.assertEqual(m["scrollWidth"], round(size["width"]) if scrolls == "horizontal" else m["clientWidth"], m)
+                self.assertEqual(m["scrollHeight"], round(size["height"]) if scrolls == "vertical" else m["clientHeight"], m)
+        # The right column of the 390-wide waterfall is drawn whole, against the right edge.
+        self.open("web-wf")
+        right = max(r["x"] + r["width"] for r in self.js("return window.viewer.rects()"))
+        self.assertEqual(right, 390)
+        self.assertEqual(self.js("return document.getElementById('scroller').clientWidth"), 390)
+        self.open("web-carousel")
+        self.driver.save_screenshot(os.path.join(SHOTS, "web-carousel-scrollbars.png"))
 
     # MARK: interaction
 
