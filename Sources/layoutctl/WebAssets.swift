@@ -95,7 +95,9 @@ label.inline { display: inline-block; margin-right: 8px; }
 #params .pair { display: flex; gap: 4px; }
 #params .pair input { width: 50%; }
 #stage { padding: 8px; }
-#scroller { position: relative; overflow: auto; overflow-anchor: none; border: 1px solid var(--line); background: #fbfbfd; outline: none; overscroll-behavior: contain; }
+/* content-box: the width and height set from the viewport (plus a scrollbar's width where one is
+   drawn) are the client area; the border lies outside it. viewer.js sets overflow per axis. */
+#scroller { position: relative; box-sizing: content-box; overflow: hidden; overflow-anchor: none; border: 1px solid var(--line); background: #fbfbfd; outline: none; overscroll-behavior: contain; }
 /* No scroll anchoring: the daemon anchors; the browser moving scrollTop when cells come and go would fight it. */
 #content { position: relative; overflow-anchor: none; }
 .cell { position: absolute; left: 0; top: 0; border-radius: 4px; background: hsl(var(--hue, 215) 60% 78%); border: 1px solid hsl(var(--hue, 215) 45% 55%);
@@ -133,6 +135,8 @@ const scroller = $("scroller"), content = $("content");
 const state = {
   client: null,
   view: null,
+  /** the open view's viewport (width, height, offset, insets) as its last snapshot gave it */
+  viewport: null,
   subscription: null,
   mirror: new Mirror(),
   /** key → cell element */
@@ -243,10 +247,38 @@ function remove(key) {
   node.remove();
 }
 
+/**
+ * The scroll container is the view's viewport: its client area is exactly the viewport, so a
+ * W-wide view shows W points and DOM positions are the daemon's frames. A scrollbar is drawn
+ * only along an axis the content scrolls (longer than the viewport), its width added outside
+ * the viewport; overlay scrollbars measure 0 and add nothing. Along an axis that does not
+ * scroll, the content is the viewport's length and clips there, as the view's bounds clip: a
+ * cell reaching past the edge (an orthogonal carousel's) neither shows nor makes the scroller
+ * scrollable sideways.
+ */
 function setContentSize(size) {
-  content.style.width = size.width + "px";
-  content.style.height = size.height + "px";
+  const viewport = state.viewport;
+  const scrollsX = !viewport || size.width - viewport.width >= SCROLL_SLACK;
+  const scrollsY = !viewport || size.height - viewport.height >= SCROLL_SLACK;
+  const bar = viewport ? scrollbarWidth() : 0;
+  const wanted = {
+    content: [scrollsX ? size.width : viewport.width, scrollsY ? size.height : viewport.height, scrollsX ? "visible" : "clip", scrollsY ? "visible" : "clip"],
+    scroller: viewport ? [viewport.width + (scrollsY ? bar : 0), viewport.height + (scrollsX ? bar : 0), scrollsX ? "scroll" : "hidden", scrollsY ? "scroll" : "hidden"] : null,
+  };
+  // Called on every applied delta: styles are written only when they change.
+  const key = JSON.stringify(wanted);
+  if (content.dataset.size === key) return;
+  content.dataset.size = key;
+  const [width, height, overflowX, overflowY] = wanted.content;
+  Object.assign(content.style, { width: width + "px", height: height + "px", overflowX, overflowY });
+  if (wanted.scroller) {
+    const [width, height, overflowX, overflowY] = wanted.scroller;
+    Object.assign(scroller.style, { width: width + "px", height: height + "px", overflowX, overflowY });
+  }
 }
+
+/** Content longer than the viewport by less than this gets no scrollbar (rounding, not scrolling). */
+const SCROLL_SLACK = 0.5;
 
 /** Moves the scroll container to the daemon's offset without echoing it back as a scroll. */
 function scrollToOffset(offset) {
@@ -376,8 +408,8 @@ async function refreshSelection() {
 
 /**
  * A change of everything (a configure, a strategy switch, a resize: by anyone) may have changed
- * the strategy or its parameters, which invalidations do not carry: one view.get brings them,
- * and the panel shows them unless the user is editing it.
+ * the strategy, its parameters or the viewport, which invalidations do not carry: one view.get
+ * brings them, and the panel shows them unless the user is editing it.
  */
 async function refreshStrategy() {
   const view = state.view;
@@ -385,6 +417,9 @@ async function refreshStrategy() {
   if (view !== state.view) return;
   state.strategy = snapshot.strategy;
   state.params = snapshot.params;
+  // A resize (by anyone) changes everything too: the scroller follows the new viewport.
+  state.viewport = snapshot.viewport;
+  setContentSize(state.mirror.contentSize);
   if (!$("strategy-panel").contains(document.activeElement)) showStrategy(snapshot.strategy, snapshot.params);
   caption();
 }
@@ -437,10 +472,7 @@ async function openView(name) {
   state.mirror = new Mirror().reset(snapshot);
   state.strategy = snapshot.strategy;
   state.params = snapshot.params;
-  const viewport = snapshot.viewport;
-  // The scroll container is the view's viewport: DOM positions are the daemon's frames.
-  scroller.style.width = viewport.width + scrollbarWidth() + "px";
-  scroller.style.height = viewport.height + scrollbarWidth() + "px";
+  state.viewport = snapshot.viewport;
   renderAll();
   location.hash = "view=" + encodeURIComponent(name);
   for (const li of $("views").children) li.classList.toggle("open", li.dataset.view === name);
