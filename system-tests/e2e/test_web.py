@@ -467,6 +467,11 @@ class ViewerTests(unittest.TestCase):
         right = max(r["x"] + r["width"] for r in self.js("return window.viewer.rects()"))
         self.assertEqual(right, 390)
         self.assertEqual(self.js("return document.getElementById('scroller').clientWidth"), 390)
+        # Another client resizes the view: the scroller follows.
+        call(self.client, "view.resize", {"view": "web-wf", "size": {"width": 300, "height": 450}})
+        self.assert_dom_matches("web-wf")
+        wait_for(lambda: self.js("const s = document.getElementById('scroller'); return [s.clientWidth, s.clientHeight]") == [300, 450],
+                 message="the scroller to take the new viewport")
         self.open("web-carousel")
         self.driver.save_screenshot(os.path.join(SHOTS, "web-carousel-scrollbars.png"))
 
