@@ -103,6 +103,15 @@ label.inline { display: inline-block; margin-right: 8px; }
 .cell { position: absolute; left: 0; top: 0; border-radius: 4px; background: hsl(var(--hue, 215) 60% 78%); border: 1px solid hsl(var(--hue, 215) 45% 55%);
   overflow: hidden; font-size: 11px; color: #0f1a2c; user-select: none; touch-action: none; contain: layout style; }
 .cell.header, .cell.footer { background: #e9ecf2; border-color: #b9c0cc; }
+/* The top card of a stack of cells at one origin: the stack's size, and up to three cards
+   peeking out down-right from under it (viewer.js, markStacks). */
+.cell .stack-count { position: absolute; right: 5px; top: 4px; padding: 0 4px; border-radius: 7px; background: #fff; color: #b00000;
+  font-weight: 700; font-size: 11px; line-height: 14px; }
+.cell.stack-top { --peek: hsl(var(--hue, 215) 55% 88%); --peek-edge: hsl(var(--hue, 215) 45% 55%); }
+.cell[data-peek="1"] { box-shadow: 3px 3px 0 0 var(--peek), 3px 3px 0 1px var(--peek-edge); }
+.cell[data-peek="2"] { box-shadow: 3px 3px 0 0 var(--peek), 3px 3px 0 1px var(--peek-edge), 6px 6px 0 0 var(--peek), 6px 6px 0 1px var(--peek-edge); }
+.cell[data-peek="3"] { box-shadow: 3px 3px 0 0 var(--peek), 3px 3px 0 1px var(--peek-edge), 6px 6px 0 0 var(--peek), 6px 6px 0 1px var(--peek-edge),
+  9px 9px 0 0 var(--peek), 9px 9px 0 1px var(--peek-edge); }
 .cell.selected { outline: 3px solid #ff8a00; outline-offset: -3px; }
 .cell.dragging { box-shadow: 0 8px 22px rgba(0, 0, 0, .35); }
 .cell .title { position: absolute; left: 5px; top: 3px; transform-origin: left top; transform: scale(var(--titleScale, 1)); white-space: nowrap; }
@@ -147,6 +156,10 @@ const state = {
   strategy: null,
   params: {},
   selected: new Set(),
+  /** the top card of each stack of cells → the stack's ids (markStacks) */
+  stackTops: new Map(),
+  /** key → the ids of the stack the element is in, for every member of a stack of two or more */
+  stackOf: new Map(),
   scroll: { inFlight: null, again: false, frame: 0, endTimer: 0, last: null, programmatic: null },
   move: null,
   /** the element the inspector shows */
@@ -295,6 +308,7 @@ function renderAll() {
   const m = state.mirror;
   setContentSize(m.contentSize || { width: 0, height: 0 });
   for (const e of m.map.values()) upsert(e);
+  markStacks();
   if (m.contentOffset) scrollToOffset(m.contentOffset);
   caption();
 }
@@ -304,6 +318,89 @@ function caption() {
   if (!state.view) return ($("caption").textContent = "");
   $("caption").textContent = `${state.view} · ${state.strategy} · epoch ${m.epoch} · ${m.size} elements in the window · content ` +
     `${Math.round(m.contentSize.width)}×${Math.round(m.contentSize.height)} · offset ${Math.round(m.contentOffset.x)},${Math.round(m.contentOffset.y)}`;
+}
+
+// MARK: stacks
+
+/** Two cell origins closer than this (points) are one stack, as in layoutctl's SVG pictures. */
+const STACK_TOLERANCE = 0.5;
+
+/**
+ * Cells at one origin (collapsible's collapsed stacks) look like a single cell: the top card of
+ * each stack wears a ×N badge, with cards peeking out from under it, as layoutctl's SVG pictures
+ * mark them (SVGRenderer.stacks). A stack is the window's visible cells whose origins lie within
+ * STACK_TOLERANCE of its first one's, in drawing order (zIndex); its top card is the one drawn
+ * last (the highest zIndex, then the later in the DOM). Recomputed after every applied change;
+ * only the cells whose mark changes are touched.
+ *
+ * - Complexity: O(n log n) in the window's elements (the sort by zIndex); origins are bucketed
+ *   by the whole point, so a stack is found among its nine neighbouring buckets.
+ */
+function markStacks() {
+  const cells = [];
+  for (const e of state.mirror.map.values()) if (e.kind === "cell" && !e.hidden) cells.push(e);
+  cells.sort((a, b) => a.zIndex - b.zIndex);
+  const stacks = [], buckets = new Map();
+  for (const e of cells) {
+    const { x, y } = e.frame;
+    const bx = Math.floor(x), by = Math.floor(y);
+    let stack = null;
+    for (let dx = -1; dx <= 1; dx++) {
+      for (let dy = -1; dy <= 1; dy++) {
+        for (const s of buckets.get(`${bx + dx},${by + dy}`) || []) {
+          if (Math.abs(s.x - x) <= STACK_TOLERANCE && Math.abs(s.y - y) <= STACK_TOLERANCE && (!stack || s.order < stack.order)) stack = s;
+        }
+      }
+    }
+    if (!stack) {
+      stack = { x, y, order: stacks.length, members: [] };
+      stacks.push(stack);
+      const key = `${bx},${by}`;
+      if (buckets.has(key)) buckets.get(key).push(stack);
+      else buckets.set(key, [stack]);
+    }
+    stack.members.push(e);
+  }
+  const tops = new Map();
+  state.stackOf = new Map();
+  for (const { members } of stacks) {
+    if (members.length < 2) continue;
+    const ids = members.map((e) => e.id);
+    let top = null;
+    for (const e of members) {
+      const key = elementKey(e), node = state.nodes.get(key);
+      state.stackOf.set(key, ids);
+      if (!node) continue;
+      const z = top && top._element.zIndex;
+      if (!top || e.zIndex > z || (e.zIndex === z && top.compareDocumentPosition(node) & Node.DOCUMENT_POSITION_FOLLOWING)) top = node;
+    }
+    if (top) tops.set(top, ids);
+  }
+  for (const node of state.stackTops.keys()) if (!tops.has(node)) markStack(node, 0);
+  for (const [node, ids] of tops) markStack(node, ids.length);
+  state.stackTops = tops;
+}
+
+/** Marks a cell as the top card of a stack of `count` (0: of none). */
+function markStack(node, count) {
+  if (Number(node.dataset.stack || 0) === count) return;
+  node.classList.toggle("stack-top", count > 1);
+  let badge = node.querySelector(".stack-count");
+  if (count > 1) {
+    node.dataset.stack = String(count);
+    // Up to three cards peek out, as in the SVG pictures.
+    node.dataset.peek = String(Math.min(count - 1, 3));
+    if (!badge) {
+      badge = document.createElement("span");
+      badge.className = "stack-count";
+      node.appendChild(badge);
+    }
+    badge.textContent = "×" + count;
+  } else {
+    delete node.dataset.stack;
+    delete node.dataset.peek;
+    badge?.remove();
+  }
 }
 
 // MARK: invalidations
@@ -339,6 +436,7 @@ function absorb(p, source) {
   }
   for (const e of p.entered) upsert(e);
   for (const e of p.changed) upsert(e);
+  markStacks();
   if (animated) play(animated, segments);
   if (source !== "scroll" && !state.scroll.inFlight && !state.move) scrollToOffset(p.contentOffset);
   caption();
@@ -880,10 +978,9 @@ function endDragLocally() {
 function inspect(e) {
   if (!e) return;
   state.inspected = e;
-  const stack = [...state.mirror.map.values()].filter((o) => o.kind === e.kind && o.frame.x === e.frame.x && o.frame.y === e.frame.y && o.frame.width === e.frame.width && o.frame.height === e.frame.height);
   const why = {
     kind: e.kind, id: e.id, section: e.section, item: e.item,
-    stack: stack.length > 1 ? stack.map((o) => o.id) : undefined,
+    stack: state.stackOf.get(elementKey(e)),
     selected: e.kind === "cell" ? state.selected.has(e.id) : undefined,
   };
   $("inspector").textContent = JSON.stringify(why, null, 1) + "\n\nattributes " + JSON.stringify(e, null, 1);

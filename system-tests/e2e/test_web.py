@@ -20,6 +20,7 @@ import base64
 import hashlib
 import json
 import os
+import re
 import shutil
 import socket
 import struct
@@ -474,6 +475,61 @@ class ViewerTests(unittest.TestCase):
                  message="the scroller to take the new viewport")
         self.open("web-carousel")
         self.driver.save_screenshot(os.path.join(SHOTS, "web-carousel-scrollbars.png"))
+
+    # MARK: stacks
+
+    def badges(self):
+        """The page's stack badges: top card id → the count it shows."""
+        return self.js("return Object.fromEntries([...document.querySelectorAll('.cell .stack-count')]"
+                       ".map(b => [b.closest('.cell').dataset.id, b.textContent]))")
+
+    def svg_stacks(self, view):
+        """The stacks `layoutctl render` marks in its SVG of the viewport: top card id → ×N."""
+        snapshot = self.daemon_state(view)
+        v = snapshot["viewport"]
+        rect = "%s,%s,%s,%s" % (v["offset"]["x"], v["offset"]["y"], v["width"], v["height"])
+        svg = subprocess.run([LAYOUTCTL, "--socket", self.daemon.path, "render", view, "--rect", rect, "--svg", "-"],
+                             check=True, capture_output=True, text=True).stdout
+        return {m.group(1): "×" + m.group(2) for m in re.finditer(r'<g class="[^"]*stack-top[^"]*" data-id="([^"]+)"[^>]*data-stack="(\d+)"', svg)}
+
+    def test_stacks_wear_their_size_as_in_the_svg_pictures(self):
+        """Cells stacked at one origin (collapsible, collapsed, stacks its selected runs) look like
+        one cell: the top card shows ×N, the very cards and counts `layoutctl render` marks, at
+        several offsets and as another client changes a stack (issue 40: the viewer drew none)."""
+        view = "web-stacks"
+        self.create(view, "collapsible", [{"id": "s", "items": [{"id": "c%d" % i} for i in range(400)]}],
+                    params={"collapsed": True, "itemSize": {"width": 60, "height": 60}})
+        call(self.client, "view.select", {"view": view, "ids": ["c2", "c3", "c4", "c40", "c41", "c200", "c201", "c202", "c203", "c204", "c205"]})
+        self.open(view)
+        self.assert_dom_matches(view)
+        self.assertEqual(self.badges(), {"c4": "×3", "c41": "×2"})
+        self.assertEqual(self.badges(), self.svg_stacks(view))
+        # The badge is on top: the point at its centre is the badge, not a card under it.
+        self.assertTrue(self.js("""const b = document.querySelector(".cell[data-id='c4'] .stack-count"), r = b.getBoundingClientRect();
+                                   return document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2) === b;"""))
+        self.driver.save_screenshot(os.path.join(SHOTS, "web-stacks.png"))
+        for y in (1200, 60):
+            self.scroll_page(y)
+            self.assert_dom_matches(view)
+            self.assertEqual(self.badges(), self.svg_stacks(view), "at y %s" % y)
+        six = call(self.client, "view.item", {"view": view, "id": "c205"})["attributes"]["frame"]["y"] - 100
+        self.scroll_page(six)
+        self.assert_dom_matches(view)
+        self.assertEqual(self.badges(), {"c205": "×6"})
+        self.assertEqual(self.badges(), self.svg_stacks(view))
+        self.scroll_page(0)
+        self.assert_dom_matches(view)
+        # Another client grows one stack and dissolves the other.
+        call(self.client, "view.select", {"view": view, "ids": ["c5"], "mode": "add"})
+        call(self.client, "view.select", {"view": view, "ids": ["c40"], "mode": "remove"})
+        wait_for(lambda: self.badges() == {"c5": "×4"}, message="the badges to follow the selection, got %s" % self.badges())
+        self.assert_dom_matches(view)
+        self.assertEqual(self.badges(), self.svg_stacks(view))
+        # The inspector lists the stack the same way.
+        ActionChains(self.driver).move_to_element(self.driver.find_element("css selector", ".cell[data-id='c5']")).perform()
+        inspected = wait_for(lambda: self.js("const t = document.getElementById('inspector').textContent;"
+                                             "return t.startsWith('{') ? JSON.parse(t.split('\\n\\nattributes')[0]) : null"), message="the inspector")
+        self.assertEqual((inspected["id"], inspected["stack"]), ("c5", ["c2", "c3", "c4", "c5"]))
 
     # MARK: interaction
 
