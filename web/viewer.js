@@ -495,12 +495,59 @@ function sampleSections(kind) {
     return item;
   });
   switch (kind) {
+    case "showcase": return SHOWCASE_SECTIONS.map(([id, n]) => ({ id, items: items(n, id, false) }));
     case "sizes": return [{ id: "s", items: items(1000, "v", true) }];
     case "sections": return Array.from({ length: 10 }, (_, s) => ({ id: "s" + s, items: items(30, `s${s}i`, false), headerSize: { width: 0, height: 30 } }));
     case "large": return [{ id: "s", items: items(100000, "i", false) }];
     default: return [{ id: "s", items: items(200, "i", false) }];
   }
 }
+
+/** The showcase's sections (id, item count): each has its own layout in COMPOSITIONAL_SHOWCASE. */
+const SHOWCASE_SECTIONS = [["featured", 8], ["grid", 24], ["mosaic", 15], ["list", 12]];
+
+/**
+ * What a view made here with the compositional strategy gets: not the default plain list but one
+ * section of each kind the layout is for. `featured` is a carousel (an orthogonal section paging
+ * by group, its cells reaching past the edge); every other section, `grid` among them, is three
+ * fractional squares a row with a badge on each; `mosaic` nests a vertical group of two beside a
+ * large item, on a background decoration; `list` is an inset grouped list. Each but the list has
+ * a header (a boundary item). Every sample's sections take the grid unless named here.
+ */
+const COMPOSITIONAL_SHOWCASE = (() => {
+  const inset = (n) => ({ top: n, leading: n, bottom: n, trailing: n });
+  const fraction = (width, height) => ({ width: { fractionalWidth: width }, height: { fractionalHeight: height } });
+  const header = { kind: "header", size: { width: { fractionalWidth: 1 }, height: { absolute: 30 } }, alignment: "top" };
+  const badge = { kind: "badge", size: { width: { absolute: 16 }, height: { absolute: 16 } },
+    containerAnchor: { edges: ["top", "trailing"], fractionalOffset: { x: 0.3, y: -0.3 } } };
+  return {
+    interSectionSpacing: 12,
+    section: {
+      group: { direction: "horizontal", size: { width: { fractionalWidth: 1 }, height: { fractionalWidth: 1 / 3 } },
+        subitems: [{ size: fraction(1 / 3, 1), contentInsets: inset(4), supplementaryItems: [badge] }] },
+      contentInsets: { leading: 8, trailing: 8 },
+      boundarySupplementaryItems: [header],
+    },
+    sections: {
+      featured: {
+        group: { direction: "horizontal", size: { width: { fractionalWidth: 0.8 }, height: { absolute: 150 } }, subitems: [{ size: fraction(1, 1) }] },
+        interGroupSpacing: 10, contentInsets: { top: 4, leading: 16, bottom: 4, trailing: 16 },
+        orthogonalScrollingBehavior: "groupPaging", boundarySupplementaryItems: [header],
+      },
+      mosaic: {
+        group: { direction: "horizontal", size: { width: { fractionalWidth: 1 }, height: { absolute: 180 } }, subitems: [
+          { size: fraction(0.6, 1), contentInsets: inset(4) },
+          { direction: "vertical", size: fraction(0.4, 1), subitems: [
+            { size: fraction(1, 0.5), contentInsets: inset(4) },
+            { size: fraction(1, 0.5), contentInsets: inset(4) },
+          ] },
+        ] },
+        contentInsets: inset(8), decorationItems: [{ kind: "background" }], boundarySupplementaryItems: [header],
+      },
+      list: { list: { appearance: "insetGrouped" } },
+    },
+  };
+})();
 
 async function createView(form) {
   const data = new FormData(form);
@@ -509,12 +556,13 @@ async function createView(form) {
   const sections = sampleSections(String(data.get("sample")));
   const rect = document.body.getBoundingClientRect();
   const viewport = { width: Math.max(280, Math.min(520, Math.round(rect.width - 760))), height: 560 };
+  const params = strategy === "compositional" ? COMPOSITIONAL_SHOWCASE : undefined;
   const total = sections.reduce((n, s) => n + s.items.length, 0);
   if (total > 5000) {
-    await state.client.view.create({ view: name, strategy, viewport });
+    await state.client.view.create({ view: name, strategy, viewport, params });
     await state.client.upload({ view: name, sections });
   } else {
-    await state.client.view.create({ view: name, strategy, viewport, sections });
+    await state.client.view.create({ view: name, strategy, viewport, params, sections });
   }
   await refreshViews();
   await openView(name);
@@ -954,6 +1002,10 @@ async function start() {
   $("strategy").addEventListener("change", () => buildParams($("strategy").value, state.params));
   $("apply").addEventListener("click", applyStrategy);
   $("refresh").addEventListener("click", () => refreshViews());
+  // Choosing compositional for a new view proposes the data its showcase is made for.
+  document.querySelector("#create select[name=strategy]").addEventListener("change", (event) => {
+    if (event.target.value === "compositional") document.querySelector("#create select[name=sample]").value = "showcase";
+  });
   $("create").addEventListener("submit", (event) => {
     event.preventDefault();
     createView(event.target).catch((error) => status((error.name || "Error") + ": " + error.message, true));

@@ -38,6 +38,7 @@ enum WebAssets {
           <option value="sizes">1,000 items of varied sizes</option>
           <option value="sections">10 sections of 30 items</option>
           <option value="large">100,000 items</option>
+          <option value="showcase">a carousel, a grid, a mosaic, a list</option>
         </select></label>
         <button type="submit">Create</button>
       </form>
@@ -99,10 +100,18 @@ label.inline { display: inline-block; margin-right: 8px; }
    drawn) are the client area; the border lies outside it. viewer.js sets overflow per axis. */
 #scroller { position: relative; box-sizing: content-box; overflow: hidden; overflow-anchor: none; border: 1px solid var(--line); background: #fbfbfd; outline: none; overscroll-behavior: contain; }
 /* No scroll anchoring: the daemon anchors; the browser moving scrollTop when cells come and go would fight it. */
-#content { position: relative; overflow-anchor: none; }
+/* isolation: the content is the stacking context its cells' z-indexes are in, so a negative one
+   (a compositional background decoration, −1) is drawn under the cells but over the scroller's
+   background rather than behind the page. */
+#content { position: relative; overflow-anchor: none; isolation: isolate; }
 .cell { position: absolute; left: 0; top: 0; border-radius: 4px; background: hsl(var(--hue, 215) 60% 78%); border: 1px solid hsl(var(--hue, 215) 45% 55%);
   overflow: hidden; font-size: 11px; color: #0f1a2c; user-select: none; touch-action: none; contain: layout style; }
 .cell.header, .cell.footer { background: #e9ecf2; border-color: #b9c0cc; }
+/* Compositional's other kinds: a badge on an item, a section's background decoration. */
+.cell.badge { border-radius: 50%; background: #e5484d; border-color: #b3261e; }
+.cell.badge > span { display: none; }
+.cell.background { background: #eef1f6; border-color: #dde2ea; border-radius: 10px; }
+.cell.background > span { display: none; }
 /* The top card of a stack of cells at one origin: the stack's size, and up to three cards
    peeking out down-right from under it (viewer.js, markStacks). */
 .cell .stack-count { position: absolute; right: 5px; top: 4px; padding: 0 4px; border-radius: 7px; background: #fff; color: #b00000;
@@ -621,12 +630,59 @@ function sampleSections(kind) {
     return item;
   });
   switch (kind) {
+    case "showcase": return SHOWCASE_SECTIONS.map(([id, n]) => ({ id, items: items(n, id, false) }));
     case "sizes": return [{ id: "s", items: items(1000, "v", true) }];
     case "sections": return Array.from({ length: 10 }, (_, s) => ({ id: "s" + s, items: items(30, `s${s}i`, false), headerSize: { width: 0, height: 30 } }));
     case "large": return [{ id: "s", items: items(100000, "i", false) }];
     default: return [{ id: "s", items: items(200, "i", false) }];
   }
 }
+
+/** The showcase's sections (id, item count): each has its own layout in COMPOSITIONAL_SHOWCASE. */
+const SHOWCASE_SECTIONS = [["featured", 8], ["grid", 24], ["mosaic", 15], ["list", 12]];
+
+/**
+ * What a view made here with the compositional strategy gets: not the default plain list but one
+ * section of each kind the layout is for. `featured` is a carousel (an orthogonal section paging
+ * by group, its cells reaching past the edge); every other section, `grid` among them, is three
+ * fractional squares a row with a badge on each; `mosaic` nests a vertical group of two beside a
+ * large item, on a background decoration; `list` is an inset grouped list. Each but the list has
+ * a header (a boundary item). Every sample's sections take the grid unless named here.
+ */
+const COMPOSITIONAL_SHOWCASE = (() => {
+  const inset = (n) => ({ top: n, leading: n, bottom: n, trailing: n });
+  const fraction = (width, height) => ({ width: { fractionalWidth: width }, height: { fractionalHeight: height } });
+  const header = { kind: "header", size: { width: { fractionalWidth: 1 }, height: { absolute: 30 } }, alignment: "top" };
+  const badge = { kind: "badge", size: { width: { absolute: 16 }, height: { absolute: 16 } },
+    containerAnchor: { edges: ["top", "trailing"], fractionalOffset: { x: 0.3, y: -0.3 } } };
+  return {
+    interSectionSpacing: 12,
+    section: {
+      group: { direction: "horizontal", size: { width: { fractionalWidth: 1 }, height: { fractionalWidth: 1 / 3 } },
+        subitems: [{ size: fraction(1 / 3, 1), contentInsets: inset(4), supplementaryItems: [badge] }] },
+      contentInsets: { leading: 8, trailing: 8 },
+      boundarySupplementaryItems: [header],
+    },
+    sections: {
+      featured: {
+        group: { direction: "horizontal", size: { width: { fractionalWidth: 0.8 }, height: { absolute: 150 } }, subitems: [{ size: fraction(1, 1) }] },
+        interGroupSpacing: 10, contentInsets: { top: 4, leading: 16, bottom: 4, trailing: 16 },
+        orthogonalScrollingBehavior: "groupPaging", boundarySupplementaryItems: [header],
+      },
+      mosaic: {
+        group: { direction: "horizontal", size: { width: { fractionalWidth: 1 }, height: { absolute: 180 } }, subitems: [
+          { size: fraction(0.6, 1), contentInsets: inset(4) },
+          { direction: "vertical", size: fraction(0.4, 1), subitems: [
+            { size: fraction(1, 0.5), contentInsets: inset(4) },
+            { size: fraction(1, 0.5), contentInsets: inset(4) },
+          ] },
+        ] },
+        contentInsets: inset(8), decorationItems: [{ kind: "background" }], boundarySupplementaryItems: [header],
+      },
+      list: { list: { appearance: "insetGrouped" } },
+    },
+  };
+})();
 
 async function createView(form) {
   const data = new FormData(form);
@@ -635,12 +691,13 @@ async function createView(form) {
   const sections = sampleSections(String(data.get("sample")));
   const rect = document.body.getBoundingClientRect();
   const viewport = { width: Math.max(280, Math.min(520, Math.round(rect.width - 760))), height: 560 };
+  const params = strategy === "compositional" ? COMPOSITIONAL_SHOWCASE : undefined;
   const total = sections.reduce((n, s) => n + s.items.length, 0);
   if (total > 5000) {
-    await state.client.view.create({ view: name, strategy, viewport });
+    await state.client.view.create({ view: name, strategy, viewport, params });
     await state.client.upload({ view: name, sections });
   } else {
-    await state.client.view.create({ view: name, strategy, viewport, sections });
+    await state.client.view.create({ view: name, strategy, viewport, params, sections });
   }
   await refreshViews();
   await openView(name);
@@ -1080,6 +1137,10 @@ async function start() {
   $("strategy").addEventListener("change", () => buildParams($("strategy").value, state.params));
   $("apply").addEventListener("click", applyStrategy);
   $("refresh").addEventListener("click", () => refreshViews());
+  // Choosing compositional for a new view proposes the data its showcase is made for.
+  document.querySelector("#create select[name=strategy]").addEventListener("change", (event) => {
+    if (event.target.value === "compositional") document.querySelector("#create select[name=sample]").value = "showcase";
+  });
   $("create").addEventListener("submit", (event) => {
     event.preventDefault();
     createView(event.target).catch((error) => status((error.name || "Error") + ": " + error.message, true));

@@ -677,6 +677,63 @@ class ViewerTests(unittest.TestCase):
         wait_for(lambda: "InvalidParameter" in self.js("return document.getElementById('apply-error').textContent"), message="the error shown")
         self.assertEqual(self.daemon_state("web-made")["epoch"], epoch)
 
+    def test_a_compositional_view_made_from_the_page_is_a_showcase(self):
+        """Compositional chosen in the page's form proposes the showcase data and makes a view of
+        each kind of section (issue 40: it was a plain list): a carousel whose cells reach past
+        the right edge (clipped there, no horizontal scrollbar), a grid of three fractional
+        squares a row with a badge on each, a large item beside a nested group of two on a
+        background decoration, headers, an inset grouped list; the daemon accepted it and the
+        page draws every element where the daemon says."""
+        self.open_any()
+        form = self.driver.find_element("id", "create")
+        name = form.find_element("name", "view")
+        name.clear()
+        name.send_keys("web-showcase")
+        self.js("const s = document.querySelector('#create select[name=strategy]'); s.value = 'compositional'; s.dispatchEvent(new Event('change'));")
+        self.assertEqual(self.js("return document.querySelector('#create select[name=sample]').value"), "showcase")
+        form.find_element("css selector", "button[type=submit]").click()
+        wait_for(lambda: self.js("return window.viewer.state.view") == "web-showcase", message="the page to open its new view")
+        self.assert_dom_matches("web-showcase")
+        made = self.daemon_state("web-showcase")
+        self.assertEqual(made["strategy"], "compositional")
+        width = made["viewport"]["width"]
+        kinds = {e["kind"] for e in made["elements"]}
+        self.assertTrue({"cell", "header", "badge"} <= kinds, kinds)
+        cells = {e["id"]: e["frame"] for e in made["elements"] if e["kind"] == "cell"}
+        # The carousel: one row of cells, the second reaching past the right edge.
+        featured = sorted((f for i, f in cells.items() if i.startswith("featured")), key=lambda f: f["x"])
+        self.assertEqual(len({f["y"] for f in featured}), 1)
+        self.assertGreater(featured[1]["x"] + featured[1]["width"], width)
+        m = self.scroller_metrics()
+        self.assertEqual((m["clientWidth"], m["scrollWidth"], m["horizontal"]), (width, width, 0), m)
+        # The grid: rows of three equal squares, each a third of the row.
+        grid = [f for i, f in cells.items() if i.startswith("grid")]
+        first_row = sorted((f for f in grid if f["y"] == min(g["y"] for g in grid)), key=lambda f: f["x"])
+        self.assertEqual(len(first_row), 3)
+        for f in first_row:
+            self.assertAlmostEqual(f["width"], first_row[0]["width"], places=6)
+            self.assertAlmostEqual(f["width"], f["height"], places=6)
+        # The mosaic: a large item and, beside it, two stacked halves of a nested group.
+        mosaic = call(self.client, "view.query", {"view": "web-showcase", "rect": {"x": 0, "y": 0, "width": width, "height": made["contentSize"]["height"]}})
+        elements = mosaic["elements"]
+        large, top, bottom = ({e["id"]: e["frame"] for e in elements if e["kind"] == "cell"}[i] for i in ("mosaic0", "mosaic1", "mosaic2"))
+        self.assertEqual(top["x"], bottom["x"])
+        self.assertGreater(top["x"], large["x"] + large["width"])
+        self.assertAlmostEqual(top["y"], large["y"], places=6)
+        self.assertAlmostEqual(bottom["y"] + bottom["height"], large["y"] + large["height"], places=6)
+        self.assertAlmostEqual(top["height"], bottom["height"], places=6)
+        self.assertIn("background", {e["kind"] for e in elements})
+        self.driver.save_screenshot(os.path.join(SHOTS, "web-showcase.png"))
+        mosaic_y = min(e["frame"]["y"] for e in elements if e["kind"] == "header" and e["id"] == "mosaic")
+        self.scroll_page(mosaic_y - 40)
+        self.assert_dom_matches("web-showcase")
+        # The decoration is seen (zIndex −1 stays above the scroller's own background): the
+        # point in its inset corner, where no item is, is the decoration.
+        self.assertEqual(self.js("""const n = [...document.querySelectorAll('.cell.background')].find(n => n.dataset.id === 'mosaic');
+                                    const r = n.getBoundingClientRect(), hit = document.elementFromPoint(r.left + 3, r.top + 3);
+                                    return hit && hit.closest('.cell') === n;"""), True)
+        self.driver.save_screenshot(os.path.join(SHOTS, "web-showcase-mosaic.png"))
+
     def open_any(self):
         type(self).loads += 1
         self.driver.get("%s?load=%d" % (self.bridge.base, self.loads))
