@@ -4,6 +4,10 @@ the page. What the browser draws is compared with what the daemon says:
 
 - for flow, collapsible, ultravisual, display and the waterfall plugin, the DOM rectangles of
   the window's cells equal the daemon's frames minus the offset, at several scroll positions;
+- with Chromium's classic 15 px scrollbars (no --hide-scrollbars), a W×H view's scroll area is
+  exactly W×H, with a scrollbar only along the axis its content scrolls;
+- a stack of cells at one origin wears ×N on its top card, the same cards and counts as
+  `layoutctl render`'s SVG; a compositional view made from the page is the showcase;
 - a click selects the cell under the pointer (view.hitTest); a drag reorders (the move methods);
 - a collapse made by another connection animates: sampled mid-animation, every moving cell lies
   between its from and to frames, and at the end every cell is where the daemon says;
