@@ -16,7 +16,9 @@ import Synchronization
 /// The ownership and mode checks (`PluginTrust`) run before `dlopen`; the rest after it, so a
 /// trusted plugin whose constructor or entry point crashes or hangs does stop the daemon.
 public final class PluginLoader: Sendable {
-    public enum Severity: Sendable { case info, warning }
+    /// How much a line matters: `debug` for what is normal but may help someone looking
+    /// (the default directory absent, as it is for a binary run from the build tree).
+    public enum Severity: Sendable { case debug, info, warning }
 
     /// What one scan did: the files it loaded and the ones it refused.
     public struct Report: Sendable {
@@ -61,7 +63,14 @@ public final class PluginLoader: Sendable {
                 switch PluginTrust.checkDirectory(directory, policy: policy) {
                 case .success(let resolved): trusted = resolved
                 case .failure(.missing):
-                    log(.info, "plugin directory \(directory) does not exist; no plugins from it")
+                    // The default directory is often absent (a build tree's binary, an install
+                    // without plugins): nothing is wrong. A named one is what the user asked
+                    // for, so its absence is most likely a typo.
+                    if policy == .strict {
+                        log(.debug, "no default plugin directory at \(directory); no plugins from it")
+                    } else {
+                        log(.warning, "plugin directory \(directory) does not exist; no plugins from it")
+                    }
                     continue
                 case .failure(let problem):
                     if case .untrusted = problem, policy == .strict {

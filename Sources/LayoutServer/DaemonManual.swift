@@ -61,7 +61,7 @@ public enum ManualPage: String, CaseIterable, Sendable {
         roff += ".SH FILES\n"
         roff += tagged([
             ("/etc/layoutd/layoutd.conf", "the configuration file the units pass with `--config`, installed with every setting commented out at its default (for PREFIX=/usr; `<prefix>/etc/layoutd/layoutd.conf` for another prefix). See `layoutd.conf`(5)."),
-            ("<prefix>/lib/layoutd/plugins", "the default plugin directory, for a layoutd installed as `<prefix>/bin/layoutd`: found from the executable's path, scanned after the `plugin-dir` directories, and skipped when any directory above it may be written by others."),
+            ("<prefix>/lib/layoutd/plugins", "the default plugin directory, for a layoutd installed as `<prefix>/bin/layoutd`: found from the executable's path, scanned after the `plugin-dir` directories, and skipped when any directory above it may be written by others. Its absence is normal (a binary run from the build tree has none) and logged at debug level only, where a `plugin-dir` directory that does not exist is a warning."),
             ("<prefix>/lib/systemd/system/layoutd.socket, layoutd.service", "the system service: the socket `\(SocketPath.systemPath)` and the hardened service it starts."),
             ("<prefix>/lib/systemd/user/layoutd.socket, layoutd.service", "the same for one login session, on `$XDG_RUNTIME_DIR/layoutd/ipc.sock` (`systemctl --user enable --now layoutd.socket`)."),
         ])

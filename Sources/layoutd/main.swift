@@ -226,7 +226,14 @@ do {
 let servedPath = activated ? (UnixSocket.boundPath(of: listener) ?? socketPath.path) : socketPath.path
 
 let notifier = Notifier()
-let plugins = PluginLoader { severity, message in logger.log(severity == .warning ? .warning : .info, message) }
+let plugins = PluginLoader { severity, message in
+    let priority: LogPriority = switch severity {
+    case .debug: .debug
+    case .info: .info
+    case .warning: .warning
+    }
+    logger.log(priority, message)
+}
 let server = LayoutServer(
     listener: listener, path: servedPath, ownsSocketFile: !activated, settings: settings, logger: logger,
     strategies: { settings in plugins.scan(settings.pluginDirectories, defaultDirectory: settings.defaultPluginDirectory).registry },
