@@ -38,7 +38,44 @@ func connect() -> BlockingConnection {
     do {
         return try BlockingConnection(path: invocation.socket, timeout: invocation.timeout)
     } catch {
-        fail(error)
+        failToConnect(error)
+    }
+}
+
+/// Exits on a failed connect: the client library's reason, which names the path (so it is
+/// said once), then a hint when nothing listens there.
+func failToConnect(_ error: LayoutdError) -> Never {
+    if case .transport(let reason) = error, let hint = connectHint(SocketPath.resolve(option: invocation.socket)) {
+        writeError("layoutctl: \(reason)\nhint: \(hint)\n")
+        exit(1)
+    }
+    fail(error)
+}
+
+/// What to try when no daemon listens at `socket`, by where its path came from; nil when
+/// something else is wrong (a file that is no socket, a directory layoutctl may not search,
+/// a socket it may not write, a path too long for a socket): the reason says that, and "is
+/// layoutd running?" would mislead.
+func connectHint(_ socket: SocketPath) -> String? {
+    guard socket.path.utf8.count <= UnixSocket.maximumPathLength else { return nil }
+    var info = stat()
+    if lstat(socket.path, &info) == 0 {
+        // A socket file nobody listens on is what a daemon killed before it could remove it
+        // leaves behind: the same advice.
+        guard info.st_mode & S_IFMT == S_IFSOCK, access(socket.path, W_OK) == 0 else { return nil }
+    } else if errno != ENOENT {
+        return nil
+    }
+    let elsewhere = "or point layoutctl at a running one with --socket PATH or LAYOUTD_SOCKET"
+    switch socket.source {
+    case .option:
+        return "is layoutd running there? 'layoutd --socket' with the same path starts one."
+    case .environment:
+        return "is layoutd running? Start it with 'layoutd' in this environment (it reads LAYOUTD_SOCKET too), or unset LAYOUTD_SOCKET for the default socket."
+    case .runtimeDirectory:
+        return "is layoutd running? Start it with 'layoutd' (it listens here by default) or 'systemctl --user start layoutd.socket', \(elsewhere)."
+    case .system:
+        return "is layoutd running? Start it with 'systemctl start layoutd.socket' (or 'layoutd' as root), \(elsewhere)."
     }
 }
 

@@ -24,14 +24,10 @@ enum Web {
             settings.headDeadline = seconds
         }
         // The daemon first: a bridge to nothing would only fail later, in the browser.
-        do {
-            let client = try BlockingConnection(path: settings.socketPath, timeout: invocation.timeout)
-            let hello = try client.call("daemon.hello", [:])
-            if case .number(let limit)? = hello["limits"]?["maximumLineLength"] { settings.maximumMessageLength = Int(limit) }
-        } catch {
-            writeError("layoutctl: web: cannot reach layoutd at \(settings.socketPath): \(error)\n")
-            exit(1)
-        }
+        let client = connect()
+        let hello = call(client, "daemon.hello", [:])
+        if case .number(let limit)? = hello["limits"]?["maximumLineLength"] { settings.maximumMessageLength = Int(limit) }
+        client.close()
         let listening: (fd: Int32, port: UInt16)
         switch WebServer.listen(host: settings.host, port: settings.port) {
         case .success(let value): listening = value

@@ -242,6 +242,53 @@ class ExitCodeTests(unittest.TestCase):
             self.assertEqual(json.loads(run("query", "v"))["selected"], [])
 
 
+class ConnectErrorTests(unittest.TestCase):
+    """When no daemon listens, layoutctl names the socket once and says what to try, by where
+    the path came from (issue 40: `web` printed it twice, no command said what to do)."""
+
+    def setUp(self):
+        self.dir = tempfile.mkdtemp(prefix="layoutctl-connect-")
+        self.addCleanup(shutil.rmtree, self.dir, True)
+        self.path = os.path.join(self.dir, "absent.sock")
+
+    def assert_named_once_with_hint(self, result, hint):
+        self.assertEqual(result.returncode, 1, result.stderr)
+        self.assertEqual(result.stdout, "")
+        self.assertEqual(result.stderr.count(self.path), 1, result.stderr)
+        lines = result.stderr.splitlines()
+        self.assertEqual(len(lines), 2, result.stderr)
+        self.assertIn("cannot connect to layoutd at %s" % self.path, lines[0])
+        self.assertTrue(lines[1].startswith("hint: is layoutd running"), result.stderr)
+        self.assertIn(hint, lines[1])
+
+    def test_every_command_that_connects(self):
+        for arguments in (["status"], ["views"], ["get", "v"], ["web", "--listen", "127.0.0.1:0"]):
+            with self.subTest(arguments=arguments):
+                result = ctl("--socket", self.path, *arguments, timeout=20)
+                self.assert_named_once_with_hint(result, "layoutd --socket")
+
+    def test_the_hint_follows_where_the_path_came_from(self):
+        self.assert_named_once_with_hint(ctl("status", socket_path=self.path), "LAYOUTD_SOCKET")
+        runtime = os.path.join(self.dir, "runtime")
+        self.path = os.path.join(runtime, "layoutd", "ipc.sock")
+        self.assert_named_once_with_hint(ctl("status", env={"XDG_RUNTIME_DIR": runtime}), "systemctl --user start layoutd.socket")
+
+    def test_a_socket_nobody_listens_on_gets_the_hint(self):
+        # What a daemon killed with SIGKILL leaves behind.
+        stale = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        stale.bind(self.path)
+        stale.close()
+        self.assert_named_once_with_hint(ctl("--socket", self.path, "status"), "layoutd --socket")
+
+    def test_no_hint_when_something_else_is_wrong(self):
+        # A regular file: connect says so, and "is layoutd running?" would mislead.
+        open(self.path, "w").close()
+        result = ctl("--socket", self.path, "status")
+        self.assertEqual(result.returncode, 1, result.stderr)
+        self.assertEqual(result.stderr.count(self.path), 1, result.stderr)
+        self.assertNotIn("hint:", result.stderr)
+
+
 class PagingTests(unittest.TestCase):
     def test_query_reads_every_page(self):
         # A page holds at most max-window-elements; layoutctl follows next to the end.

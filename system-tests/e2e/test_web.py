@@ -965,7 +965,7 @@ class BridgeTests(unittest.TestCase):
         missing = os.path.join(tempfile.mkdtemp(prefix="layoutd-web-"), "nothing.sock")
         unreachable = subprocess.run([LAYOUTCTL, "--socket", missing, "web", "--listen", "127.0.0.1:0"], capture_output=True, text=True, timeout=30)
         self.assertEqual(unreachable.returncode, 1)
-        self.assertIn("cannot reach layoutd at " + missing, unreachable.stderr)
+        self.assertIn("cannot connect to layoutd at " + missing, unreachable.stderr)
         usage = subprocess.run([LAYOUTCTL, "web", "--listen", "nowhere"], capture_output=True, text=True, timeout=30)
         self.assertEqual(usage.returncode, 64)
 
