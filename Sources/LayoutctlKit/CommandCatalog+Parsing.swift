@@ -37,7 +37,10 @@ extension CommandCatalog {
     /// Reads the command line in one pass: global options anywhere, a command's options after
     /// the command, `--` ends the options (every later word is positional, `-x` too). An option
     /// with a value takes `--name VALUE` or `--name=VALUE`; a flag takes none (`--json=yes` is
-    /// refused). A word that is a decimal number (`-5`) is positional, never an option.
+    /// refused). Short options combine as getopt reads them: `-jq` is `-j -q`, and the first
+    /// one in a word that takes a value ends it, taking the rest of the word (`-sPATH`,
+    /// `-jsPATH`) or, when it is last, the next word (`-js PATH`). A word that is a decimal
+    /// number (`-5`) is positional, never an option.
     public func parse(_ arguments: [String]) -> ParsedCommandLine {
         guard let help = command(named: "help") else { return .usage("no help command", nil) }
         var invocation = Invocation(command: help)
@@ -45,6 +48,47 @@ extension CommandCatalog {
         var printSocketPath = false
         var onlyPositional = false
         var index = 0
+
+        /// The option `name` (`--json`, `-j`) names for the command so far; `word` is the
+        /// argument it was read from, named in the refusal when it is a cluster.
+        func option(named name: String, in word: String) -> Result<CommandOption, Refusal> {
+            func matches(_ option: CommandOption) -> Bool { option.name == name || option.short == name }
+            if let found = command?.options.first(where: matches) ?? globalOptions.first(where: matches) { return .success(found) }
+            var notes = word == name ? [] : ["in \(word)"]
+            if let command { return .failure(Refusal("\(command.name) has no option \(name)" + Self.parenthesized(notes), command)) }
+            if commands.contains(where: { $0.options.contains(where: matches) }) { notes.append("a command's options go after the command") }
+            return .failure(Refusal("unknown option \(name)" + Self.parenthesized(notes), nil))
+        }
+
+        /// Applies one option, spelled `name`, with its value ("" for a flag); an answer that
+        /// ends the parse (`--version`, `--help`, a refusal) comes back.
+        func apply(_ option: CommandOption, spelled name: String, value: String) -> ParsedCommandLine? {
+            switch option.name {
+            case "--socket": invocation.socket = value
+            case "--timeout":
+                guard let seconds = ValueText.number(value), seconds > 0 else { return .usage("--timeout needs seconds, not '\(value)'", nil) }
+                invocation.timeout = seconds
+            case "--json": invocation.json = true
+            case "--pretty": invocation.pretty = true
+            case "--table": invocation.table = true
+            case "--quiet": invocation.quiet = true
+            case "--print-socket-path": printSocketPath = true
+            case "--version": return .version
+            case "--help": return .help(command)
+            default:
+                if !option.repeatable, invocation.values[option.name] != nil { return .usage("\(name) given twice", command) }
+                invocation.values[option.name, default: []].append(value)
+            }
+            return nil
+        }
+
+        /// The value of `option` (spelled `name`) when it is not in its word: the next word.
+        func nextWord(for option: CommandOption, spelled name: String) -> Result<String, Refusal> {
+            guard index < arguments.count else { return .failure(Refusal("\(name) needs \(option.argument ?? "a value")", command)) }
+            index += 1
+            return .success(arguments[index - 1])
+        }
+
         while index < arguments.count {
             let argument = arguments[index]
             index += 1
@@ -62,50 +106,79 @@ extension CommandCatalog {
                 onlyPositional = true
                 continue
             }
-            var name = argument
-            var inline: String?
-            if argument.hasPrefix("--"), let equals = argument.firstIndex(of: "=") {
-                name = String(argument[..<equals])
-                inline = String(argument[argument.index(after: equals)...])
-            }
-            func matches(_ option: CommandOption) -> Bool { option.name == name || option.short == name }
-            guard let option = command?.options.first(where: matches) ?? globalOptions.first(where: matches) else {
-                if let command { return .usage("\(command.name) has no option \(name)", command) }
-                let isCommandOption = commands.contains { $0.options.contains(where: matches) }
-                return .usage("unknown option \(name)" + (isCommandOption ? " (a command's options go after the command)" : ""), nil)
-            }
-            var value = ""
-            if let placeholder = option.argument {
-                if let inline {
-                    value = inline
-                } else {
-                    guard index < arguments.count else { return .usage("\(name) needs \(placeholder)", command) }
-                    value = arguments[index]
-                    index += 1
+            if argument.hasPrefix("--") {
+                var name = argument
+                var inline: String?
+                if let equals = argument.firstIndex(of: "=") {
+                    name = String(argument[..<equals])
+                    inline = String(argument[argument.index(after: equals)...])
                 }
-            } else if inline != nil {
-                return .usage("\(option.name) takes no value, not '\(argument)'", command)
+                let found: CommandOption
+                switch option(named: name, in: argument) {
+                case .success(let option): found = option
+                case .failure(let refusal): return refusal.usage
+                }
+                var value = ""
+                if found.argument != nil {
+                    if let inline {
+                        value = inline
+                    } else {
+                        switch nextWord(for: found, spelled: name) {
+                        case .success(let word): value = word
+                        case .failure(let refusal): return refusal.usage
+                        }
+                    }
+                } else if inline != nil {
+                    return .usage("\(found.name) takes no value, not '\(argument)'", command)
+                }
+                if let answer = apply(found, spelled: name, value: value) { return answer }
+                continue
             }
-            switch option.name {
-            case "--socket": invocation.socket = value
-            case "--timeout":
-                guard let seconds = ValueText.number(value), seconds > 0 else { return .usage("--timeout needs seconds, not '\(value)'", nil) }
-                invocation.timeout = seconds
-            case "--json": invocation.json = true
-            case "--pretty": invocation.pretty = true
-            case "--table": invocation.table = true
-            case "--quiet": invocation.quiet = true
-            case "--print-socket-path": printSocketPath = true
-            case "--version": return .version
-            case "--help": return .help(command)
-            default:
-                if !option.repeatable, invocation.values[option.name] != nil { return .usage("\(name) given twice", command) }
-                invocation.values[option.name, default: []].append(value)
+            // A cluster of short options (one letter each, after the dash).
+            var rest = argument.dropFirst()
+            while let letter = rest.first {
+                rest = rest.dropFirst()
+                let name = "-" + String(letter)
+                let found: CommandOption
+                switch option(named: name, in: argument) {
+                case .success(let option): found = option
+                case .failure(let refusal): return refusal.usage
+                }
+                var value = ""
+                if found.argument != nil {
+                    if rest.isEmpty {
+                        switch nextWord(for: found, spelled: name) {
+                        case .success(let word): value = word
+                        case .failure(let refusal): return refusal.usage
+                        }
+                    } else {
+                        value = String(rest)
+                        rest = ""
+                    }
+                }
+                if let answer = apply(found, spelled: name, value: value) { return answer }
             }
         }
         if printSocketPath { return .socketPath(invocation.socket) }
         guard let command else { return .noCommand }
         invocation.command = command
         return .run(invocation)
+    }
+
+    /// A usage error found while reading the command line.
+    private struct Refusal: Error {
+        var message: String
+        var command: Command?
+
+        init(_ message: String, _ command: Command?) {
+            self.message = message
+            self.command = command
+        }
+
+        var usage: ParsedCommandLine { .usage(message, command) }
+    }
+
+    private static func parenthesized(_ notes: [String]) -> String {
+        notes.isEmpty ? "" : " (" + notes.joined(separator: "; ") + ")"
     }
 }

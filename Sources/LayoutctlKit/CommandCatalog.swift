@@ -134,11 +134,15 @@ public struct CommandCatalog: Sendable {
         }.joined(separator: "\n") + "\n"
     }
 
+    /// How short options combine (`parse`), said in the overview and the man page.
+    static let clusterNote = "Short options combine as with getopt: -jq is -j -q, and -js PATH is -j -s PATH."
+
     public func overview(version: String) -> String {
         var text = "layoutctl \(version): drive layoutd, the collection-layout daemon\n\n"
         text += "usage: layoutctl [OPTIONS] COMMAND [ARGUMENTS]\n\nCommands:\n"
         text += Self.columns(commands.map { ($0.name, $0.summary) })
         text += "\nOptions:\n" + Self.columns(globalOptions.map(Self.optionLine))
+        text += "\n" + Self.clusterNote + "\n"
         text += "\nExit codes: " + Self.exitCodes.map { "\($0.0) \($0.1)" }.joined(separator: "; ") + ".\n"
         text += "Run 'layoutctl help COMMAND' for a command's options and examples.\n"
         return text
@@ -182,7 +186,7 @@ public struct CommandCatalog: Sendable {
         roff += ".SH NAME\nlayoutctl \\- drive layoutd, the collection\\-layout daemon\n"
         roff += ".SH SYNOPSIS\n.B layoutctl\n[\\fIOPTIONS\\fR] \\fICOMMAND\\fR [\\fIARGUMENTS\\fR]\n"
         roff += ".SH DESCRIPTION\nlayoutctl sends requests to layoutd over its Unix socket and prints the replies: tables on a terminal, compact JSON when piped.\n"
-        roff += ".SH OPTIONS\n"
+        roff += ".SH OPTIONS\n\(escape(Self.clusterNote)) A command's options go after the command.\n"
         for option in globalOptions {
             let (left, right) = Self.optionLine(option)
             roff += ".TP\n.B \(escape(left.trimmingLeadingSpaces))\n\(escape(right))\n"

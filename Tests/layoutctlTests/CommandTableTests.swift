@@ -69,4 +69,45 @@ struct CommandTableTests {
         guard case .version = catalog.parse(["views", "--version"]) else { Issue.record("--version"); return }
         guard case .help(let command?) = catalog.parse(["views", "--help"]), command.name == "views" else { Issue.record("--help"); return }
     }
+
+    @Test("short options combine as in getopt: flags in a cluster, the first that takes a value ends it")
+    func shortOptionClusters() throws {
+        func run(_ arguments: [String]) -> Invocation? {
+            guard case .run(let invocation) = catalog.parse(arguments) else { return nil }
+            return invocation
+        }
+        func usage(_ arguments: [String]) -> String? {
+            guard case .usage(let message, _) = catalog.parse(arguments) else { return nil }
+            return message
+        }
+        // Flags alone, in either order, before or after the command.
+        let jq = try #require(run(["-jq", "views"]))
+        #expect(jq.json && jq.quiet && jq.command.name == "views")
+        let qj = try #require(run(["views", "-qj"]))
+        #expect(qj.json && qj.quiet)
+        // The option with a value takes the next word when it ends the cluster...
+        let js = try #require(run(["-js", "/tmp/l.sock", "views"]))
+        #expect(js.json && js.socket == "/tmp/l.sock" && js.positional.isEmpty)
+        // ...else the rest of the cluster, as getopt does (`-jsq`: the socket is "q").
+        #expect(run(["-s/tmp/l.sock", "views"])?.socket == "/tmp/l.sock")
+        let jsq = try #require(run(["-jsq", "views"]))
+        #expect(jsq.json && !jsq.quiet && jsq.socket == "q")
+        // A command's short options and global ones mix.
+        let watch = try #require(run(["watch", "v", "-mj"]))
+        #expect(watch.has("--monitor") && watch.json && watch.positional == ["v"])
+        #expect(run(["export", "v", "-qo", "out.jsonl"])?.value("--output") == "out.jsonl")
+        #expect(run(["export", "v", "-qoout.jsonl"])?.value("--output") == "out.jsonl")
+        guard case .version = catalog.parse(["-jv"]) else { Issue.record("-jv is --version"); return }
+        guard case .help(let help?) = catalog.parse(["views", "-jh"]), help.name == "views" else { Issue.record("-jh is --help"); return }
+        // Numbers stay positional; after -- nothing is an option.
+        #expect(run(["scroll", "v", "--", "-jq"])?.positional == ["v", "-jq"])
+        #expect(run(["scroll", "v", "-5"])?.positional == ["v", "-5"])
+        // What is refused names the letter and the word it was in.
+        #expect(usage(["-jx", "views"]) == "unknown option -x (in -jx)")
+        #expect(usage(["views", "-jx"]) == "views has no option -x (in -jx)")
+        #expect(usage(["-jm", "watch", "v"]) == "unknown option -m (in -jm; a command's options go after the command)")
+        #expect(usage(["-js"]) == "-s needs PATH")
+        #expect(usage(["export", "v", "-oqo", "x"]) == nil)
+        #expect(usage(["export", "v", "-qo", "a", "-o", "b"]) == "-o given twice")
+    }
 }
