@@ -121,7 +121,9 @@ let package = Package(
                 "LayoutPlugins", "LayoutPluginSDK", "CLayoutPlugin", "StrategyCodec", "LayoutEngine", "LayoutGeometry", "LayoutFuzzing", "TestSupport",
                 "Waterfall",
             ]),
-        .testTarget(name: "LayoutctlKitTests", dependencies: ["LayoutctlKit", "LayoutProtocol", "LayoutGeometry"]),
+        // LayoutEngine only to check ParameterCompletion.builtIn against the strategies' own
+        // descriptors (layoutctl itself does not link the engine).
+        .testTarget(name: "LayoutctlKitTests", dependencies: ["LayoutctlKit", "LayoutProtocol", "LayoutGeometry", "LayoutEngine"]),
         // layoutctl's command table and parser, through @testable import of the executable.
         .testTarget(name: "layoutctlTests", dependencies: ["layoutctl", "LayoutctlKit", "LayoutProtocol"]),
         .testTarget(name: "SystemdTests", dependencies: ["Systemd"]),

@@ -1,10 +1,13 @@
 /// bash and zsh completion scripts, generated from the command table: commands, each
-/// command's options, files where a command takes a FILE, and view and strategy names asked
-/// from the running daemon (`layoutctl __complete views|strategies` with a 0.5 s timeout,
-/// errors discarded), so with no daemon commands and options still complete, silently.
+/// command's options, files where a command takes a FILE, view and strategy names asked from
+/// the running daemon (`layoutctl __complete views|strategies` with a 0.5 s timeout, errors
+/// discarded), so with no daemon commands and options still complete, silently, and strategy
+/// parameters where a command takes NAME=VALUE (`__complete parameters`: from the daemon's
+/// descriptors, else the built-in strategies'). Short options combine as the parser reads
+/// them (`-js PATH`).
 extension CommandCatalog {
     /// How long a completion waits for the daemon: a TAB must never hang.
-    static let completionTimeout = "0.5"
+    public static let completionTimeout = "0.5"
 
     /// A completion kind as the bash script spells it: `view`, `strategy`, `file`, `command`,
     /// `nothing` or `words:a,b`.
@@ -15,6 +18,7 @@ extension CommandCatalog {
         case .view: "view"
         case .strategy: "strategy"
         case .command: "command"
+        case .parameter: "parameter"
         case .words(let words): "words:" + words.joined(separator: ",")
         }
     }
@@ -32,43 +36,103 @@ extension CommandCatalog {
             # View and strategy names come from the running daemon ('layoutctl __complete', at most
             # \(Self.completionTimeout) s, errors discarded); without one, commands and options still complete.
 
-            # Asks the daemon the command line names (its --socket, else the default) for $1.
+            # Reads one word as layoutctl's parser does, for the options that take a value given
+            # after it as NAME=KIND pairs: sets name and kind to the option in the word that takes a
+            # value, and value to the value the word holds (--socket=P, -sP, -jsP), or next=1 when
+            # the value is the next word (--socket, -s, -js: short options combine, and the first
+            # that takes a value ends the word). name is empty when no option in it takes a value.
+            # The caller declares name, kind, value and next local.
+            _layoutctl_word() {
+                local word=$1 pair i letter
+                shift
+                name="" kind="" value="" next=""
+                case $word in
+                    --*=*)
+                        for pair; do
+                            [[ ${pair%%=*} == "${word%%=*}" ]] && name=${word%%=*} kind=${pair#*=} value=${word#*=}
+                        done ;;
+                    --*) for pair; do [[ ${pair%%=*} == "$word" ]] && name=$word kind=${pair#*=} next=1; done ;;
+                    -?*)
+                        for ((i = 1; i < ${#word}; i++)); do
+                            letter=-${word:i:1}
+                            for pair; do
+                                if [[ ${pair%%=*} == "$letter" ]]; then
+                                    name=$letter kind=${pair#*=} value=${word:i+1}
+                                    [[ -z $value ]] && next=1
+                                    return
+                                fi
+                            done
+                        done ;;
+                esac
+            }
+
+            # Asks the daemon the command line names (its --socket, else the default) for $@.
             _layoutctl_ask() {
-                local i socket=()
-                for ((i = 1; i < COMP_CWORD; i++)); do
-                    case ${COMP_WORDS[i]} in
-                        -s|--socket) socket=(--socket "${COMP_WORDS[i+1]}") ;;
-                        --socket=*) socket=("${COMP_WORDS[i]}") ;;
-                    esac
+                # The callers split the answer at newlines; the pairs here split at spaces.
+                local IFS=$' \\t\\n' i socket=() name kind value next
+                for ((i = 1; i < cword; i++)); do
+                    _layoutctl_word "${words[i]}" $global_valued
+                    [[ $name == -s || $name == --socket ]] || continue
+                    if [[ -n $next ]]; then socket=(--socket "${words[i+1]}"); else socket=(--socket "$value"); fi
                 done
-                "${COMP_WORDS[0]}" "${socket[@]}" --timeout \(Self.completionTimeout) __complete "$1" 2>/dev/null
+                "${words[0]}" "${socket[@]}" --timeout \(Self.completionTimeout) __complete "$@" 2>/dev/null
+            }
+
+            # Strategy parameters: NAME= (no space after) for each parameter of the strategy the line
+            # names, else of its view's, else flow's (create's default); after NAME=, that parameter's
+            # choices. Reads $strategy and $view from _layoutctl.
+            _layoutctl_parameters() {
+                local IFS=$'\n' word=${words[cword]} line
+                local -a all matches=()
+                all=($(_layoutctl_ask parameters "$strategy" "$view"))
+                for line in "${all[@]}"; do
+                    [[ $line == "$word"* ]] || continue
+                    if [[ $word == *=* ]]; then [[ $line != *= ]] && matches+=("$line"); else [[ $line == *= ]] && matches+=("$line"); fi
+                done
+                # Where bash split the word at '=', only its last piece ($cur) is replaced.
+                local before=${word%"$cur"}
+                COMPREPLY=("${matches[@]#"$before"}")
+                [[ $word != *=* ]] && compopt -o nospace 2>/dev/null
+                return 0
             }
 
             # Fills COMPREPLY with the values of kind $1 that start with $cur.
             _layoutctl_values() {
-                local IFS=$'\\n'
+                local IFS=$'\n'
                 case $1 in
                     view) COMPREPLY=($(compgen -W "$(_layoutctl_ask views)" -- "$cur")) ;;
                     strategy) COMPREPLY=($(compgen -W "$(_layoutctl_ask strategies)" -- "$cur")) ;;
+                    parameter) _layoutctl_parameters ;;
                     file) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")) ;;
-                    command) COMPREPLY=($(compgen -W "${commands// /$'\\n'}" -- "$cur")) ;;
-                    words:*) local words=${1#words:}; COMPREPLY=($(compgen -W "${words//,/$'\\n'}" -- "$cur")) ;;
+                    command) COMPREPLY=($(compgen -W "${commands// /$'\n'}" -- "$cur")) ;;
+                    words:*) local words=${1#words:}; COMPREPLY=($(compgen -W "${words//,/$'\n'}" -- "$cur")) ;;
                     *) COMPREPLY=() ;;
                 esac
             }
 
             _layoutctl() {
-                local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}
+                local cur=${COMP_WORDS[COMP_CWORD]} i word
+                # bash splits NAME=VALUE and --name=VALUE at '=' (COMP_WORDBREAKS): words are the
+                # words up to the one completed (words[cword]) with those pieces joined again, as
+                # layoutctl reads them; $cur stays the piece bash replaces.
+                local -a words=()
+                local glue=""
+                for ((i = 0; i <= COMP_CWORD; i++)); do
+                    word=${COMP_WORDS[i]}
+                    if [[ -n $glue ]]; then words[-1]+=$word; glue=""
+                    elif [[ $word == = && i -gt 1 ]]; then words[-1]+==; glue=1
+                    else words+=("$word"); fi
+                done
+                local cword=$((${#words[@]} - 1))
                 local commands="\(commands.map(\.name).joined(separator: " "))"
                 local global="\(globalOptions.flatMap { [$0.name] + ($0.short.map { [$0] } ?? []) }.joined(separator: " "))"
                 local global_valued="\(Self.bashValued(globalOptions))"
-                local i word pair command="" start=0
+                local command="" start=0 name kind value next
                 # The command is the first word that is neither a global option nor its value.
-                for ((i = 1; i < COMP_CWORD; i++)); do
-                    word=${COMP_WORDS[i]}
+                for ((i = 1; i < cword; i++)); do
+                    word=${words[i]}
                     case $word in
-                        -s|--socket|--timeout) ((i++)) ;;
-                        -*) ;;
+                        -*) _layoutctl_word "$word" $global_valued; [[ -n $next ]] && ((i++)) ;;
                         *) command=$word; start=$i; break ;;
                     esac
                 done
@@ -90,36 +154,47 @@ extension CommandCatalog {
                     "") ;;
                     *) return ;;
                 esac
-                for pair in $valued $global_valued; do
-                    if [[ ${pair%%=*} == "$prev" ]]; then
-                        _layoutctl_values "${pair#*=}"
-                        return
+                # Which positional argument this is (options and their values do not count; after
+                # '--' every word does), whether the word before takes this one as its value, and
+                # the view and strategy the line names (for parameter names).
+                local n=0 ended="" takes="" view="" strategy="" kinds=($positionals)
+                for ((i = start + 1; i < cword; i++)); do
+                    word=${words[i]}
+                    if [[ -n $takes ]]; then
+                        [[ $takes == strategy ]] && strategy=$word
+                        takes=""
+                        continue
                     fi
+                    if [[ -z $ended && $word == -- ]]; then ended=1; continue; fi
+                    if [[ -z $ended && $word == -?* && ! $word =~ ^-[0-9.] ]]; then
+                        _layoutctl_word "$word" $valued $global_valued
+                        if [[ -n $next ]]; then takes=$kind; elif [[ $kind == strategy ]]; then strategy=$value; fi
+                        continue
+                    fi
+                    case ${kinds[n]:-$repeating} in
+                        view) view=$word ;;
+                        strategy) [[ $word != *=* ]] && strategy=$word ;;
+                    esac
+                    n=$((n + 1))
                 done
+                if [[ -n $takes ]]; then
+                    _layoutctl_values "$takes"
+                    return
+                fi
+                # --name=VALUE: bash completes the value, its last piece.
+                if [[ -z $ended && ${words[cword]} == --*=* ]]; then
+                    _layoutctl_word "${words[cword]}" $valued $global_valued
+                    _layoutctl_values "${kind:-nothing}"
+                    return
+                fi
                 if [[ -z $command ]]; then
                     if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "$global" -- "$cur")); else _layoutctl_values command; fi
                     return
                 fi
-                # Which positional argument this is: options and their values do not count; after
-                # '--' every word does.
-                local n=0 skip="" ended=""
-                for ((i = start + 1; i < COMP_CWORD; i++)); do
-                    word=${COMP_WORDS[i]}
-                    if [[ -n $skip ]]; then skip=""; continue; fi
-                    if [[ -z $ended && $word == -- ]]; then ended=1; continue; fi
-                    if [[ -z $ended && $word == -?* && ! $word =~ ^-[0-9.] ]]; then
-                        for pair in $valued $global_valued; do
-                            [[ ${pair%%=*} == "$word" ]] && skip=1
-                        done
-                        continue
-                    fi
-                    n=$((n + 1))
-                done
                 if [[ -z $ended && $cur == -* ]]; then
                     COMPREPLY=($(compgen -W "$options $global" -- "$cur"))
                     return
                 fi
-                local kinds=($positionals)
                 local kind=${kinds[n]:-$repeating}
                 _layoutctl_values "${kind:-nothing}"
             }
@@ -129,23 +204,39 @@ extension CommandCatalog {
         return script
     }
 
-    /// A zsh `_arguments` action for a completion kind.
-    func zshAction(_ completion: ValueCompletion) -> String {
+    /// A zsh `_arguments` action for a completion kind; a parameter's names depend on the
+    /// strategy and view `command` names.
+    func zshAction(_ completion: ValueCompletion, in command: Command? = nil) -> String {
         switch completion {
-        case .nothing: " "
-        case .file: "_files"
-        case .view: "_layoutctl_views"
-        case .strategy: "_layoutctl_strategies"
-        case .command: "(\(commands.map(\.name).joined(separator: " ")))"
-        case .words(let words): "(\(words.joined(separator: " ")))"
+        case .nothing: return " "
+        case .file: return "_files"
+        case .view: return "_layoutctl_views"
+        case .strategy: return "_layoutctl_strategies"
+        case .command: return "(\(commands.map(\.name).joined(separator: " ")))"
+        case .parameter:
+            // Where the strategy may be named, first found first: its options, its positionals
+            // (1-based, as zsh's $line); and the positional naming the view (0: none).
+            let fixed = command?.positionalCompletions.fixed ?? []
+            let sources = (command?.options ?? []).filter { $0.completes == .strategy }.map(\.name)
+                + fixed.indices.filter { fixed[$0] == .strategy }.map { String($0 + 1) }
+            let view = fixed.firstIndex(of: .view).map { $0 + 1 } ?? 0
+            return "_layoutctl_parameters \"\(sources.joined(separator: " "))\" \(view)"
+        case .words(let words): return "(\(words.joined(separator: " ")))"
         }
+    }
+
+    /// The letters of every short option that takes no value, global or a command's: what may
+    /// come before `-s` in one word.
+    var shortFlagLetters: String {
+        (globalOptions + commands.flatMap(\.options)).filter { $0.argument == nil }.compactMap { $0.short?.dropFirst() }.joined()
     }
 
     public func zshCompletion() -> String {
         func quote(_ text: String) -> String { text.replacingAll("'", with: "'\\''").replacingAll(":", with: "\\:").replacingAll("[", with: "\\[").replacingAll("]", with: "\\]") }
-        func spec(_ option: CommandOption) -> [String] {
-            let names = [option.name] + (option.short.map { [$0] } ?? [])
-            let value = option.argument.map { ":\($0.lowercased()):\(zshAction(option.completes))" } ?? ""
+        func spec(_ option: CommandOption, in command: Command? = nil) -> [String] {
+            let value = option.argument.map { ":\($0.lowercased()):\(zshAction(option.completes, in: command))" } ?? ""
+            // A short option's value may follow it in the same word (-sPATH), as the parser reads it.
+            let names = [option.name] + (option.short.map { [option.argument == nil ? $0 : $0 + "+"] } ?? [])
             return names.map { "'\(option.repeatable ? "*" : "")\($0)[\(quote(option.summary))]\(value)'" }
         }
         var script = """
@@ -154,17 +245,48 @@ extension CommandCatalog {
             # View and strategy names come from the running daemon ('layoutctl __complete', at most
             # \(Self.completionTimeout) s, errors discarded); without one, commands and options still complete.
 
-            # Asks the daemon the command line names (its --socket, else the default) for $1.
+            # Asks the daemon the command line names (its --socket, else the default) for $@.
             _layoutctl_ask() {
                 local -a socket
-                local i
+                local i word rest
                 for (( i = 2; i < ${#_layoutctl_line}; i++ )); do
-                    case ${_layoutctl_line[i]} in
-                        -s|--socket) socket=(--socket "${_layoutctl_line[i+1]}") ;;
-                        --socket=*) socket=("${_layoutctl_line[i]}") ;;
+                    word=${_layoutctl_line[i]}
+                    case $word in
+                        --socket) socket=(--socket "${_layoutctl_line[i+1]}") ;;
+                        --socket=*) socket=("$word") ;;
+                        --*) ;;
+                        -?*)
+                            # Short options combine: flags, then -s with the rest of the word or the next.
+                            rest=${word#-}
+                            while [[ -n $rest && "\(shortFlagLetters)" == *${rest[1]}* ]]; do rest=${rest[2,-1]}; done
+                            if [[ ${rest[1]} == s ]]; then
+                                if [[ -n ${rest[2,-1]} ]]; then socket=(--socket "${rest[2,-1]}"); else socket=(--socket "${_layoutctl_line[i+1]}"); fi
+                            fi ;;
                     esac
                 done
-                "${_layoutctl_line[1]}" "${socket[@]}" --timeout \(Self.completionTimeout) __complete "$1" 2>/dev/null
+                "${_layoutctl_line[1]}" "${socket[@]}" --timeout \(Self.completionTimeout) __complete "$@" 2>/dev/null
+            }
+
+            # Strategy parameters: NAME= (no space after) for each parameter of the strategy the line
+            # names, else of its view's, else flow's (create's default); after NAME=, that parameter's
+            # choices. $1: the options and positionals (numbers, as in $line) that may name the
+            # strategy, first found first; $2: the positional naming the view (0: none).
+            _layoutctl_parameters() {
+                local strategy="" view="" source
+                local -a all
+                for source in ${(s: :)1}; do
+                    [[ -n $strategy ]] && break
+                    if [[ $source == -* ]]; then strategy=${opt_args[$source]}; elif [[ ${line[source]} != *=* ]]; then strategy=${line[source]}; fi
+                done
+                (( $2 )) && view=${line[$2]}
+                all=(${(f)"$(_layoutctl_ask parameters "$strategy" "$view")"})
+                if [[ $PREFIX == *=* ]]; then
+                    all=(${(M)all:#${PREFIX%%=*}=?*})
+                    _wanted values expl 'parameter value' compadd -a all
+                else
+                    all=(${(M)all:#*=})
+                    _wanted parameters expl 'parameter' compadd -S '' -a all
+                fi
             }
 
             _layoutctl_views() {
@@ -192,7 +314,7 @@ extension CommandCatalog {
         for option in globalOptions { script += spec(option).map { "        \($0)\n" }.joined() }
         script += """
                 )
-                _arguments -C $global '1:command:->command' '*::argument:->argument' && ret=0
+                _arguments -s -C $global '1:command:->command' '*::argument:->argument' && ret=0
                 case $state in
                     command) _describe -t commands 'command' commands && ret=0 ;;
                     argument)
@@ -201,10 +323,10 @@ extension CommandCatalog {
             """
         for command in commands {
             let (fixed, repeating) = command.positionalCompletions
-            var specs = command.options.flatMap(spec)
-            specs += fixed.enumerated().map { "'\($0.offset + 1):argument:\(zshAction($0.element))'" }
-            if let repeating { specs.append("'*:argument:\(zshAction(repeating))'") }
-            script += "                \(command.name)) _arguments \(specs.joined(separator: " ")) $global && ret=0 ;;\n"
+            var specs = command.options.flatMap { spec($0, in: command) }
+            specs += fixed.enumerated().map { "'\($0.offset + 1):argument:\(zshAction($0.element, in: command))'" }
+            if let repeating { specs.append("'*:argument:\(zshAction(repeating, in: command))'") }
+            script += "                \(command.name)) _arguments -s \(specs.joined(separator: " ")) $global && ret=0 ;;\n"
         }
         script += """
                         esac

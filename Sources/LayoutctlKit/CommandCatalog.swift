@@ -12,15 +12,20 @@ public enum ValueCompletion: Sendable, Hashable {
     case strategy
     /// layoutctl's own commands (for `help`).
     case command
+    /// `NAME=VALUE` strategy parameters: the names (then a choice's values) of the strategy
+    /// the line names, else of the view's (`layoutctl __complete parameters`).
+    case parameter
     case words([String])
 
-    /// `VIEW`, `STRATEGY`, `FILE`, `COMMAND` and `a|b` in a command's argument synopsis.
+    /// `VIEW`, `STRATEGY`, `FILE`, `COMMAND`, `NAME=VALUE` and `a|b` in a command's argument
+    /// synopsis.
     init(placeholder: String) {
         switch placeholder {
         case "VIEW": self = .view
         case "STRATEGY": self = .strategy
         case "FILE": self = .file
         case "COMMAND": self = .command
+        case "NAME=VALUE": self = .parameter
         case _ where placeholder.contains("|"): self = .words(placeholder.split(separator: "|").map(String.init))
         default: self = .nothing
         }

@@ -23,10 +23,18 @@ enum ToolCommands {
 
     static func complete(_ invocation: Invocation) {
         // For the completion scripts: names one a line, nothing at all when the daemon cannot be
-        // asked (the scripts discard stderr and the exit status).
-        let what = positional(1, "views or strategies")[0]
-        guard what == "views" || what == "strategies" else { usageError("__complete takes views or strategies", command: command) }
-        guard let client = try? BlockingConnection(path: invocation.socket, timeout: invocation.timeout) else { exit(1) }
+        // asked (the scripts discard stderr and the exit status); parameters fall back on the
+        // built-in strategies' then.
+        let words = invocation.positional
+        guard let what = words.first, ["views", "strategies", "parameters"].contains(what), what == "parameters" ? words.count <= 3 : words.count == 1 else {
+            usageError("__complete takes views, strategies, or parameters [STRATEGY [VIEW]]", command: command)
+        }
+        let client = try? BlockingConnection(path: invocation.socket, timeout: invocation.timeout)
+        if what == "parameters" {
+            writeOut(ParameterCompletion.lines(parameters(strategy: words.count > 1 ? words[1] : "", view: words.count > 2 ? words[2] : "", client)).map { $0 + "\n" }.joined())
+            return
+        }
+        guard let client else { exit(1) }
         let method = what == "views" ? "view.list" : "strategy.list"
         guard let result = try? client.call(method, [:]) else { exit(1) }
         let names = (result[what]?.arrayValue ?? []).compactMap { entry -> String? in
@@ -34,6 +42,18 @@ enum ToolCommands {
             return entry[what == "views" ? "view" : "name"]?.stringValue
         }
         writeOut(names.map { $0 + "\n" }.joined())
+    }
+
+    /// The parameters of `strategy`, else of `view`'s strategy, else of the one `create` uses by
+    /// default: from the daemon's descriptors (plugins included), or from the built-in copy
+    /// when it cannot be asked. Empty strings count as not given.
+    static func parameters(strategy named: String, view: String, _ client: BlockingConnection?) -> [ParameterCompletion] {
+        var name = named.isEmpty ? nil : named
+        if name == nil, !view.isEmpty, let client { name = strategy(of: view, client) }
+        let chosen = name ?? ParameterCompletion.defaultStrategy
+        guard let client, let list = try? client.call("strategy.list", [:]) else { return ParameterCompletion.builtIn[chosen] ?? [] }
+        let entry = list["strategies"]?.arrayValue?.first { $0["name"]?.stringValue == chosen }
+        return (entry?["parameters"]?.arrayValue ?? []).compactMap(ParameterCompletion.init(descriptor:))
     }
 
     static func completion(_ invocation: Invocation) {

@@ -51,7 +51,7 @@ enum Commands {
                 CommandOption("--height", argument: "H", "viewport height"),
                 CommandOption(
                     "--param", argument: "NAME=VALUE", "a strategy parameter, read by its type (WxH size, t,l,b,r insets, number, true/false)",
-                    repeatable: true),
+                    repeatable: true, completes: .parameter),
                 CommandOption("--offset", argument: "X,Y", "initial content offset"),
                 CommandOption("--margin", argument: "POINTS", "window margin along the scroll axis"),
                 CommandOption("--items", argument: "N", "start with N items i0...i(N-1) (default 0) in the one section s"),
@@ -283,7 +283,7 @@ enum Commands {
                 CommandOption("--png", argument: "FILE", "also or instead: write a PNG (librsvg and cairo at run time)", completes: .file),
                 CommandOption("--rect", argument: "X,Y,W,H", "the region to draw (default: the window around the viewport)"),
                 CommandOption("--transition", "draw from/to of a transition side by side (with --configure, --switch or --select)"),
-                CommandOption("--configure", argument: "NAME=VALUE", "with --transition or --progress: the configure change to show", repeatable: true),
+                CommandOption("--configure", argument: "NAME=VALUE", "with --transition or --progress: the configure change to show", repeatable: true, completes: .parameter),
                 CommandOption("--switch", argument: "STRATEGY", "with --transition or --progress: the strategy switch to show", completes: .strategy),
                 CommandOption("--select", argument: "ID", "with --transition: the selection to show", repeatable: true),
                 CommandOption("--progress", argument: "P", "draw an interactive transition at P (0 to 1), with --configure or --switch"),
@@ -320,7 +320,17 @@ enum Commands {
             examples: [#"layoutctl call view.item '{"view":"photos","id":"p4"}'"#, "layoutctl call --batch < requests.jsonl"],
             run: ToolCommands.callMethod),
         Command("help", "[COMMAND]", "help for layoutctl or one command", examples: ["layoutctl help create"], run: ToolCommands.help),
-        Command("completion", "bash|zsh", "print a shell completion script", examples: ["source <(layoutctl completion bash)"], run: ToolCommands.completion),
+        Command(
+            "completion", "bash|zsh", "print a shell completion script",
+            examples: ["source <(layoutctl completion bash)", "layoutctl completion zsh > ~/.zfunc/_layoutctl"],
+            details: """
+                Completes commands, options, files, and view and strategy names asked from the daemon (at most \(CommandCatalog.completionTimeout) s; \
+                silently nothing without one). Where a command takes NAME=VALUE (create --param, configure, switch, \
+                begin-transition, render --configure) it offers the parameter names of the strategy the line names, else \
+                of the view's, else of flow, from the daemon's descriptors (plugins included) or, without a daemon, the \
+                built-in strategies'; after NAME= a choice's values or true and false.
+                """,
+            run: ToolCommands.completion),
         Command("man", "", "print the man page (roff)", examples: ["layoutctl man > layoutctl.1"], run: ToolCommands.man),
     ]
 
@@ -328,8 +338,12 @@ enum Commands {
     /// Commands for scripts, not people: left out of help, the man page and the completions.
     static let hiddenCommands: [Command] = [
         Command(
-            "__complete", "views|strategies", "names for the shell completions, one a line, from the running daemon",
-            details: "Prints nothing and exits 1 when the daemon cannot be asked; the completion scripts discard that.",
+            "__complete", "views|strategies|parameters [STRATEGY [VIEW]]", "names for the shell completions, one a line, from the running daemon",
+            details: """
+                Prints nothing and exits 1 when the daemon cannot be asked; the completion scripts discard that. `parameters` \
+                prints NAME= for each parameter of STRATEGY (else of VIEW's strategy, else of flow, create's default), then \
+                NAME=VALUE for each choice and true/false for each bool; without a daemon, from the built-in strategies.
+                """,
             run: ToolCommands.complete),
     ]
 

@@ -16,7 +16,13 @@ struct CommandTableTests {
         #expect(load.repeating == nil)
         let switching = try #require(catalog.command(named: "switch")).positionalCompletions
         #expect(switching.fixed == [.view, .strategy])
-        #expect(switching.repeating == .nothing)
+        #expect(switching.repeating == .parameter)
+        #expect(try #require(catalog.command(named: "configure")).positionalCompletions == ([.view], .parameter))
+        let create = try #require(catalog.command(named: "create"))
+        #expect(create.options.first { $0.name == "--param" }?.completes == .parameter)
+        // zsh finds the strategy in --strategy (else flow) and the view in the first positional.
+        #expect(catalog.zshCompletion().contains(#"_layoutctl_parameters "--strategy" 1"#))
+        #expect(catalog.zshCompletion().contains(#"_layoutctl_parameters "2" 1"#))
         let completion = try #require(catalog.command(named: "completion")).positionalCompletions
         #expect(completion.fixed == [.words(["bash", "zsh"])])
         #expect(try #require(catalog.command(named: "help")).positionalCompletions.fixed == [.command])
@@ -28,7 +34,7 @@ struct CommandTableTests {
         #expect(!catalog.overview(version: "0").contains("__complete"))
         #expect(!catalog.manPage(version: "0", date: "d").contains("__complete"))
         #expect(!catalog.bashCompletion().contains("__complete)"))
-        #expect(catalog.bashCompletion().contains("__complete \"$1\""))
+        #expect(catalog.bashCompletion().contains("__complete \"$@\""))
     }
 
     @Test("watch documents its own exit codes in help and the man page")

@@ -730,6 +730,51 @@ class CompletionTests(unittest.TestCase):
         self.assertEqual(self.complete("load", "alpha", "items"), ["items-2.jsonl", "items.jsonl"])
         self.assertEqual(self.complete("load", "al"), ["alpha"])
 
+    def test_short_options_combine_as_the_parser_reads_them(self):
+        absent = os.path.join(self.dir, "absent.sock")
+        self.assertEqual(self.complete("-jq", "cre"), ["create"])
+        # -js PATH: the socket is the next word, and the word after it the command.
+        self.assertEqual(self.complete("-js", self.daemon.path, "get", "", socket_path=absent), ["alpha", "beta"])
+        self.assertEqual(self.complete("-js" + self.daemon.path, "get", "", socket_path=absent), ["alpha", "beta"])
+        self.assertEqual(self.complete("export", "-qo", "items"), ["items-2.jsonl", "items.jsonl"])
+        self.assertEqual(self.complete("load", "-jq", "alpha", "items"), ["items-2.jsonl", "items.jsonl"])
+        self.assertEqual(self.complete("watch", "-mj", "b"), ["beta"])
+
+    def test_parameter_names_of_the_strategy_the_line_names(self):
+        display = ["animationDuration=", "columns=", "inlineHeight=", "inlineWidthFraction=", "interitemSpacing=", "lineSpacing=", "mode=", "rowHeight="]
+        self.assertEqual(self.complete("create", "v", "--strategy", "display", "--param", ""), display)
+        self.assertEqual(self.complete("create", "v", "--strategy=display", "--param", "mo"), ["mode="])
+        # create's default strategy is flow.
+        self.assertEqual(self.complete("create", "v", "--param", "itemS"), ["itemSize="])
+        self.assertEqual(self.complete("switch", "alpha", "display", "co"), ["columns="])
+        self.assertEqual(self.complete("begin-transition", "alpha", "collapsible", "coll"), ["collapsed="])
+        self.assertEqual(self.complete("render", "alpha", "--switch", "display", "--configure", "mo"), ["mode="])
+        # A plugin's, from the daemon's descriptors.
+        self.assertIn("columnCount=", self.complete("create", "v", "--strategy", "waterfall", "--param", ""))
+
+    def test_parameter_names_of_the_views_strategy(self):
+        spacing = ["minimumInteritemSpacing=", "minimumLineSpacing="]
+        self.assertEqual(self.complete("configure", "alpha", "min"), spacing)
+        self.assertEqual(self.complete("configure", "alpha", "itemSize=10x10", "min"), spacing)
+        self.assertEqual(self.complete("render", "alpha", "--configure", "min"), spacing)
+        self.assertEqual(self.complete("begin-transition", "alpha", "mode=list", "min"), spacing)
+
+    def test_parameter_values_after_the_name(self):
+        self.assertEqual(self.complete("switch", "alpha", "display", "mode="), ["mode=grid", "mode=inline", "mode=list"])
+        self.assertEqual(self.complete("create", "v", "--strategy", "collapsible", "--param", "collapsed=t"), ["collapsed=true"])
+        # As bash hands them over: NAME=VALUE split at '=' (COMP_WORDBREAKS); only the last
+        # piece is replaced.
+        self.assertEqual(self.complete("switch", "alpha", "display", "mode", "=", "l"), ["list"])
+        self.assertEqual(self.complete("switch", "alpha", "display", "mode", "="), ["=grid", "=inline", "=list"])
+        self.assertEqual(self.complete("create", "v", "--strategy", "display", "--param", "mode", "=", "g"), ["grid"])
+        self.assertEqual(self.complete("get", "--socket", "=", self.daemon.path, "", socket_path=os.path.join(self.dir, "absent.sock")), ["alpha", "beta"])
+
+    def test_parameter_names_without_a_daemon_are_the_built_in_ones(self):
+        absent = os.path.join(self.dir, "absent.sock")
+        self.assertEqual(self.complete("create", "v", "--strategy", "display", "--param", "mo", socket_path=absent), ["mode="])
+        self.assertEqual(self.complete("switch", "v", "display", "mode=l", socket_path=absent), ["mode=list"])
+        self.assertEqual(self.complete("create", "v", "--strategy", "waterfall", "--param", "", socket_path=absent), [])
+
     def test_without_a_daemon_commands_and_options_still_complete_silently(self):
         absent = os.path.join(self.dir, "absent.sock")
         started = time.monotonic()
@@ -758,8 +803,12 @@ class CompletionTests(unittest.TestCase):
             handle.write(script)
         # Outside a completion: compdef registers _layoutctl; _layoutctl_ask is the daemon query.
         probe = ("autoload -U compinit && compinit -u -D; source %s; print -r -- ${_comps[layoutctl]}; "
-                 "_layoutctl_line=(layoutctl -s %s get ''); _layoutctl_ask views; _layoutctl_ask strategies") % (
-            shlex.quote(path), shlex.quote(self.daemon.path))
+                 "_layoutctl_line=(layoutctl -s %s get ''); _layoutctl_ask views; _layoutctl_ask strategies; "
+                 # Short options combine (-js PATH, -jsPATH); parameters by strategy.
+                 "_layoutctl_line=(layoutctl -js %s get ''); print -r -- -js $(_layoutctl_ask views); "
+                 "_layoutctl_line=(layoutctl -js%s get ''); print -r -- -jsPATH $(_layoutctl_ask views); "
+                 "print -r -- display $(_layoutctl_ask parameters display '')") % (
+            shlex.quote(path), shlex.quote(self.daemon.path), shlex.quote(self.daemon.path), shlex.quote(self.daemon.path))
         environment = dict(os.environ, PATH=os.path.dirname(LAYOUTCTL) + os.pathsep + os.environ["PATH"])
         environment.pop("LAYOUTD_SOCKET", None)
         result = subprocess.run([zsh, "-f", "-c", probe], capture_output=True, text=True, env=environment, timeout=20)
@@ -767,7 +816,10 @@ class CompletionTests(unittest.TestCase):
         lines = result.stdout.splitlines()
         self.assertEqual(lines[0], "_layoutctl")
         self.assertEqual(lines[1:3], ["alpha", "beta"])
-        self.assertIn("waterfall", lines[3:])
+        self.assertIn("waterfall", lines[3:-3])
+        self.assertEqual(lines[-3:-1], ["-js alpha beta", "-jsPATH alpha beta"])
+        self.assertTrue(lines[-1].startswith("display mode= columns="), lines[-1])
+        self.assertIn("mode=list", lines[-1].split())
 
 
 class ReadmePictureTests(unittest.TestCase):
