@@ -100,6 +100,20 @@ def serving_after(path, timeout=10, process=None):
     raise RuntimeError("layoutd did not start serving within %s s" % timeout)
 
 
+def poll_until(condition, timeout=10, interval=0.01, what=None):
+    """Calls `condition` until it returns a true value, which is returned; AssertionError
+    naming `what` when `timeout` seconds pass first. What a test waits for instead of a fixed
+    sleep: the condition itself, asked again every `interval` seconds."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = condition()
+        if value:
+            return value
+        if time.monotonic() >= deadline:
+            raise AssertionError("not within %s s: %s" % (timeout, what or getattr(condition, "__name__", "the condition")))
+        time.sleep(interval)
+
+
 class Client:
     """A test's line-oriented view of one connection: raw lines and whole reply messages (an
     error reply is returned, not raised), requests encoded exactly as given. The connection is

@@ -13,7 +13,7 @@ import threading
 import time
 import unittest
 
-from harness import Client, Daemon, flow_view, percentile
+from harness import Client, Daemon, flow_view, percentile, poll_until
 
 
 def scroll(view, y):
@@ -161,12 +161,14 @@ class LimitTests(unittest.TestCase):
 
     def test_connection_cap_per_uid(self):
         with Daemon("--set", "max-connections-per-uid=4") as daemon:
-            with Client(daemon.path) as probe:
-                # Wait until the start-up probe's connection has gone: only this one is open.
-                while probe.call("daemon.status")["result"]["connections"]["open"] != 1:
-                    time.sleep(0.05)
-            time.sleep(0.2)
-            clients = [Client(daemon.path) for _ in range(4)]
+            def open_connections(client):
+                return client.call("daemon.status")["result"]["connections"]["open"]
+
+            # The first of the four waits until the start-up probe's connection has gone: only
+            # it is open, so the cap is what the other three and a fifth meet.
+            clients = [Client(daemon.path)]
+            poll_until(lambda: open_connections(clients[0]) == 1, what="the start-up probe's connection closed")
+            clients += [Client(daemon.path) for _ in range(3)]
             for client in clients:
                 self.assertIn("result", client.call("daemon.sync"))
             extra = Client(daemon.path)
@@ -174,7 +176,8 @@ class LimitTests(unittest.TestCase):
             self.assertEqual(refused["error"]["name"], "LimitExceeded")
             self.assertIsNone(extra.read_line())
             clients.pop().close()
-            time.sleep(0.2)
+            # Until the daemon has seen that close: three open, a place free again.
+            poll_until(lambda: open_connections(clients[0]) == 3, what="the closed connection counted out")
             with Client(daemon.path) as again:
                 self.assertIn("result", again.call("daemon.sync"))
 
@@ -442,8 +445,17 @@ class ConcurrencyTests(unittest.TestCase):
             heavy_line = json.dumps({"id": 1, "method": "view.setData", "params": {"view": "big", "sections": sections}}).encode() + b"\n"
             light = Client(daemon.path)
             light.call("view.scroll", scroll("small", 1))
+            baseline = light.call("daemon.status")["result"]["requests"]
             heavy.send_raw(heavy_line)
-            time.sleep(0.05)
+            # Until the daemon has decoded the big line, so the small view's calls below overlap
+            # its work: the count of requests decoded, less the status calls asking it.
+            asked = []
+
+            def heavy_decoded():
+                asked.append(1)
+                return light.call("daemon.status")["result"]["requests"] - baseline - len(asked) >= 1
+
+            poll_until(heavy_decoded, timeout=60, what="the setData line decoded")
             quick = []
             while not heavy.pending(0):
                 started = time.monotonic()
@@ -530,6 +542,8 @@ class LifecycleTests(unittest.TestCase):
             setup.call("view.create", flow_view("v", 20000))
         clients = [Client(daemon.path, timeout=30) for _ in range(8)]
         counts = [0] * len(clients)
+        # Replies each pump has read so far: SIGTERM comes once every one is under way.
+        progress = [0] * len(clients)
         shutdown_seen = [False] * len(clients)
         problems = []
 
@@ -558,12 +572,13 @@ class LifecycleTests(unittest.TestCase):
                     problems.append("client %d: wanted reply %d, got %s" % (number, expected, str(message)[:200]))
                     break
                 expected += 1
+                progress[number] = expected
             counts[number] = expected
 
         threads = [threading.Thread(target=pump, args=(n,)) for n in range(len(clients))]
         for thread in threads:
             thread.start()
-        time.sleep(0.3)
+        poll_until(lambda: all(progress) or problems, timeout=30, what="a reply on every connection")
         daemon.signal(signal.SIGTERM)
         for thread in threads:
             thread.join(60)

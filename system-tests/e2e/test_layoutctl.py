@@ -19,7 +19,7 @@ import time
 import unittest
 import xml.etree.ElementTree as ET
 
-from harness import DAEMON, ROOT, Client, Daemon
+from harness import DAEMON, ROOT, Client, Daemon, poll_until
 
 LAYOUTCTL = os.path.join(os.path.dirname(DAEMON), "layoutctl")
 WATERFALL = os.path.join(ROOT, ".build", "plugins", "debug", "waterfall.so")
@@ -380,10 +380,16 @@ class OutputTests(GoldenCase):
         raw = json.loads(self.run_ctl("call", "view.item", '{"view":"batch","id":"i2"}'))
         self.assertEqual(raw["attributes"]["item"], 2)
 
+    def subscriptions(self):
+        with Client(self.daemon.path) as client:
+            return client.call("daemon.status")["result"]["subscriptions"]
+
     def test_watch_streams_events_one_line_each(self):
         self.run_ctl("create", "watched", "--width", "100", "--height", "100", "--items", "50", "-q")
+        # The scrolls go once the watcher has subscribed: the daemon counts its subscription.
+        poll_until(lambda: self.subscriptions() == 0, what="no subscription left by another test")
         watcher = subprocess.Popen([LAYOUTCTL, "-s", self.daemon.path, "watch", "watched", "--count", "3"], stdout=subprocess.PIPE, text=True)
-        time.sleep(0.5)
+        poll_until(lambda: self.subscriptions() == 1 or watcher.poll() is not None, what="the watcher subscribed")
         for y in (60, 120, 180):
             self.run_ctl("scroll", "watched", "--y", str(y), "-q")
         output, _ = watcher.communicate(timeout=20)
@@ -391,9 +397,10 @@ class OutputTests(GoldenCase):
         self.assertEqual([event["seq"] for event in events], [1, 2, 3])
         self.assertEqual([event["params"]["contentOffset"]["y"] for event in events], [60, 120, 180])
         # On a terminal: one summary line per event.
+        poll_until(lambda: self.subscriptions() == 0, what="the first watcher's subscription ended")
         watcher = subprocess.Popen(["script", "-qec", "%s -s %s watch watched --count 1" % (LAYOUTCTL, self.daemon.path), "/dev/null"],
                                    stdout=subprocess.PIPE, text=True)
-        time.sleep(0.5)
+        poll_until(lambda: self.subscriptions() == 1 or watcher.poll() is not None, what="the watcher on a terminal subscribed")
         self.run_ctl("scroll", "watched", "--y", "10", "-q")
         output, _ = watcher.communicate(timeout=20)
         self.assertRegex(output.strip(), r"^#1 watched epoch 4: content 100×\d+, offset 0,10; \d+ entered, \d+ changed, \d+ left$")
