@@ -100,6 +100,126 @@ struct NavigationTests {
         #expect(!element.covers(Point(x: 150, y: 125)), "a collapsed area covers nothing")
     }
 
+    // MARK: Orthogonal sections
+
+    /// The repro of issue 40: six 150 × 100 cells in a carousel (`behavior`), then a one-row
+    /// section, in a 375-wide view. The carousel's cells past x 375 lie outside the content
+    /// rect; moves must still reach them.
+    func carousel(_ behavior: String, layoutDirection: LayoutDirection = .ltr) throws -> View {
+        func full(_ height: ParameterTree) -> ParameterTree {
+            .object(["width": .object(["fractionalWidth": .number(1)]), "height": height])
+        }
+        let item: ParameterTree = .object(["size": full(.object(["fractionalHeight": .number(1)]))])
+        let carousel: ParameterTree = .object([
+            "group": .object([
+                "direction": .string("horizontal"),
+                "size": .object(["width": .object(["absolute": .number(150)]), "height": .object(["absolute": .number(100)])]),
+                "subitems": .array([item]),
+            ]),
+            "orthogonalScrollingBehavior": .string(behavior),
+        ])
+        let row: ParameterTree = .object([
+            "group": .object(["direction": .string("horizontal"), "size": full(.object(["absolute": .number(44)])), "subitems": .array([item])]),
+        ])
+        return try View(
+            strategy: "compositional", parameters: ["section": .tree(carousel), "sections": .tree(.object(["s2": row]))],
+            sections: [
+                SectionSpec(id: "s1", items: (0..<6).map { ItemSpec(id: "a\($0)") }), SectionSpec(id: "s2", items: [ItemSpec(id: "z")]),
+            ],
+            viewport: Viewport(size: Size(width: 375, height: 600)), layoutDirection: layoutDirection)
+    }
+
+    @Test("left and right move along a carousel past the content width", arguments: ["paging", "continuous", "groupPagingCentered"])
+    func carouselPastTheContentWidth(behavior: String) throws {
+        let view = try carousel(behavior)
+        #expect(try view.layout.neighbor(of: "a2", direction: .right)?.id == "a3")
+        #expect(try view.layout.neighbor(of: "a4", direction: .left)?.id == "a3")
+        #expect(try view.layout.neighbor(of: "a4", direction: .right)?.id == "a5")
+        #expect(try view.layout.neighbor(of: "a5", direction: .right) == nil)
+        #expect(try view.layout.neighbor(of: "a4", direction: .down)?.id == "z")
+        // Scrolled to its end, the first cells lie before the content's start.
+        let end = try #require(try view.layout.sectionScroll(ofSection: "s1")).scroll.maximumOffset
+        _ = try view.scrollSection("s1", to: end)
+        #expect(try view.layout.neighbor(of: "a3", direction: .left)?.id == "a2")
+        #expect(try view.layout.neighbor(of: "a1", direction: .left)?.id == "a0")
+        #expect(try view.layout.neighbor(of: "a0", direction: .left) == nil)
+    }
+
+    @Test("right to left, the carousel's moves mirror", arguments: ["paging", "continuous", "groupPagingCentered"])
+    func carouselRightToLeft(behavior: String) throws {
+        let view = try carousel(behavior, layoutDirection: .rtl)
+        #expect(try view.layout.neighbor(of: "a2", direction: .left)?.id == "a3")
+        #expect(try view.layout.neighbor(of: "a4", direction: .right)?.id == "a3")
+        #expect(try view.layout.neighbor(of: "a5", direction: .left) == nil)
+    }
+
+    static let orthogonalBehaviors = ["continuous", "continuousGroupLeadingBoundary", "paging", "groupPaging", "groupPagingCentered"]
+
+    /// Carousels of varied cells between rows, in both scroll directions and both reading
+    /// directions, the carousels scrolled to offsets before, inside and past their range: the
+    /// search must agree with the rule applied to every cell.
+    @Test("with carousels, a screen-direction move equals the rule applied to every cell", arguments: orthogonalBehaviors)
+    func orthogonalMatchesBruteForce(behavior: String) throws {
+        var fuzzer = ViewFuzzer(source: SeededGenerator(seed: 0x0_7740 &+ UInt64(behavior.utf8.count)))
+        for scrollDirection in ["vertical", "horizontal"] {
+            for layoutDirection in LayoutDirection.allCases {
+                let vertical = scrollDirection == "vertical"
+                func dimension(_ value: Double) -> ParameterTree { .object(["absolute": .number(value)]) }
+                // Groups of two cells (each half the group), one after another across.
+                func carousel(_ width: Double, _ height: Double) -> ParameterTree {
+                    let cell: ParameterTree = .object(["size": .object([
+                        "width": .object(["fractionalWidth": .number(vertical ? 1 : 0.5)]),
+                        "height": .object(["fractionalHeight": .number(vertical ? 0.5 : 1)]),
+                    ])])
+                    return .object([
+                        "group": .object([
+                            "direction": .string(vertical ? "vertical" : "horizontal"),
+                            "size": .object(["width": dimension(width), "height": dimension(height)]),
+                            "subitems": .array([cell]),
+                        ]),
+                        "interGroupSpacing": .number(10), "contentInsets": .object(["leading": .number(16), "trailing": .number(16), "top": .number(8), "bottom": .number(8)]),
+                        "orthogonalScrollingBehavior": .string(behavior),
+                    ])
+                }
+                let row: ParameterTree = .object(["group": .object([
+                    "direction": .string("horizontal"),
+                    "size": .object(vertical
+                        ? ["width": .object(["fractionalWidth": .number(0.5)]), "height": dimension(44)]
+                        : ["width": dimension(60), "height": .object(["fractionalHeight": .number(0.5)])]),
+                    "subitems": .array([.object(["size": .object([
+                        "width": .object(["fractionalWidth": .number(1)]), "height": .object(["fractionalHeight": .number(1)])])])]),
+                ])])
+                let parameters: [String: ParameterValue] = [
+                    "scrollDirection": .string(scrollDirection), "section": .tree(row),
+                    "sections": .tree(.object(["c1": carousel(150, 200), "c2": carousel(vertical ? 90 : 120, vertical ? 120 : 90)])),
+                ]
+                let sections = [("r0", 3), ("c1", 9), ("r1", 5), ("c2", 14), ("r2", 2)].map { id, count in
+                    SectionSpec(id: id, items: (0..<count).map { ItemSpec(id: "\(id)-\($0)") })
+                }
+                let view = try View(
+                    strategy: "compositional", parameters: parameters, sections: sections,
+                    viewport: Viewport(size: Size(width: 375, height: 500)), layoutDirection: layoutDirection)
+                for round in 0..<4 {
+                    if round > 0 {
+                        for id in ["c1", "c2"] {
+                            let range = try #require(try view.layout.sectionScroll(ofSection: id)).scroll.maximumOffset
+                            _ = try view.scrollSection(id, to: fuzzer.half(-60...Int(range) + 120))
+                        }
+                    }
+                    let cells = everything(view).filter { $0.kind == .cell }
+                    #expect(cells.count == 33)
+                    for source in cells {
+                        for direction in [NeighborDirection.up, .down, .left, .right] {
+                            let expected = FocusOracle(direction).best(from: source, among: cells, scrollAxis: view.layout.strategy.scrollAxis, viewport: view.viewport.size)
+                            let found = try view.layout.neighbor(of: source.id, direction: direction)
+                            #expect(found?.id == expected?.id, "\(behavior) \(scrollDirection) \(layoutDirection) round \(round): \(source.id) \(direction.rawValue): \(found?.description ?? "nil") vs \(expected?.description ?? "nil")")
+                        }
+                    }
+                }
+            }
+        }
+    }
+
     // MARK: Properties against brute force
 
     static let cases = ["flow", "collapsible", "ultravisual", "display"].flatMap { strategy in (0..<UInt64(12)).map { (strategy, 0xA11_0000 + $0) } }

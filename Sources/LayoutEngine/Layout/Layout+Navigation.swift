@@ -137,13 +137,22 @@ extension Layout {
 
     // MARK: Geometry
 
-    /// Where cells can be: the content rect, grown to the first and the last item's frames.
-    /// Cells may lie past the content's end (ultravisual's cells below the featured one when its
-    /// drag offset is shorter than a cell), and every strategy places items in reading order
-    /// along its scroll axis, so the first and last items bound the rest.
+    /// Where cells can be: the content rect, grown to the first and the last item's frames and
+    /// across the scroll axis to the strategy's `cellCrossRange`. Cells may lie past the
+    /// content's end (ultravisual's cells below the featured one when its drag offset is shorter
+    /// than a cell), and every strategy places items in reading order along its scroll axis, so
+    /// the first and last items bound the rest there. Across it, a carousel (an orthogonal
+    /// section) lays cells past the content's width wherever it sits in the data.
     private var extent: Rect {
         var (minX, minY, maxX, maxY) = (0.0, 0.0, contentSize.width, contentSize.height)
         let model = self.model
+        if let across = strategy.cellCrossRange(model: model) {
+            if strategy.scrollAxis == .vertical {
+                (minX, maxX) = (min(minX, across.min), max(maxX, across.max))
+            } else {
+                (minY, maxY) = (min(minY, across.min), max(maxY, across.max))
+            }
+        }
         var ends = [ItemIndexPath]()
         if let first = (0..<model.numberOfSections).first(where: { model.sections[$0].count > 0 }) { ends.append(ItemIndexPath(section: first, item: 0)) }
         if let last = (0..<model.numberOfSections).last(where: { model.sections[$0].count > 0 }) {

@@ -92,6 +92,13 @@ public protocol LayoutStrategy: AnyObject {
     /// than the point itself hit testing must look.
     var transformOverhang: Double { get }
 
+    /// The range across the scroll axis (x for a vertical layout) that holds every cell, when
+    /// cells can lie outside the content there: compositional's orthogonally scrolling sections
+    /// lay their cells past the content's width and, scrolled, before its start. `nil` (the
+    /// default) when across the scroll axis every cell lies within the content. Keyboard moves
+    /// (`Layout.neighbor`) search this far.
+    func cellCrossRange(model: CollectionModel) -> (min: Double, max: Double)?
+
     /// The attributes of one cell, or `nil` if the id is not in the model.
     func attributes(forItem id: String, model: CollectionModel) -> LayoutAttributes?
 
@@ -291,6 +298,9 @@ extension LayoutStrategy {
 
     /// The built-in strategies set no transforms.
     public var transformOverhang: Double { 0 }
+
+    /// Cells lie across the scroll axis within the content.
+    public func cellCrossRange(model: CollectionModel) -> (min: Double, max: Double)? { nil }
 
     public func offset(placing id: String, edge: AnchorEdge, at distance: Double, model: CollectionModel) -> Double? { nil }
 

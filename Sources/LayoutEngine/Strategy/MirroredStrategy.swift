@@ -158,6 +158,13 @@ public final class MirroredStrategy: LayoutStrategy {
         inner.attributes(forItem: id, model: model).map(mirror)
     }
 
+    /// Across a vertical scroll axis is x, which mirrors; across a horizontal one is y, which
+    /// does not.
+    public func cellCrossRange(model: CollectionModel) -> (min: Double, max: Double)? {
+        guard let range = inner.cellCrossRange(model: model) else { return nil }
+        return inner.scrollAxis == .vertical ? (width - range.max, width - range.min) : range
+    }
+
     /// Asked in reading coordinates (`ReadingSpace`), which are the inner strategy's.
     public func offset(placing id: String, edge: AnchorEdge, at distance: Double, model: CollectionModel) -> Double? {
         inner.offset(placing: id, edge: edge, at: distance, model: model)

@@ -177,6 +177,26 @@ extension CompositionalLayout {
 }
 
 extension CompositionalLayout {
+    /// The union of the orthogonal sections' cells across the scroll axis, each at its section's
+    /// offset (badges included: a bound is all a search needs); nil without such sections.
+    ///
+    /// - Complexity: O(s) for s sections after a layout or a section scroll, O(1) until the next.
+    public func cellCrossRange(model: CollectionModel) -> (min: Double, max: Double)? {
+        if cellCrossRangeCache.isCurrent { return cellCrossRangeCache.range }
+        var range: (min: Double, max: Double)?
+        for index in sections.indices where sections[index].orthogonal != nil && !sections[index].spans.isEmpty {
+            // Spans bound their cells along the axis groups repeat on, which is across here;
+            // `reachLow[0]` and `reachHigh.last` bound them all.
+            let section = sections[index]
+            let across = offset(ofSection: index, model: model)
+            let low = section.reachLow[0] - across
+            let high = section.reachHigh[section.reachHigh.count - 1] - across
+            range = (min(range?.min ?? low, low), max(range?.max ?? high, high))
+        }
+        cellCrossRangeCache = (range, true)
+        return range
+    }
+
     public func sectionScroll(ofSection index: Int, model: CollectionModel) -> SectionScroll? {
         guard index < sections.count, let orthogonal = sections[index].orthogonal else { return nil }
         return SectionScroll(
@@ -187,6 +207,7 @@ extension CompositionalLayout {
     /// Not clamped (a client may rubber-band); `targetSectionOffset` clamps.
     public func scrollSection(_ index: Int, to offset: Double, model: CollectionModel) -> Double? {
         sectionOffsets[model.sections[index].id] = offset
+        cellCrossRangeCache.isCurrent = false
         // Only this section's cells and badges moved, all within its band: they start no
         // earlier than its reach before it and before its end plus its reach after.
         changeStart = starts[index] - reachBefore

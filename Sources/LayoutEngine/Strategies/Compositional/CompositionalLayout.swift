@@ -31,6 +31,8 @@ public final class CompositionalLayout: NativeStrategy {
     var reachBefore = 0.0
     var reachAfter = 0.0
     var hasPinnedItems = false
+    /// `cellCrossRange` as last computed, while no layout or section scroll has changed it.
+    var cellCrossRangeCache: (range: (min: Double, max: Double)?, isCurrent: Bool) = (nil, false)
     public internal(set) var changeStart: Double?
 
     /// z of pinned boundary items unless the description says otherwise: above cells.
@@ -61,6 +63,7 @@ public final class CompositionalLayout: NativeStrategy {
         copy.reachBefore = reachBefore
         copy.reachAfter = reachAfter
         copy.hasPinnedItems = hasPinnedItems
+        copy.cellCrossRangeCache = cellCrossRangeCache
         copy.changeStart = changeStart
         return copy
     }
@@ -254,6 +257,7 @@ public final class CompositionalLayout: NativeStrategy {
         reachBefore = sections.reduce(0) { max($0, $1.reachBefore) }
         reachAfter = sections.reduce(0) { max($0, $1.reachAfter) }
         hasPinnedItems = sections.contains { $0.boundaries.contains { $0.item.pinToVisibleBounds } }
+        cellCrossRangeCache.isCurrent = false
     }
 
     /// Drops offsets of sections that are gone or no longer scroll on their own. The others
