@@ -2,9 +2,9 @@ import LayoutEngine
 import LayoutGeometry
 
 /// Random compositional descriptions and section scrolls: every part the strategy reads
-/// (dimensions of each kind, nested groups, repeating subitems, edge spacing, insets, badges,
-/// boundary items pinned or not, backgrounds, list presets, every orthogonal behaviour), small
-/// enough to lay out quickly.
+/// (dimensions of each kind, nested groups, repeated and equal subitems, edge spacing, insets,
+/// badges, boundary items pinned or not, backgrounds, list presets, every orthogonal
+/// behaviour), small enough to lay out quickly.
 extension ViewFuzzer {
     /// Parameters for a compositional view: a default section layout and layouts for some of
     /// `sectionIDs`.
@@ -109,7 +109,9 @@ extension ViewFuzzer {
             "size": .object(["width": layoutDimension(), "height": layoutDimension()]),
         ]
         if chance(25) {
-            group["repeatingSubitem"] = depth < 2 && chance(30) ? self.layoutGroup(depth: depth + 1) : layoutItem()
+            // iOS 16's copies at their own size, or iOS 13's equal copies filling the group.
+            let key = chance(50) ? "repeatingSubitem" : "subitem"
+            group[key] = depth < 2 && chance(30) ? self.layoutGroup(depth: depth + 1) : layoutItem()
             group["count"] = .number(Double(int(1...4)))
         } else {
             group["subitems"] = .array((0..<int(1...3)).map { _ in depth < 2 && chance(25) ? self.layoutGroup(depth: depth + 1) : layoutItem() })

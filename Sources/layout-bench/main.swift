@@ -369,6 +369,9 @@ for count in options.counts {
 // One view of four section layouts in turn, as an app store's front page mixes them: a grid
 // with headers, badges and a background; an inset-grouped list of measured rows; a paging
 // carousel (orthogonal) of two-row groups; the seed's fixed-spacing tags of measured widths.
+// The grid's rows and the carousel's columns are `subitem` + `count` (equal copies filling the
+// group), the layout these figures have been measured with since before `repeatingSubitem`
+// took iOS 16's meaning.
 // 1,000 sections (100 items each at 100k; 1,000 each at 1M), fewer for the small counts.
 
 /// A compositional dimension, size and spacing as the description's JSON has them.
@@ -382,7 +385,7 @@ let mixedSectionLayouts: [ParameterTree] = [
     .object([
         "group": .object([
             "direction": .string("horizontal"), "size": layoutSize(dimension("fractionalWidth", 1), dimension("absolute", 120)),
-            "repeatingSubitem": .object([
+            "subitem": .object([
                 "size": layoutSize(dimension("fractionalWidth", 1.0 / 3), dimension("fractionalHeight", 1)),
                 "supplementaryItems": .array([.object([
                     "size": layoutSize(dimension("absolute", 20), dimension("absolute", 20)),
@@ -400,7 +403,7 @@ let mixedSectionLayouts: [ParameterTree] = [
     .object([
         "group": .object([
             "direction": .string("vertical"), "size": layoutSize(dimension("absolute", 280), dimension("absolute", 180)),
-            "repeatingSubitem": .object(["size": layoutSize(dimension("fractionalWidth", 1), dimension("fractionalHeight", 0.5))]),
+            "subitem": .object(["size": layoutSize(dimension("fractionalWidth", 1), dimension("fractionalHeight", 0.5))]),
             "count": .number(2), "interItemSpacing": .number(8),
         ]),
         "interGroupSpacing": .number(10), "contentInsets": .object(["leading": .number(16), "trailing": .number(16)]),

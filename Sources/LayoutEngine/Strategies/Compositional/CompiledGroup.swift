@@ -22,11 +22,14 @@ final class CompiledGroup: @unchecked Sendable {
     }
 
     /// A group's own parts: the axis subitems follow, their node indices in `children`, the
-    /// `repeatingSubitem` count (0 for none) and the spacing between them.
+    /// fixed number of copies (`repeatingSubitem` or `subitem` with `count`; 0 for `subitems`)
+    /// and the spacing between them.
     struct Group: Sendable {
         var axis: PhysicalAxis
         var children: Range<Int>
         var count: Int
+        /// `subitem` + `count`: the copies share the group's extent along its axis equally.
+        var sharesExtent: Bool
         var spacing: CompositionalSpacing
         var contentInsets: DirectionalInsets
         /// Some child item is `uniformAcrossSiblings` on an axis.
@@ -136,7 +139,8 @@ private struct Builder {
         case .group(let group):
             node.detail = groups.count
             groups.append(CompiledGroup.Group(
-                axis: group.direction.axis, children: 0..<0, count: group.count ?? 0, spacing: group.interItemSpacing ?? .fixed(0),
+                axis: group.direction.axis, children: 0..<0, count: group.repetition.count ?? 0,
+                sharesExtent: group.repetition.sharesExtent, spacing: group.interItemSpacing ?? .fixed(0),
                 contentInsets: group.contentInsets, hasUniformChildren: false, isFlat: false, fitIsStatic: false))
             nodes.append(node)
             // Children are added after their parent, so their indices are known only then.
@@ -145,7 +149,7 @@ private struct Builder {
             groups[node.detail].hasUniformChildren = ids.contains { nodes[$0].uniform.x || nodes[$0].uniform.y }
             let axis = group.direction.axis
             groups[node.detail].fitIsStatic = ids.allSatisfy { id in axis == .x ? !nodes[id].estimated.x : !nodes[id].estimated.y }
-            groups[node.detail].isFlat = group.count == nil && !(group.interItemSpacing?.isFlexible ?? false)
+            groups[node.detail].isFlat = group.repetition == .fill && !(group.interItemSpacing?.isFlexible ?? false)
                 && ids.allSatisfy { id in
                     let child = nodes[id]
                     let edges = child.edges

@@ -208,29 +208,37 @@ struct DescriptionReader {
         guard depth <= Self.maximumDepth else { throw fail(path, "groups nest at most \(Self.maximumDepth) deep") }
         let fields = try object(
             tree, path,
-            allowed: ["direction", "size", "subitems", "repeatingSubitem", "count", "interItemSpacing", "contentInsets", "edgeSpacing"])
+            allowed: ["direction", "size", "subitems", "repeatingSubitem", "subitem", "count", "interItemSpacing", "contentInsets", "edgeSpacing"])
         guard let direction = fields["direction"], let size = fields["size"] else { throw fail(path, "needs direction and size") }
         var subitems = [ElementDescription]()
-        var count: Int?
-        switch (fields["subitems"], fields["repeatingSubitem"]) {
-        case (let list?, nil):
-            guard fields["count"] == nil else { throw fail("\(path).count", "goes with repeatingSubitem, not subitems") }
+        let repetition: GroupDescription.Repetition
+        // UIKit's three initializers, by their parameter labels: `subitems`, iOS 16's
+        // `repeatingSubitem:count:` (copies at their own size) and iOS 13's `subitem:count:`
+        // (equal copies filling the group).
+        switch (fields["subitems"], fields["repeatingSubitem"], fields["subitem"]) {
+        case (let list?, nil, nil):
+            guard fields["count"] == nil else { throw fail("\(path).count", "goes with repeatingSubitem or subitem, not subitems") }
             let entries = try array(list, "\(path).subitems", maximum: Self.maximumSubitems)
             guard !entries.isEmpty else { throw fail("\(path).subitems", "must not be empty") }
             for (index, entry) in entries.enumerated() {
                 subitems.append(try element(entry, "\(path).subitems[\(index)]", depth: depth))
             }
-        case (nil, let repeating?):
+            repetition = .fill
+        case (nil, let repeating?, nil):
             guard let given = fields["count"] else { throw fail(path, "repeatingSubitem needs a count") }
-            count = try integer(given, "\(path).count", minimum: 1, maximum: Self.maximumCount)
+            repetition = .repeating(count: try integer(given, "\(path).count", minimum: 1, maximum: Self.maximumCount))
             subitems = [try element(repeating, "\(path).repeatingSubitem", depth: depth)]
+        case (nil, nil, let equal?):
+            guard let given = fields["count"] else { throw fail(path, "subitem needs a count") }
+            repetition = .equal(count: try integer(given, "\(path).count", minimum: 1, maximum: Self.maximumCount))
+            subitems = [try element(equal, "\(path).subitem", depth: depth)]
         default:
-            throw fail(path, "needs subitems or repeatingSubitem with count (one of them)")
+            throw fail(path, "needs one of subitems, repeatingSubitem with count, or subitem with count")
         }
         return GroupDescription(
             direction: try choice(direction, "\(path).direction", as: GroupDescription.Direction.self),
             size: try self.size(size, "\(path).size"),
-            subitems: subitems, count: count,
+            subitems: subitems, repetition: repetition,
             interItemSpacing: try fields["interItemSpacing"].map { (value) throws(LayoutError) in try spacing(value, "\(path).interItemSpacing") },
             contentInsets: try insets(fields["contentInsets"], "\(path).contentInsets"),
             edgeSpacing: try edgeSpacing(fields["edgeSpacing"], "\(path).edgeSpacing"))

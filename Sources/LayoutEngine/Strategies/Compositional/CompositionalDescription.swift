@@ -166,13 +166,40 @@ public struct GroupDescription: Hashable, Sendable {
         var axis: PhysicalAxis { self == .horizontal ? .x : .y }
     }
 
+    /// How an instance takes its subitems: the three ways UIKit builds a group.
+    public enum Repetition: Hashable, Sendable {
+        /// `subitems` (`horizontal(layoutSize:subitems:)`): the subitems in order, repeated
+        /// while the next one fits; on an estimated axis each once.
+        case fill
+        /// `repeatingSubitem` + `count` (iOS 16's `horizontal(layoutSize:repeatingSubitem:count:)`):
+        /// exactly `count` copies of the one subitem, each at its own size; that they fit is the
+        /// description's responsibility, as Apple's documentation says (they overflow otherwise).
+        case repeating(count: Int)
+        /// `subitem` + `count` (iOS 13's `horizontal(layoutSize:subitem:count:)`, deprecated in
+        /// iOS 16): exactly `count` equally sized copies filling the group's extent along its
+        /// axis, less the spacing between them; the subitem's own extent along it is ignored.
+        case equal(count: Int)
+
+        /// The fixed number of copies, or nil for `fill`.
+        var count: Int? {
+            switch self {
+            case .fill: nil
+            case .repeating(let count), .equal(let count): count
+            }
+        }
+
+        /// `equal`: the copies share the group's extent.
+        var sharesExtent: Bool {
+            if case .equal = self { return true }
+            return false
+        }
+    }
+
     public var direction: Direction
     public var size: CompositionalSize
-    /// The subitems in order; repeated until the group is full unless `count` is set.
+    /// The subitems in order (one for `repeating` and `equal`).
     public var subitems: [ElementDescription]
-    /// `repeatingSubitem` + `count`: exactly this many copies of the one subitem, sized to share
-    /// the group's extent along its axis.
-    public var count: Int?
+    public var repetition: Repetition
     public var interItemSpacing: CompositionalSpacing?
     public var contentInsets: DirectionalInsets
     public var edgeSpacing: EdgeSpacing

@@ -485,12 +485,20 @@ struct CompositionalSectionSolver {
         let contentAcross: Double
         var content: Size { along.size(along: contentAlong, across: contentAcross) }
 
-        init(_ node: CompiledGroup.Node, _ details: CompiledGroup.Group, in container: Size) {
+        /// - Parameter forced: an extent on one axis the group takes instead of its own (a copy
+        ///   of `subitem` + `count` shares its parent's extent), which is then not estimated.
+        init(_ node: CompiledGroup.Node, _ details: CompiledGroup.Group, in container: Size, forced: (axis: PhysicalAxis, extent: Double)?) {
             along = details.axis
             across = along.other
-            provisional = node.size.resolve(in: container)
-            alongEstimated = along == .x ? node.estimated.x : node.estimated.y
-            acrossEstimated = along == .x ? node.estimated.y : node.estimated.x
+            var size = node.size.resolve(in: container)
+            var estimated = node.estimated
+            if let forced {
+                size = forced.axis == .x ? Size(width: forced.extent, height: size.height) : Size(width: size.width, height: forced.extent)
+                if forced.axis == .x { estimated.x = false } else { estimated.y = false }
+            }
+            provisional = size
+            alongEstimated = along == .x ? estimated.x : estimated.y
+            acrossEstimated = along == .x ? estimated.y : estimated.x
             let insets = details.contentInsets
             insetBefore = alongEstimated ? 0 : insets.before(along)
             let insetAfter = alongEstimated ? 0 : insets.after(along)
@@ -504,12 +512,15 @@ struct CompositionalSectionSolver {
     /// Lays out one instance of the group at node `group` with its origin at `origin` in
     /// `container`, taking items from `cursor` on, and returns its size. At least one item is
     /// taken (a first subitem that does not fit still goes, as in UIKit, so every instance makes
-    /// progress).
-    private mutating func place(_ group: Int, container: Size, origin instanceOrigin: Point = .zero) -> Size {
+    /// progress). `forced`: the extent on one axis its parent gives it instead of its own size's
+    /// (`GroupBox`).
+    private mutating func place(
+        _ group: Int, container: Size, origin instanceOrigin: Point = .zero, forced: (axis: PhysicalAxis, extent: Double)? = nil
+    ) -> Size {
         let node = nodes[group]
         let details = groups[node.detail]
-        if details.isFlat && usesFlatPath { return placeFlat(node, details, container: container, origin: instanceOrigin) }
-        let box = GroupBox(node, details, in: container)
+        if details.isFlat && usesFlatPath { return placeFlat(node, details, container: container, origin: instanceOrigin, forced: forced) }
+        let box = GroupBox(node, details, in: container, forced: forced)
         let (along, across) = (box.along, box.across)
         let spacing = details.spacing
         let subitems = details.children
@@ -528,22 +539,25 @@ struct CompositionalSectionSolver {
             let childNode = nodes[child]
             let edges = childNode.edges
             let edgeMinimum = edges.before(along) + edges.after(along)
-            var slotContainer = box.content
-            if count > 0 {
-                // repeatingSubitem: the copies share the extent along the axis equally.
-                let share = max(0, (box.contentAlong - spacing.minimum * Double(count - 1)) / Double(count) - edgeMinimum)
-                slotContainer = along.size(along: share, across: box.contentAcross)
-            }
+            // `subitem` + `count`: the copies share the extent along the axis equally, whatever
+            // their own. A copy resolves its other dimension in the group as any subitem does.
+            // (`repeatingSubitem` copies, like `subitems`, take their own size in the group.)
+            let share = details.sharesExtent
+                ? max(0, (box.contentAlong - spacing.minimum * Double(count - 1)) / Double(count) - edgeMinimum) : nil
             let start = (cursor, badges.count)
             var size: Size
             if childNode.isItem {
-                size = itemSize(childNode, index: cursor, container: slotContainer)
+                size = itemSize(childNode, index: cursor, container: box.content)
+                if let share { size = along.size(along: share, across: across.extent(of: size)) }
                 cursor += 1
             } else {
-                size = place(child, container: slotContainer)
+                // A group copy is laid out at the share, so its own subitems' fractions resolve
+                // against the extent it has, not a fraction of it.
+                size = place(child, container: box.content, forced: share.map { (along, $0) })
             }
-            if count > 0 { size = along.size(along: along.extent(of: slotContainer), across: across.extent(of: size)) }
             let need = gap + edgeMinimum + along.extent(of: size)
+            // A fixed count takes its copies whether or not they fit (UIKit leaves that to the
+            // description); `subitems` stop at the first that does not.
             if index > 0 && count == 0 && !box.alongEstimated && used + need > box.contentAlong + Self.tolerance {
                 // Does not fit: give the items back for the next instance.
                 cursor = start.0
@@ -609,8 +623,10 @@ struct CompositionalSectionSolver {
     /// position along the axis is the extent of those before it, and across it the fixed edge
     /// before it, so each item is placed as it is taken and nothing is stored or given back.
     /// The same arithmetic as `place`, in the same order (the test compares the two).
-    private mutating func placeFlat(_ node: CompiledGroup.Node, _ details: CompiledGroup.Group, container: Size, origin: Point) -> Size {
-        let box = GroupBox(node, details, in: container)
+    private mutating func placeFlat(
+        _ node: CompiledGroup.Node, _ details: CompiledGroup.Group, container: Size, origin: Point, forced: (axis: PhysicalAxis, extent: Double)?
+    ) -> Size {
+        let box = GroupBox(node, details, in: container, forced: forced)
         let (along, across) = (box.along, box.across)
         let gap = details.spacing.minimum
         let subitems = details.children

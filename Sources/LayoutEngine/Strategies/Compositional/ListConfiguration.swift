@@ -73,7 +73,7 @@ extension DescriptionReader {
         let item = ItemDescription(size: row, contentInsets: .zero, edgeSpacing: .none, supplementaryItems: [])
         return SectionDescription(
             group: GroupDescription(
-                direction: .horizontal, size: row, subitems: [.item(item)], count: nil, interItemSpacing: nil,
+                direction: .horizontal, size: row, subitems: [.item(item)], repetition: .fill, interItemSpacing: nil,
                 contentInsets: .zero, edgeSpacing: .none),
             interGroupSpacing: try measure("itemSpacing", 0),
             contentInsets: insets,
