@@ -8,6 +8,7 @@ import os
 import shutil
 import signal
 import socket
+import struct
 import subprocess
 import sys
 import tempfile
@@ -229,6 +230,17 @@ class NotifyListener:
             time.sleep(0.01)
         raise AssertionError("no %s notification; got %r" % (key, self.messages))
 
+    def barrier(self):
+        """The messages received before a marker this sends itself, once the marker is read.
+        A datagram socket queues in the order of the sends, so once a sender has finished
+        (exited), every message it sent is among these: no need to wait and see."""
+        marker = "BARRIER=%d" % time.monotonic_ns()
+        with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as sender:
+            sender.sendto(marker.encode(), self.path)
+        index, _ = self.wait_for(marker)
+        with self.lock:
+            return self.messages[:index]
+
     def close(self):
         self.running = False
         self.thread.join()
@@ -294,6 +306,30 @@ def held_listener(directory, name="held.sock"):
     listener.bind(path)
     listener.listen(128)
     return path, listener
+
+
+def pending_connections(listener):
+    """How many connections wait in a listening Unix socket's backlog, not yet accepted (what
+    `ss -xl` shows as Recv-Q), asked of the kernel over sock_diag netlink for this socket's
+    inode."""
+    sock_diag_by_family, udiag_show_rqlen, unix_diag_rqlen = 20, 0x10, 4
+    no_cookie = 0xFFFFFFFF
+    inode = os.fstat(listener.fileno()).st_ino
+    request = struct.pack("=BBHIIIII", socket.AF_UNIX, 0, 0, 0xFFFFFFFF, inode, udiag_show_rqlen, no_cookie, no_cookie)
+    header = struct.pack("=IHHII", 16 + len(request), sock_diag_by_family, 1, 1, 0)  # NLM_F_REQUEST
+    with socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, 4) as diag:  # NETLINK_SOCK_DIAG
+        diag.send(header + request)
+        reply = diag.recv(65536)
+    length, kind = struct.unpack_from("=IH", reply)
+    if kind != sock_diag_by_family:  # NLMSG_ERROR: no such socket
+        raise OSError("sock_diag found no socket with inode %d" % inode)
+    offset = 16 + 16  # nlmsghdr, unix_diag_msg
+    while offset + 4 <= length:
+        size, attribute = struct.unpack_from("=HH", reply, offset)
+        if attribute == unix_diag_rqlen:
+            return struct.unpack_from("=I", reply, offset + 4)[0]
+        offset += (size + 3) & ~3
+    raise OSError("sock_diag gave no queue length")
 
 
 def start_on_held_socket(listener, log_path, extra_env=None, args=()):
