@@ -2,8 +2,8 @@
 `while` loop that asks again). A `time.sleep` with a constant outside a `while` loop is a guess
 at how long something takes, too short on a loaded machine and wasted on an idle one.
 
-Listed below are the exceptions: pacing that is the point of the test (a slow client), and
-the fixed sleeps still to be replaced, each by file and function, so a new one fails here."""
+Listed below, by file and function, are the only exceptions: pacing that is the point of the
+test (a slow client). Any other fixed sleep fails here."""
 import ast
 import glob
 import os
@@ -15,15 +15,6 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 PACING = {
     ("test_daemon.py", "test_half_line_staller_is_dropped_after_the_deadline"),
     ("test_resources.py", "flood"),
-}
-# Fixed sleeps not yet replaced by polls (issue 40 lists the ones above as done).
-STILL_FIXED = {
-    ("test_reliability.py", "test_sigkill_under_load_with_the_socket_held"),
-    ("test_reliability.py", "test_barriers_and_unsubscribes_do_not_stall_other_clients"),
-    ("test_reliability.py", "test_no_event_follows_the_unsubscribe_reply"),
-    ("test_systemd.py", "test_notify_ready_status_watchdog_reload_stopping"),
-    ("test_systemd.py", "test_ready_is_not_sent_before_the_socket_accepts"),
-    ("test_systemd.py", "test_restart_under_a_held_socket_refuses_no_client"),
 }
 
 
@@ -57,17 +48,17 @@ class FixedSleepTests(unittest.TestCase):
             name = os.path.basename(path)
             with open(path) as handle:
                 for line, function in fixed_sleeps(handle.read()):
-                    if (name, function) not in PACING | STILL_FIXED:
+                    if (name, function) not in PACING:
                         found.append("%s:%d in %s" % (name, line, function))
         self.assertEqual(found, [], "poll for the condition instead (harness.poll_until)")
 
     def test_the_exceptions_are_still_there(self):
-        # An exception fixed or gone must leave the list, so the list stays the truth.
+        # A pause gone must leave the list, so the list stays the truth.
         present = set()
         for path in glob.glob(os.path.join(HERE, "*.py")):
             with open(path) as handle:
                 present |= {(os.path.basename(path), function) for _, function in fixed_sleeps(handle.read())}
-        self.assertEqual((PACING | STILL_FIXED) - present, set())
+        self.assertEqual(PACING - present, set())
 
 
 if __name__ == "__main__":
