@@ -150,7 +150,7 @@ e2e-test: deps
 	$(SWIFT) build --product layoutd-readme-example
 	$(SWIFT) build --product layoutd-fdstore-check
 	$(MAKE) plugins CONFIG=debug
-	cd system-tests/e2e && PYTHONWARNINGS=ignore::ResourceWarning $(PYTHON) -m unittest -v test_architecture test_protocol test_export test_transition test_move test_daemon test_systemd test_fdstore test_restart test_layoutctl test_readme test_reliability test_plugins test_logging test_resources test_packaging test_clients test_web
+	cd system-tests/e2e && PYTHONWARNINGS=ignore::ResourceWarning $(PYTHON) -m unittest -v test_architecture test_sleeps test_protocol test_export test_transition test_move test_daemon test_systemd test_fdstore test_restart test_layoutctl test_readme test_reliability test_plugins test_logging test_resources test_packaging test_clients test_web
 
 ## The client libraries' own suites against the debug daemon (clients/*/README.md); the Swift
 ## client runs in e2e-test (test_clients).
