@@ -294,13 +294,16 @@ final class Connection: @unchecked Sendable {
         if interest != 0 { thread.watch(fd, self, from: interest, to: 0) }
         interest = 0
         thread.forget(fd)
-        Glibc.close(fd)
         output = []
         outputStart = 0
+        // Counted gone before the peer can see the close: a client that waits for our end of
+        // the stream and then asks daemon.status finds this connection no longer open.
         finish()
+        Glibc.close(fd)
     }
 
-    /// After the fd is closed: the service forgets this connection once no request of it runs.
+    /// At the close (and, for a request still running then, once it ends): the service forgets
+    /// this connection once no request of it runs.
     private func finish() {
         guard case .closed(running: false) = phase else { return }
         phase = .finished

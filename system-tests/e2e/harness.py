@@ -87,7 +87,11 @@ class Daemon:
 
 def serving_after(path, timeout=10, process=None):
     """Seconds until a new connection on `path` gets a reply to daemon.hello; RuntimeError
-    when `timeout` passes first or `process` (the daemon, if given) exits."""
+    when `timeout` passes first or `process` (the daemon, if given) exits.
+
+    The probe ends its side and waits for the daemon to close, so the daemon has counted it
+    gone before this returns: a transcript's `daemon.status` right after start sees one open
+    connection, not the probe still being closed on another I/O thread (a CI run once saw 2)."""
     started = time.monotonic()
     while time.monotonic() - started < timeout:
         if process is not None and process.poll() is not None:
@@ -95,7 +99,9 @@ def serving_after(path, timeout=10, process=None):
         try:
             with Client(path, timeout=timeout) as client:
                 if client.call("daemon.hello").get("result"):
-                    return time.monotonic() - started
+                    client.sock.shutdown(socket.SHUT_WR)
+                    if client.read_line() is None:  # end of stream: the daemon closed the probe
+                        return time.monotonic() - started
         except (OSError, EOFError):
             time.sleep(0.01)
     raise RuntimeError("layoutd did not start serving within %s s" % timeout)
