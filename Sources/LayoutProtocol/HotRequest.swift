@@ -585,7 +585,7 @@ private struct HotCursor {
         while position < end {
             let byte = base[position]
             if byte == UInt8(ascii: "\"") {
-                let text = String(validating: UnsafeBufferPointer(start: base + start, count: position - start), as: UTF8.self)
+                let text = UTF8Text.string(UnsafeBufferPointer(start: base + start, count: position - start))
                 position += 1
                 return text
             }
@@ -603,7 +603,7 @@ private struct HotCursor {
             switch byte {
             case UInt8(ascii: "\""):
                 position += 1
-                return String(validating: decoded, as: UTF8.self)
+                return UTF8Text.string(decoded)
             case UInt8(ascii: "\\"):
                 position += 1
                 guard position < end else { return nil }

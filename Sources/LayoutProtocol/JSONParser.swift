@@ -164,7 +164,7 @@ private struct Cursor {
             let byte = bytes[position]
             if byte == UInt8(ascii: "\"") {
                 let slice = UnsafeBufferPointer(rebasing: bytes[start..<position])
-                guard let text = String(validating: slice, as: UTF8.self) else {
+                guard let text = UTF8Text.string(slice) else {
                     throw JSONError(offset: start, reason: "invalid UTF-8 in a string")
                 }
                 position += 1
@@ -179,7 +179,7 @@ private struct Cursor {
             let byte = bytes[position]
             switch byte {
             case UInt8(ascii: "\""):
-                guard let text = String(validating: decoded, as: UTF8.self) else {
+                guard let text = UTF8Text.string(decoded) else {
                     throw JSONError(offset: start, reason: "invalid UTF-8 in a string")
                 }
                 position += 1
