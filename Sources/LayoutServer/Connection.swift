@@ -488,18 +488,11 @@ final class Connection: @unchecked Sendable {
         guard line.count <= Self.inlineLineLimit else {
             return offload { [service, id] in service.submit(line: line, from: id, completion: completion) }
         }
-        // The hot mutations, read straight from the bytes; they only hand their work to a view.
-        if let hot = HotRequest.decode(line) { return service.submit(hot, from: id, completion: completion) }
-        let request: Request
-        do {
-            request = try Request.decode(line)
-        } catch {
-            return service.refuse(error, completion: completion)
-        }
-        if LayoutService.submitsQuickly(request.method) {
-            service.submit(request, from: id, completion: completion)
+        let decoded = DecodedLine(line)
+        if decoded.submitsQuickly {
+            service.submit(decoded, from: id, completion: completion)
         } else {
-            offload { [service, id] in service.submit(request, from: id, completion: completion) }
+            offload { [service, id] in service.submit(decoded, from: id, completion: completion) }
         }
     }
 

@@ -151,27 +151,20 @@ public final class LayoutService: Sendable {
 
     /// Decodes a request line and submits it; an undecodable line is answered at once.
     public func submit(line: some Collection<UInt8>, from connection: ConnectionID, completion: @escaping @Sendable (Outcome) -> Void) {
-        if let hot = HotRequest.decode(line) { return submit(hot, from: connection, completion: completion) }
+        let decoded = DecodedLine(line)
+        submit(decoded, from: connection, completion: completion)
         // The request's tree is freed once this returns, unless a view's executor still holds
         // it; a staged append's parts live on in the upload until its commit trims.
-        if decodeAndSubmit(line, from: connection, completion: completion) != "view.stage.append" {
-            FreedMemory.release(afterLineOf: line.count)
-        }
+        if decoded.method != "view.stage.append" { FreedMemory.release(afterLineOf: line.count) }
     }
 
-    /// - Returns: the request's method, nil for a line that is not a request.
-    private func decodeAndSubmit(
-        _ line: some Collection<UInt8>, from connection: ConnectionID, completion: @escaping @Sendable (Outcome) -> Void
-    ) -> String? {
-        let request: Request
-        do {
-            request = try Request.decode(line)
-        } catch {
-            refuse(error, completion: completion)
-            return nil
+    /// Submits a line as `DecodedLine` read it: the hot mutation, the request, or the refusal.
+    public func submit(_ decoded: DecodedLine, from connection: ConnectionID, completion: @escaping @Sendable (Outcome) -> Void) {
+        switch decoded {
+        case .hot(let hot): submit(hot, from: connection, completion: completion)
+        case .request(let request): submit(request, from: connection, completion: completion)
+        case .refused(let failure): refuse(failure, completion: completion)
         }
-        submit(request, from: connection, completion: completion)
-        return request.method
     }
 
     /// Answers a line that is not a request (`Request.decode` refused it) at once.
