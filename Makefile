@@ -69,6 +69,9 @@ PLUGIN_CFLAGS := -shared -fPIC -O2 -Wall -Wextra -Werror -ISources/CLayoutPlugin
 # generator, libc only.
 BENCH_C := .build/bench-c
 BENCH_C_PROGRAMS := $(BENCH_C)/layoutd-bench-echo $(BENCH_C)/layoutd-bench-rtt $(BENCH_C)/layoutd-bench-load
+# Preloaded into layoutd under valgrind (the callgrind pass): libdispatch's sigsuspend otherwise
+# hands valgrind a read-only signal mask it writes to, and valgrind dies.
+BENCH_VALGRIND_SHIM := $(BENCH_C)/layoutd-bench-valgrind-sigsuspend.so
 BENCH_CFLAGS := -O2 -Wall -Wextra -Werror
 UNITS := layoutd.socket layoutd.service
 SUBST := sed -e 's|@bindir@|$(BINDIR)|g' -e 's|@sysconfdir@|$(SYSCONFDIR)|g' -e 's|@docdir@|$(DOCDIR)|g'
@@ -166,11 +169,13 @@ client-test: deps
 
 ## Release builds, every benchmark in one run (a few minutes), a table, and BENCHMARKS.md.
 ## BENCH_ARGS=--quick for 1k and 10k only; BENCH_ARGS="--only memory" for the memory rows alone
-## (their tables printed, BENCHMARKS.md left as it is). Taffy comes from PyPI into .bench-venv; strace, where
-## installed, counts the syscalls per request of the daemon and of the C echo floor (without it
-## BENCHMARKS.md says they were not measured).
+## (their tables printed, BENCHMARKS.md left as it is; likewise "--only ipc" for the daemon against
+## the echo floor with the callgrind pass, "--only callgrind" for that pass alone). Taffy comes from
+## PyPI into .bench-venv; strace, where installed, counts the syscalls per request of the daemon and
+## of the C echo floor, and valgrind's callgrind its instructions per request by phase (without
+## them BENCHMARKS.md says they were not measured).
 bench: deps bench-c
-	@scripts/ensure-deps.sh python3-venv strace
+	@scripts/ensure-deps.sh python3-venv strace valgrind
 	$(SWIFT) build -c release --product layout-bench
 	$(SWIFT) build -c release --product layoutd
 	$(SWIFT) build -c release --product layoutd-roundtrip
@@ -188,8 +193,13 @@ longrun: deps
 	$(PYTHON) scripts/longrun.py --calls $(LONGRUN_CALLS)
 
 ## The benchmark's C programs in .build/bench-c (gcc -O2, libc only): the echo floor, the
-## round-trip client and the pipelining load generator (bench/c/*.c).
-bench-c: $(BENCH_C_PROGRAMS)
+## round-trip client and the pipelining load generator (bench/c/*.c), and the sigsuspend shim
+## that lets layoutd run under valgrind for the callgrind pass.
+bench-c: $(BENCH_C_PROGRAMS) $(BENCH_VALGRIND_SHIM)
+
+$(BENCH_VALGRIND_SHIM): bench/c/valgrind-sigsuspend.c
+	@mkdir -p $(BENCH_C)
+	$(CC) $(BENCH_CFLAGS) -shared -fPIC $< -o $@ -ldl
 
 $(BENCH_C)/layoutd-bench-%: bench/c/%.c bench/c/bench.h
 	@mkdir -p $(BENCH_C)
