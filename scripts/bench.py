@@ -681,7 +681,10 @@ def ipc_tables(rows):
              "  affinity mask does not reduce; one connection is served by one I/O thread either way). Nothing",
              "  waits for another CPU to wake up: this is what the work costs, and the headline;",
              "- default placement: the scheduler's. On this VM a CPU with nothing to run halts and waking it",
-             "  costs tens of µs each way; both sides pay it, so the ratio sinks toward 1 as the wake-up grows.", "",
+             "  costs tens of µs. Which side pays it depends on where the scheduler puts the daemon's I/O thread,",
+             "  the echo and the client, and that changes from run to run (so does the ratio, which sinks toward",
+             "  1 or below when the echo pays it and the daemon does not): these rows say what a client may see,",
+             "  not what the work costs.", "",
              "CPU µs per request: the serving process's utime+stime over the timed run (/proc); at the default",
              "placement it includes the wake-up the idle VM charges as CPU time.", "",
              "| view | placement | layoutd p50 µs | layoutd p99 µs | echo p50 µs | echo p99 µs | p50 ratio | p99 ratio | layoutd CPU µs/request | echo CPU µs/request | request B | reply B |",
@@ -812,7 +815,7 @@ def ipc_targets(rows):
         default = [(strategy, ipc_row(rows, "rtt", "layoutd", strategy), ipc_row(rows, "rtt", "echo", strategy)) for strategy, _, _, _ in ratios]
         note = "" if met else "%s; the echo %s CPU µs a request" % (cpu_limit(rows, worst[0], worst[2]), per_request(worst[3], "cpu_us_per_request", 2))
         text = "; ".join("%s %.2f× (%s µs vs %s µs)" % (strategy, ratio, fmt(ours[key]), fmt(echo[key])) for strategy, ratio, ours, echo in ratios)
-        text += "; at the default placement, both there: " + ", ".join(
+        text += "; at the default placement (the daemon and the echo both there): " + ", ".join(
             "%s %.2f×" % (strategy, ours[key] / echo[key]) for strategy, ours, echo in default if ours and echo)
         targets.append(("view.scroll round trip %s ≤ %g× the C echo floor, both on one CPU (100k views)" % (label, limit), "met" if met else "not met",
                         text, note))

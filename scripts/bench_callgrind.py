@@ -37,9 +37,10 @@ FREES = ("free", "cfree")
 
 PHASES = ("transport", "parse", "route", "view operation", "encode", "other")
 
-# (phase, regular expression over the demangled, simplified name), the first match wins. Order
-# matters where one rule's names overlap another's: the mutation's closure in ViewHost.mutate is
-# the view operation, ViewHost's other functions route.
+# (phase, regular expression over a function's readable name: see `readable`), the first match
+# wins. Order matters where one rule's names overlap another's: the mutation's closures in
+# ViewHost.mutate are the view operation, ViewHost.mutate itself is route; Connection's
+# submit and completion are route, its other functions transport.
 PHASE_ROOTS = [
     # The view operation with its window delta: the engine's View, entered through the
     # mutation's action (`view.scroll(to:ifEpoch:)`) and the prefetch, if any.
