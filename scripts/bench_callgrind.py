@@ -88,8 +88,10 @@ def measured_dump(pid, output, run):
     while time.monotonic() < deadline:
         fresh = [path for path in dump_files(output) if path not in before]
         # A dump is complete once its totals line is written (the last line of the file).
-        if fresh and "totals:" in open(fresh[0]).read()[-400:]:
-            return fresh[0]
+        if fresh:
+            with open(fresh[0]) as handle:
+                if "totals:" in handle.read()[-400:]:
+                    return fresh[0]
         time.sleep(0.1)
     raise RuntimeError("callgrind wrote no dump to %s" % output)
 
