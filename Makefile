@@ -26,12 +26,13 @@ LAYOUTD_ARGS ?=
 # gi-docgen writes its API reference; xvfb and xauth give its tests a display, and
 # python3-gi-cairo lets them draw from Python; gjs and valac (with vapigen) run and build its
 # GJS and Vala examples, which show the library works from those languages unchanged; xdotool
-# gives its input tests real pointer and key events (XTEST).
+# gives its input tests real pointer and key events (XTEST). valgrind runs the test of make bench's
+# callgrind pass (system-tests/e2e/test_daemon.py BenchCallgrindTests).
 DEB_PACKAGES := libsystemd-dev pkg-config socat python3 python3-jsonschema systemd bubblewrap libseccomp-dev gcc jq librsvg2-bin \
   patchelf binutils dpkg-dev lintian groff-base man-db zsh nodejs build-essential python3-venv node-typescript \
   chromium chromium-driver python3-selenium libglib2.0-dev python3-gi gir1.2-glib-2.0 \
   libgtk-4-dev gir1.2-gtk-4.0 gobject-introspection libgirepository1.0-dev gi-docgen xvfb xauth python3-gi-cairo \
-  gjs valac xdotool
+  gjs valac xdotool valgrind
 # The one version (Sources/LayoutProtocol/Release.swift), for the package and pkg-config files.
 VERSION := $(shell sed -n 's/^ *public static let version = "\(.*\)"$$/\1/p' Sources/LayoutProtocol/Release.swift)
 # Debian's interpreter, where python3-jsonschema lives (not a pyenv shim).
