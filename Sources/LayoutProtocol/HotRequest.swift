@@ -85,9 +85,9 @@ public struct HotRequest: Hashable, Sendable {
     }
 }
 
-/// The byte reader behind `HotRequest.decode`. Every method returns nil (or false) to give
-/// up; none reports why, since the general path will.
-private struct HotCursor {
+/// The byte reader behind `HotRequest.decode` and `LoadRequest.decode`. Every method returns
+/// nil (or false) to give up; none reports why, since the general path will.
+struct HotCursor {
     let base: UnsafePointer<UInt8>
     let end: Int
     var position = 0

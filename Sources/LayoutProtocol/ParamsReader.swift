@@ -7,13 +7,30 @@ public struct ParamsReader: Sendable {
     public let object: JSONObject
     public let path: String
     private var read = Set<String>()
+    /// `sections` read from the line's bytes (`Request.sections`), which `object` lacks: what
+    /// `WireModel.sections(_:"sections")` returns without reading `object`.
+    private var decodedSections: [WireSection]?
 
     public init(_ object: JSONObject, path: String = "params") {
         self.object = object
         self.path = path
     }
 
-    public func has(_ key: String) -> Bool { object[key] != nil }
+    /// A request's params, with the sections its decoder read already.
+    public init(_ request: Request) {
+        self.init(request.params)
+        decodedSections = request.sections
+    }
+
+    public func has(_ key: String) -> Bool { object[key] != nil || key == "sections" && decodedSections != nil }
+
+    /// The sections decoded with the request, once (the reader lets go of them, so the caller
+    /// holds the only copy of its own), when `key` is `sections` and there are any.
+    mutating func takeDecodedSections(_ key: String) -> [WireSection]? {
+        guard key == "sections", let sections = decodedSections else { return nil }
+        decodedSections = nil
+        return sections
+    }
 
     private func at(_ key: String) -> String { "\(path).\(key)" }
 

@@ -1,8 +1,9 @@
 import LayoutProtocol
 
 /// A request line read the one way the connection and the service both read it: one of the hot
-/// mutations straight from its bytes (`HotRequest`: no JSON tree), else the parsed request, else
-/// the refusal to answer at once. The connection decides from it where the request runs
+/// mutations straight from its bytes (`HotRequest`: no JSON tree), else the parsed request (a
+/// load's sections read from the bytes by `LoadRequest`, no tree of its items), else the
+/// refusal to answer at once. The connection decides from it where the request runs
 /// (`submitsQuickly`); `LayoutService.submit(_:from:completion:)` carries it out.
 public enum DecodedLine: Sendable {
     case hot(HotRequest)
@@ -12,6 +13,11 @@ public enum DecodedLine: Sendable {
     public init(_ line: some Collection<UInt8>) {
         if let hot = HotRequest.decode(line) {
             self = .hot(hot)
+            return
+        }
+        // A load's sections straight into the wire model: no tree of its items.
+        if let load = LoadRequest.decode(line) {
+            self = .request(load)
             return
         }
         do {

@@ -182,7 +182,7 @@ public final class LayoutService: Sendable {
     public func submit(_ request: Request, from connection: ConnectionID, completion: @escaping @Sendable (Outcome) -> Void) {
         requestCount.add(1, ordering: .relaxed)
         let finish = finisher(id: request.id, method: request.method, view: request.params["view"]?.stringValue, completion: completion)
-        var params = ParamsReader(request.params)
+        var params = ParamsReader(request)
         do throws(WireError) {
             guard let method = Methods.named[request.method] else { throw .methodNotFound(request.method) }
             switch method.handler {
