@@ -22,6 +22,15 @@ public struct ParamsReader: Sendable {
         decodedSections = request.sections
     }
 
+    /// A request's params, its decoded sections moved into the reader (`request` is left
+    /// without them): the reader then holds the only reference, and a load's wire model is
+    /// freed as soon as the method has read it, not when the request goes.
+    public init(taking request: inout Request) {
+        self.init(request.params)
+        decodedSections = request.sections
+        request.sections = nil
+    }
+
     public func has(_ key: String) -> Bool { object[key] != nil || key == "sections" && decodedSections != nil }
 
     /// The sections decoded with the request, once (the reader lets go of them, so the caller
