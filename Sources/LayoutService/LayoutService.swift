@@ -150,15 +150,18 @@ public final class LayoutService: Sendable {
     // MARK: Requests
 
     /// Decodes a request line and submits it; an undecodable line is answered at once.
-    public func submit(line: some Collection<UInt8>, from connection: ConnectionID, completion: @escaping @Sendable (Outcome) -> Void) {
-        let decoded = DecodedLine(line)
+    public func submit(line: consuming some Collection<UInt8>, from connection: ConnectionID, completion: @escaping @Sendable (Outcome) -> Void) {
+        let length = line.count
+        // The line goes to the decoder, which lets go of it before the request runs: a caller
+        // that handed its line over (`consuming`) has it freed before a large load builds its view.
+        let decoded = DecodedLine(consume line)
         // A staged append's parts live on in the upload until its commit trims.
         let trims = decoded.method != "view.stage.append"
         // Handed over, not lent: a load's decoded sections are then held by the request's
         // reader alone, and freed as soon as the method has built its model from them.
         submit(consume decoded, from: connection, completion: completion)
         // The request's tree is freed once this returns, unless a view's executor still holds it.
-        if trims { FreedMemory.release(afterLineOf: line.count) }
+        if trims { FreedMemory.release(afterLineOf: length) }
     }
 
     /// Submits a line as `DecodedLine` read it: the hot mutation, the request, or the refusal.
