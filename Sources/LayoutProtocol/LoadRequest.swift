@@ -47,46 +47,12 @@ public enum LoadRequest {
 }
 
 extension HotCursor {
-    /// The envelope, as `request()` reads a hot one: `id`, `method`, `params`, each once.
+    /// The envelope, as `request()` reads a hot one (`envelope`), for one of the load methods.
     mutating func loadRequest(_ buffer: UnsafeBufferPointer<UInt8>) -> Request? {
-        skipWhitespace()
-        var id: RequestID?
-        var method: String?
-        var params: (object: JSONObject, sections: [WireSection]?)?
-        var deferredParams: (start: Int, end: Int)?
-        var seen: UInt32 = 0
-        let finished = object { cursor, key in
-            if cursor.key(key, is: "id") {
-                guard cursor.mark(1, &seen), let value = cursor.requestID() else { return false }
-                id = value
-            } else if cursor.key(key, is: "method") {
-                guard cursor.mark(2, &seen), let name = cursor.string(), LoadRequest.methods.contains(name) else { return false }
-                method = name
-            } else if cursor.key(key, is: "params") {
-                guard cursor.mark(4, &seen) else { return false }
-                if method != nil {
-                    guard let value = cursor.loadParams(buffer) else { return false }
-                    params = value
-                } else {
-                    // `method` may come later and name another method: step over the params
-                    // now (bytes scanned, nothing built) and read them once it is known.
-                    let start = cursor.position
-                    guard cursor.skipObject() else { return false }
-                    deferredParams = (start, cursor.position)
-                }
-            } else {
-                return false
-            }
-            return true
-        }
-        guard finished, let method else { return nil }
-        skipWhitespace()
-        guard position == end else { return nil }
-        if let deferredParams {
-            position = deferredParams.start
-            guard let value = loadParams(buffer), position == deferredParams.end else { return nil }
-            params = value
-        }
+        guard let (id, method, params) = envelope(
+            method: { cursor in cursor.string().flatMap { LoadRequest.methods.contains($0) ? $0 : nil } },
+            params: { cursor, _ in cursor.loadParams(buffer) })
+        else { return nil }
         // No params at all is valid; the method's reads then refuse what is missing.
         let (object, sections) = params ?? (JSONObject(), nil)
         return Request(id: id, method: method, params: object, sections: sections)
