@@ -89,6 +89,14 @@ extension CommandCatalog {
             return .success(arguments[index - 1])
         }
 
+        /// The value `option` takes: "" for a flag, else the text `attached` to its word
+        /// (`--name=V`, `-nV`) or the next word. Long and short spellings read values this one way.
+        func value(of option: CommandOption, spelled name: String, attached: String?) -> Result<String, Refusal> {
+            guard option.argument != nil else { return .success("") }
+            if let attached { return .success(attached) }
+            return nextWord(for: option, spelled: name)
+        }
+
         while index < arguments.count {
             let argument = arguments[index]
             index += 1
@@ -118,20 +126,11 @@ extension CommandCatalog {
                 case .success(let option): found = option
                 case .failure(let refusal): return refusal.usage
                 }
-                var value = ""
-                if found.argument != nil {
-                    if let inline {
-                        value = inline
-                    } else {
-                        switch nextWord(for: found, spelled: name) {
-                        case .success(let word): value = word
-                        case .failure(let refusal): return refusal.usage
-                        }
-                    }
-                } else if inline != nil {
-                    return .usage("\(found.name) takes no value, not '\(argument)'", command)
+                if found.argument == nil, inline != nil { return .usage("\(found.name) takes no value, not '\(argument)'", command) }
+                switch value(of: found, spelled: name, attached: inline) {
+                case .success(let value): if let answer = apply(found, spelled: name, value: value) { return answer }
+                case .failure(let refusal): return refusal.usage
                 }
-                if let answer = apply(found, spelled: name, value: value) { return answer }
                 continue
             }
             // A cluster of short options (one letter each, after the dash).
@@ -144,19 +143,13 @@ extension CommandCatalog {
                 case .success(let option): found = option
                 case .failure(let refusal): return refusal.usage
                 }
-                var value = ""
-                if found.argument != nil {
-                    if rest.isEmpty {
-                        switch nextWord(for: found, spelled: name) {
-                        case .success(let word): value = word
-                        case .failure(let refusal): return refusal.usage
-                        }
-                    } else {
-                        value = String(rest)
-                        rest = ""
-                    }
+                // An option that takes a value ends the cluster: the rest of the word is its value.
+                let attached = found.argument != nil && !rest.isEmpty ? String(rest) : nil
+                if attached != nil { rest = "" }
+                switch value(of: found, spelled: name, attached: attached) {
+                case .success(let value): if let answer = apply(found, spelled: name, value: value) { return answer }
+                case .failure(let refusal): return refusal.usage
                 }
-                if let answer = apply(found, spelled: name, value: value) { return answer }
             }
         }
         if printSocketPath { return .socketPath(invocation.socket) }
