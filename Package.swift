@@ -113,7 +113,7 @@ let package = Package(
         .testTarget(
             name: "LayoutServiceTests",
             dependencies: ["LayoutService", "LayoutProtocol", "LayoutEngine", "LayoutGeometry", "StrategyCodec", "LayoutFuzzing", "TestSupport"]),
-        .testTarget(name: "LayoutServerTests", dependencies: ["LayoutServer", "LayoutIPC"]),
+        .testTarget(name: "LayoutServerTests", dependencies: ["LayoutServer", "LayoutIPC", "LayoutService"]),
         .testTarget(name: "LayoutFuzzingTests", dependencies: ["LayoutFuzzing", "LayoutService"]),
         .testTarget(
             name: "LayoutPluginsTests",

@@ -262,11 +262,16 @@ final class Connection: @unchecked Sendable {
         finish()
     }
 
-    /// A connection taken over from the previous daemon (on the thread, before it reads): the
-    /// output it had not written, the event numbers it had reached, the partial line it had
-    /// read, and one `view.resync` for each of its subscriptions (their events are coalesced
-    /// until it is sent, as for a client that fell behind).
-    func resume(from record: HandedConnection) {
+    /// A connection taken over from the previous daemon, step one (on the thread, before its
+    /// subscriptions are restored in the service): the event numbers it had reached, the
+    /// output it had not written, the partial line it had read, and every subscription it held
+    /// marked lagging. From here an event for one of them is coalesced into its `view.resync`:
+    /// another taken-over connection may already be mutating the view, and an event that found
+    /// a fresh sequencer would go out as seq 1, before the handed-over output. Nothing is
+    /// written until `resume` (the turn stays corked): a flush now would also ask for the
+    /// resyncs, which the service could not yet answer.
+    func takeOver(_ record: HandedConnection) {
+        corked += 1
         sequencer = EventSequencer(next: record.nextSeq)
         if !record.partialLine.isEmpty {
             _ = framer.append(record.partialLine)
@@ -275,6 +280,14 @@ final class Connection: @unchecked Sendable {
         output = record.output
         outputStart = 0
         for subscription in record.subscriptions { lagging[subscription.id] = 0 }
+    }
+
+    /// Step two, once the service holds the subscriptions that could be restored (`kept`):
+    /// reading starts, the handed-over output is written first, then one `view.resync` for
+    /// each kept subscription (one whose view is gone is forgotten).
+    func resume(keeping kept: Set<Int>) {
+        corked -= 1
+        for subscription in Array(lagging.keys) where !kept.contains(subscription) { lagging[subscription] = nil }
         updateInterest()
         if unsent > 0 { flush() } else { requestResyncs() }
     }

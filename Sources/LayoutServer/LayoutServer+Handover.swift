@@ -198,7 +198,10 @@ extension LayoutServer {
     /// Takes over a connection the previous daemon handed over (after `start`): same socket,
     /// same subscriptions, its pending output first, then one `view.resync` per subscription.
     /// A socket whose peer may not use this daemon (or that is no socket) is closed.
-    public func adopt(_ record: HandedConnection) -> Bool {
+    /// `restored` runs once the subscriptions are back in the service and before the
+    /// connection resumes: from then on other connections' mutations reach it (a test delivers
+    /// one there).
+    public func adopt(_ record: HandedConnection, restored: (ConnectionID) -> Void = { _ in }) -> Bool {
         guard let peer = try? UnixSocket.peerCredentials(record.fd), peer.uid == getuid() || peer.uid == 0 else {
             close(record.fd)
             return false
@@ -207,10 +210,13 @@ extension LayoutServer {
             close(record.fd)
             return false
         }
-        var kept = record
-        kept.subscriptions = record.subscriptions.filter { service.restoreSubscription($0.id, view: $0.view, connection: connection.id) }
-        connection.post { [kept] in connection.resume(from: kept) }
-        logger.log(.debug, "connection taken over (\(kept.subscriptions.count) subscriptions)", connection.fields)
+        // The connection's sequencer and coalescing are in place before any subscription is
+        // restored (the inbox keeps order): events raised from then on find them.
+        connection.post { connection.takeOver(record) }
+        let kept = Set(record.subscriptions.filter { service.restoreSubscription($0.id, view: $0.view, connection: connection.id) }.map(\.id))
+        restored(connection.id)
+        connection.post { connection.resume(keeping: kept) }
+        logger.log(.debug, "connection taken over (\(kept.count) subscriptions)", connection.fields)
         return true
     }
 }
