@@ -92,6 +92,8 @@ def seed():
 
 
 HOT_METHODS = (b'"view.scroll"', b'"view.select"', b'"view.measure"', b'"view.update"')
+# The loads, whose sections the load decoder reads from the bytes (the hot target checks it too).
+LOAD_METHODS = (b'"view.create"', b'"view.setData"', b'"view.stage.append"')
 
 # Hand-written hot lines: every key order, whitespace, escapes and number form the byte
 # decoder reads, and near misses it must leave to the general path.
@@ -111,12 +113,21 @@ HOT_EXTRA = [
     b'{"id":1,"method":"view.update","params":{"view":"v","updates":[{"op":"deleteItems","ids":["a"],"at":0}]}}',
     b'{"id":1.5,"method":"view.scroll","params":{"view":"v","offset":{"x":0,"y":1}}}',
     b'{"id":1,"method":"view.scroll","params":{"view":"v","offset":{"x":0,"y":1}}} x',
+    # Loads: sections in every shape the load decoder reads, members before and after them,
+    # and near misses (a duplicate or unknown item field, an escaped key, a bad size).
+    b'{"params":{"sections":[{"items":[{"size":{"height":2.5,"width":1},"id":"a"},{"id":"b\u00e9","estimatedSize":null,"selectedSize":{"width":1e1,"height":-0}}],"id":"s","footerSize":{"width":0,"height":1}}],"view":"v","strategy":"flow","viewport":{"width":390,"height":844},"params":{"itemSize":{"width":9,"height":9}}},"method":"view.create","id":"c"}',
+    b' { "id" : 2 , "method" : "view.setData" , "params" : { "view" : "v" , "animated" : true , "sections" : [ { "id" : "s" , "items" : [ ] , "headerSize" : null } ] } } ',
+    b'{"id":3,"method":"view.stage.append","params":{"upload":"u1","sections":[{"id":"s","items":[{"id":"x"},{"id":"y","size":{"width":1,"height":2}}]}]}}',
+    b'{"id":4,"method":"view.create","params":{"view":"v","sections":[{"id":"s","items":[{"id":"a","id":"b"}]}]}}',
+    b'{"id":5,"method":"view.create","params":{"view":"v","sections":[{"id":"s","items":[{"id":"a","extra":1}]}],"sections":[]}}',
+    b'{"id":6,"method":"view.setData","params":{"view":"v","s\u0065ctions":[{"id":"s","items":[]}]}}',
+    b'{"id":7,"method":"view.create","params":{"view":"v","sections":[{"id":"s","items":[{"id":"a","size":{"width":1}}]}]},"jsonrpc":"2.0"}',
 ]
 
 
 def seed_hot(lines):
-    """The hot target's seeds: the transcripts' hot requests and HOT_EXTRA."""
-    chosen = [line for line in lines if any(method in line for method in HOT_METHODS)] + HOT_EXTRA
+    """The hot target's seeds: the transcripts' hot requests and loads, and HOT_EXTRA."""
+    chosen = [line for line in lines if any(method in line for method in HOT_METHODS + LOAD_METHODS)] + HOT_EXTRA
     for line in chosen:
         write_seed("hot", hashlib.sha1(line).hexdigest()[:16], line)
 

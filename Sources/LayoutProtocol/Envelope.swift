@@ -17,11 +17,16 @@ public struct Request: Hashable, Sendable {
     public var id: RequestID?
     public var method: String
     public var params: JSONObject
+    /// The params' `sections`, when the load decoder (`LoadRequest`) read them from the line's
+    /// bytes straight into the wire model; `params` then lacks the member. Read the params with
+    /// `ParamsReader(request)`, which reads them as if they were there.
+    public var sections: [WireSection]?
 
-    public init(id: RequestID?, method: String, params: JSONObject = [:]) {
+    public init(id: RequestID?, method: String, params: JSONObject = [:], sections: [WireSection]? = nil) {
         self.id = id
         self.method = method
         self.params = params
+        self.sections = sections
     }
 
     /// Decodes a request line.

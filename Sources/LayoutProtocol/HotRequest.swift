@@ -85,9 +85,9 @@ public struct HotRequest: Hashable, Sendable {
     }
 }
 
-/// The byte reader behind `HotRequest.decode`. Every method returns nil (or false) to give
-/// up; none reports why, since the general path will.
-private struct HotCursor {
+/// The byte reader behind `HotRequest.decode` and `LoadRequest.decode`. Every method returns
+/// nil (or false) to give up; none reports why, since the general path will.
+struct HotCursor {
     let base: UnsafePointer<UInt8>
     let end: Int
     var position = 0
@@ -101,32 +101,37 @@ private struct HotCursor {
 
     // MARK: The envelope
 
-    mutating func request() -> HotRequest? {
+    /// The envelope both byte decoders read (`request()` here, `loadRequest` for the loads): an
+    /// object of `id`, `method` and `params`, each at most once, in any order, and nothing after
+    /// it. `readMethod` takes the method's name (nil: not one this decoder reads); `readParams`
+    /// reads the params object for that method. When `params` comes first it is stepped over
+    /// (bytes scanned, nothing built) and read once the method is known.
+    ///
+    /// - Returns: nil to give up; else the id, the method and its params, nil when absent.
+    @inline(__always)
+    mutating func envelope<Method, Params>(
+        method readMethod: (inout HotCursor) -> Method?, params readParams: (inout HotCursor, Method) -> Params?
+    ) -> (id: RequestID?, method: Method, params: Params?)? {
         skipWhitespace()
         var id: RequestID?
         var method: Method?
         var deferredParams: (start: Int, end: Int)?
-        var params: HotRequest.Params?
-        var seen: UInt8 = 0
+        var params: Params?
+        var seen: UInt32 = 0
         let finished = object { cursor, key in
             if cursor.key(key, is: "id") {
-                guard seen & 1 == 0 else { return false }
-                seen |= 1
-                guard let value = cursor.requestID() else { return false }
+                guard cursor.mark(1, &seen), let value = cursor.requestID() else { return false }
                 id = value
             } else if cursor.key(key, is: "method") {
-                guard seen & 2 == 0 else { return false }
-                seen |= 2
-                guard let name = cursor.method() else { return false }
+                guard cursor.mark(2, &seen), let name = readMethod(&cursor) else { return false }
                 method = name
             } else if cursor.key(key, is: "params") {
-                guard seen & 4 == 0 else { return false }
-                seen |= 4
+                guard cursor.mark(4, &seen) else { return false }
                 if let method {
-                    guard let value = cursor.params(method) else { return false }
+                    guard let value = readParams(&cursor, method) else { return false }
                     params = value
                 } else {
-                    // `method` comes later: find where `params` ends now, read it then.
+                    // `method` may come later: find where `params` ends now, read it then.
                     let start = cursor.position
                     guard cursor.skipObject() else { return false }
                     deferredParams = (start, cursor.position)
@@ -141,10 +146,14 @@ private struct HotCursor {
         guard position == end else { return nil }
         if let deferredParams {
             position = deferredParams.start
-            guard let value = self.params(method), position == deferredParams.end else { return nil }
+            guard let value = readParams(&self, method), position == deferredParams.end else { return nil }
             params = value
         }
-        guard let params else { return nil }
+        return (id, method, params)
+    }
+
+    mutating func request() -> HotRequest? {
+        guard let (id, _, params) = envelope(method: { $0.method() }, params: { $0.params($1) }), let params else { return nil }
         return HotRequest(id: id, params: params)
     }
 
@@ -585,7 +594,7 @@ private struct HotCursor {
         while position < end {
             let byte = base[position]
             if byte == UInt8(ascii: "\"") {
-                let text = String(validating: UnsafeBufferPointer(start: base + start, count: position - start), as: UTF8.self)
+                let text = UTF8Text.string(UnsafeBufferPointer(start: base + start, count: position - start))
                 position += 1
                 return text
             }
@@ -603,7 +612,7 @@ private struct HotCursor {
             switch byte {
             case UInt8(ascii: "\""):
                 position += 1
-                return String(validating: decoded, as: UTF8.self)
+                return UTF8Text.string(decoded)
             case UInt8(ascii: "\\"):
                 position += 1
                 guard position < end else { return nil }

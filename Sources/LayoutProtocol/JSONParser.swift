@@ -37,6 +37,17 @@ public struct JSONParser {
     public static func parse(_ text: String, maximumDepth: Int = defaultMaximumDepth) throws(JSONError) -> JSONValue {
         try parse(Array(text.utf8), maximumDepth: maximumDepth)
     }
+
+    /// The value that starts at `position` of `bytes`, read as `parse` reads it when it lies
+    /// `depth` containers deep in the whole text (a member of `params` is 2 deep: the nesting
+    /// limit holds exactly as for the whole line), and the offset just past it. For the load
+    /// decoder (`LoadRequest`), which reads the params' small members with the parser itself.
+    static func value(in bytes: UnsafeBufferPointer<UInt8>, at position: Int, depth: Int) throws(JSONError) -> (value: JSONValue, end: Int) {
+        var parser = Cursor(bytes: bytes, maximumDepth: defaultMaximumDepth)
+        parser.position = position
+        let value = try parser.value(depth: depth)
+        return (value, parser.position)
+    }
 }
 
 private struct Cursor {
@@ -164,7 +175,7 @@ private struct Cursor {
             let byte = bytes[position]
             if byte == UInt8(ascii: "\"") {
                 let slice = UnsafeBufferPointer(rebasing: bytes[start..<position])
-                guard let text = String(validating: slice, as: UTF8.self) else {
+                guard let text = UTF8Text.string(slice) else {
                     throw JSONError(offset: start, reason: "invalid UTF-8 in a string")
                 }
                 position += 1
@@ -179,7 +190,7 @@ private struct Cursor {
             let byte = bytes[position]
             switch byte {
             case UInt8(ascii: "\""):
-                guard let text = String(validating: decoded, as: UTF8.self) else {
+                guard let text = UTF8Text.string(decoded) else {
                     throw JSONError(offset: start, reason: "invalid UTF-8 in a string")
                 }
                 position += 1

@@ -4,38 +4,35 @@
 /// known shape (an element's attributes, an invalidation's fixed part) reserves its worst case
 /// once, then writes its constant keys as pre-made byte runs (`,"frame":{"x":` is one copy of
 /// a `StaticString`, never escaped), its numbers digit by digit (`JSONNumber`) and its strings
-/// after one scan that finds nothing to escape in ids and names. The buffer keeps zeroed slack
-/// beyond what was written; `finish()` hands the bytes over without a copy, and a caller may
-/// start a writer on bytes it already holds (`init(appendingTo:)`), so a reply's envelope, its
-/// result and its newline are one buffer.
+/// after one scan that finds nothing to escape in ids and names. A record is written into the
+/// array's spare capacity (`Array.append(addingCapacity:initializingWith:)`), which is never
+/// zero-filled first (issue 41: zeroing the buffer was a share of every reply's encoding);
+/// `finish()` hands the bytes over without a copy, and a caller may start a writer on bytes it
+/// already holds (`init(appendingTo:)`), so a reply's envelope, its result and its newline are
+/// one buffer.
 public struct JSONWriter: Sendable {
-    /// Written bytes, then zeroed slack up to `storage.count`.
+    /// The bytes written, and capacity beyond them that is not initialised.
     private var storage: [UInt8]
-    /// How many bytes of `storage` are written.
-    public private(set) var count: Int
+
+    /// How many bytes are written.
+    public var count: Int { storage.count }
 
     public init(capacity: Int = 256) {
-        storage = [UInt8](repeating: 0, count: max(capacity, 64))
-        count = 0
+        storage = []
+        storage.reserveCapacity(max(capacity, 64))
     }
 
     /// A writer that appends to `bytes` (which it takes over: no copy while it is unique).
     public init(appendingTo bytes: [UInt8], reserving extra: Int = 256) {
         storage = bytes
-        count = bytes.count
-        storage.append(contentsOf: repeatElement(0, count: max(extra, 64)))
+        storage.reserveCapacity(bytes.count + max(extra, 64))
     }
 
-    /// The bytes written so far (a copy when slack remains; `finish()` avoids it).
-    public var bytes: [UInt8] {
-        count == storage.count ? storage : Array(storage[..<count])
-    }
+    /// The bytes written so far.
+    public var bytes: [UInt8] { storage }
 
     /// The bytes written, handed over without copying them.
-    public consuming func finish() -> [UInt8] {
-        storage.removeLast(storage.count - count)
-        return storage
-    }
+    public consuming func finish() -> [UInt8] { storage }
 
     public static func encode(_ value: JSONValue) -> [UInt8] {
         var writer = JSONWriter()
@@ -132,22 +129,19 @@ public struct JSONWriter: Sendable {
     /// given; `body` returns the pointer past its last byte. One capacity check for a whole
     /// record: what the hot writers (attributes, invalidations) use.
     ///
-    /// - Complexity: O(1) amortized beyond what `body` writes (the buffer doubles).
+    /// - Complexity: O(1) amortized beyond what `body` writes (the capacity grows
+    ///   geometrically, as `append` does).
     @inline(__always)
     public mutating func withSpace(_ maximum: Int, _ body: (UnsafeMutablePointer<UInt8>) -> UnsafeMutablePointer<UInt8>) {
-        if count + maximum > storage.count { grow(toHold: count + maximum) }
-        let written = count
-        count = storage.withUnsafeMutableBufferPointer { buffer in
-            let start = buffer.baseAddress! + written
-            let end = body(start)
-            precondition(end - start <= maximum, "a JSON record wrote past the space it reserved")
-            return written + (end - start)
+        guard maximum > 0 else { return }  // nothing to write (and no buffer to write it in)
+        storage.append(addingCapacity: maximum) { span in
+            span.withUnsafeMutableBufferPointer { buffer, initialized in
+                let start = buffer.baseAddress! + initialized
+                let end = body(start)
+                precondition(end - start <= maximum, "a JSON record wrote past the space it reserved")
+                initialized += end - start
+            }
         }
-    }
-
-    private mutating func grow(toHold needed: Int) {
-        let size = max(needed, storage.count * 2)
-        storage.append(contentsOf: repeatElement(0, count: size - storage.count))
     }
 }
 

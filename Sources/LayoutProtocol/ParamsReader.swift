@@ -7,13 +7,39 @@ public struct ParamsReader: Sendable {
     public let object: JSONObject
     public let path: String
     private var read = Set<String>()
+    /// `sections` read from the line's bytes (`Request.sections`), which `object` lacks: what
+    /// `WireModel.sections(_:"sections")` returns without reading `object`.
+    private var decodedSections: [WireSection]?
 
     public init(_ object: JSONObject, path: String = "params") {
         self.object = object
         self.path = path
     }
 
-    public func has(_ key: String) -> Bool { object[key] != nil }
+    /// A request's params, with the sections its decoder read already.
+    public init(_ request: Request) {
+        self.init(request.params)
+        decodedSections = request.sections
+    }
+
+    /// A request's params, its decoded sections moved into the reader (`request` is left
+    /// without them): the reader then holds the only reference, and a load's wire model is
+    /// freed as soon as the method has read it, not when the request goes.
+    public init(taking request: inout Request) {
+        self.init(request.params)
+        decodedSections = request.sections
+        request.sections = nil
+    }
+
+    public func has(_ key: String) -> Bool { object[key] != nil || key == "sections" && decodedSections != nil }
+
+    /// The sections decoded with the request, once (the reader lets go of them, so the caller
+    /// holds the only copy of its own), when `key` is `sections` and there are any.
+    mutating func takeDecodedSections(_ key: String) -> [WireSection]? {
+        guard key == "sections", let sections = decodedSections else { return nil }
+        decodedSections = nil
+        return sections
+    }
 
     private func at(_ key: String) -> String { "\(path).\(key)" }
 

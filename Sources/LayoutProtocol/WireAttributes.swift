@@ -198,13 +198,14 @@ extension WireAttributes {
             out = JSONRaw.write("}", at: out)
         }
         if !effects.isEmpty {
-            // Sorted by key, as the tree form's sorted object was.
+            // Sorted by key, as the tree form's sorted object was; the pairs themselves, so no
+            // name is hashed and looked up again (ultravisual: three an attribute, issue 41).
             out = JSONRaw.write(#","effects":{"#, at: out)
-            for (index, name) in effects.keys.sorted().enumerated() {
+            for (index, effect) in effects.sorted(by: { $0.key < $1.key }).enumerated() {
                 if index > 0 { out = JSONRaw.write(",", at: out) }
-                out = JSONString.write(name, at: out)
+                out = JSONString.write(effect.key, at: out)
                 out = JSONRaw.write(":", at: out)
-                out = JSONNumber.write(effects[name]!, at: out)
+                out = JSONNumber.write(effect.value, at: out)
             }
             out = JSONRaw.write("}", at: out)
         }

@@ -193,6 +193,7 @@ public enum WireModel {
     }
 
     public static func sections(_ reader: inout ParamsReader, _ key: String) throws(WireError) -> [WireSection] {
+        if let decoded = reader.takeDecodedSections(key) { return decoded }
         var sections = [WireSection]()
         for var element in try reader.objects(key) { sections.append(try WireSection.read(&element)) }
         return sections

@@ -150,28 +150,27 @@ public final class LayoutService: Sendable {
     // MARK: Requests
 
     /// Decodes a request line and submits it; an undecodable line is answered at once.
-    public func submit(line: some Collection<UInt8>, from connection: ConnectionID, completion: @escaping @Sendable (Outcome) -> Void) {
-        if let hot = HotRequest.decode(line) { return submit(hot, from: connection, completion: completion) }
-        // The request's tree is freed once this returns, unless a view's executor still holds
-        // it; a staged append's parts live on in the upload until its commit trims.
-        if decodeAndSubmit(line, from: connection, completion: completion) != "view.stage.append" {
-            FreedMemory.release(afterLineOf: line.count)
-        }
+    public func submit(line: consuming some Collection<UInt8>, from connection: ConnectionID, completion: @escaping @Sendable (Outcome) -> Void) {
+        let length = line.count
+        // The line goes to the decoder, which lets go of it before the request runs: a caller
+        // that handed its line over (`consuming`) has it freed before a large load builds its view.
+        let decoded = DecodedLine(consume line)
+        // A staged append's parts live on in the upload until its commit trims.
+        let trims = decoded.method != "view.stage.append"
+        // Handed over, not lent: a load's decoded sections are then held by the request's
+        // reader alone, and freed as soon as the method has built its model from them.
+        submit(consume decoded, from: connection, completion: completion)
+        // The request's tree is freed once this returns, unless a view's executor still holds it.
+        if trims { FreedMemory.release(afterLineOf: length) }
     }
 
-    /// - Returns: the request's method, nil for a line that is not a request.
-    private func decodeAndSubmit(
-        _ line: some Collection<UInt8>, from connection: ConnectionID, completion: @escaping @Sendable (Outcome) -> Void
-    ) -> String? {
-        let request: Request
-        do {
-            request = try Request.decode(line)
-        } catch {
-            refuse(error, completion: completion)
-            return nil
+    /// Submits a line as `DecodedLine` read it: the hot mutation, the request, or the refusal.
+    public func submit(_ decoded: consuming DecodedLine, from connection: ConnectionID, completion: @escaping @Sendable (Outcome) -> Void) {
+        switch consume decoded {
+        case .hot(let hot): submit(hot, from: connection, completion: completion)
+        case .request(let request): submit(request, from: connection, completion: completion)
+        case .refused(let failure): refuse(failure, completion: completion)
         }
-        submit(request, from: connection, completion: completion)
-        return request.method
     }
 
     /// Answers a line that is not a request (`Request.decode` refused it) at once.
@@ -186,10 +185,10 @@ public final class LayoutService: Sendable {
     /// whose view is idle, complete before `submit` returns, on the caller's thread; other view methods,
     /// `daemon.sync`, `view.delete` and `view.unsubscribe` complete later, on a pool thread
     /// running the view's executor or another thread. `submit` never blocks its thread.
-    public func submit(_ request: Request, from connection: ConnectionID, completion: @escaping @Sendable (Outcome) -> Void) {
+    public func submit(_ request: consuming Request, from connection: ConnectionID, completion: @escaping @Sendable (Outcome) -> Void) {
         requestCount.add(1, ordering: .relaxed)
         let finish = finisher(id: request.id, method: request.method, view: request.params["view"]?.stringValue, completion: completion)
-        var params = ParamsReader(request.params)
+        var params = ParamsReader(taking: &request)
         do throws(WireError) {
             guard let method = Methods.named[request.method] else { throw .methodNotFound(request.method) }
             switch method.handler {
