@@ -1,19 +1,10 @@
 import LayoutGeometry
 
-/// An item as the wire carries it: `{"id", "size"?, "estimatedSize"?, "selectedSize"?}`.
-public struct WireItem: Hashable, Sendable {
-    public var id: String
-    public var size: Size?
-    public var estimatedSize: Size?
-    public var selectedSize: Size?
+/// An item as the wire carries it: `{"id", "size"?, "estimatedSize"?, "selectedSize"?}`, the
+/// engine's own `ItemSpec` (decoded once, handed to the engine as it is).
+public typealias WireItem = ItemSpec
 
-    public init(id: String, size: Size? = nil, estimatedSize: Size? = nil, selectedSize: Size? = nil) {
-        self.id = id
-        self.size = size
-        self.estimatedSize = estimatedSize
-        self.selectedSize = selectedSize
-    }
-
+extension WireItem {
     /// The item as a request carries it: `id`, then the sizes it has.
     public var json: JSONValue {
         var object: JSONObject = ["id": .string(id)]

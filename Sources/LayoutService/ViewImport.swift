@@ -124,7 +124,7 @@ struct ExportPart: Sendable {
                 selection.append(item.id)
             }
             try entry.finish()
-            items.append(WireMapping.item(item))
+            items.append(item)
         }
         let spec = SectionSpec(id: id, items: items, headerSize: try reader.optionalSize("headerSize"), footerSize: try reader.optionalSize("footerSize"))
         try reader.finish()

@@ -48,20 +48,18 @@ enum WireMapping {
 
     static func key(_ key: ElementKey) -> JSONValue { .object(["kind": .string(key.kind.rawValue), "id": .string(key.id)]) }
 
-    static func item(_ wire: WireItem) -> ItemSpec {
-        ItemSpec(id: wire.id, size: wire.size, estimatedSize: wire.estimatedSize, selectedSize: wire.selectedSize)
-    }
-
+    /// The items go across as they are (`WireItem` is `ItemSpec`): the array is shared, not
+    /// copied.
     static func section(_ wire: WireSection) -> SectionSpec {
-        SectionSpec(id: wire.id, items: wire.items.map(item), headerSize: wire.headerSize, footerSize: wire.footerSize)
+        SectionSpec(id: wire.id, items: wire.items, headerSize: wire.headerSize, footerSize: wire.footerSize)
     }
 
     static func update(_ wire: WireUpdate) -> BatchUpdate {
         switch wire {
-        case .insertItems(let items, let section, let at): .insertItems(items.map(item), section: section, at: at)
+        case .insertItems(let items, let section, let at): .insertItems(items, section: section, at: at)
         case .deleteItems(let ids): .deleteItems(ids)
         case .moveItem(let id, let section, let at): .moveItem(id, toSection: section, at: at)
-        case .reloadItems(let items): .reloadItems(items.map(item))
+        case .reloadItems(let items): .reloadItems(items)
         case .insertSections(let sections, let at): .insertSections(sections.map(section), at: at)
         case .deleteSections(let ids): .deleteSections(ids)
         case .moveSection(let id, let at): .moveSection(id, to: at)

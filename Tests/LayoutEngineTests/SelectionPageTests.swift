@@ -1,4 +1,5 @@
 import LayoutEngine
+import LayoutGeometry
 import Testing
 import TestSupport
 

@@ -1,29 +1,5 @@
 import LayoutGeometry
 
-/// An item as a client describes it.
-///
-/// Sizing, from most to least specific:
-/// - `size`: an absolute size;
-/// - `estimatedSize`: a guess the client will replace with a measured size (self-sizing);
-/// - neither: the strategy's default (`itemSize`, or `estimatedItemSize` when the strategy
-///   self-sizes). Sections whose items all use the default store no per-item sizes at all.
-///
-/// `selectedSize` is the open size of an expanding item: while the item is selected, it
-/// replaces whichever of the above applies.
-public struct ItemSpec: Hashable, Sendable {
-    public var id: String
-    public var size: Size?
-    public var estimatedSize: Size?
-    public var selectedSize: Size?
-
-    public init(id: String, size: Size? = nil, estimatedSize: Size? = nil, selectedSize: Size? = nil) {
-        self.id = id
-        self.size = size
-        self.estimatedSize = estimatedSize
-        self.selectedSize = selectedSize
-    }
-}
-
 /// A section as a client describes it. `headerSize` / `footerSize` override the strategy's
 /// reference sizes for this section only (a main-axis extent of 0 means no element).
 public struct SectionSpec: Hashable, Sendable {
