@@ -109,6 +109,27 @@ struct LoadRequestTests {
         #expect(FuzzTargets.load(Array(Self.create.utf8)).isEmpty)
     }
 
+    /// A long items array is reserved once from a count of the rest of it (growing by doubling
+    /// held two buffers at the peak of a 1M-item load). The count follows strings and nesting:
+    /// ids full of commas, brackets and escaped quotes, and nested sizes, change nothing.
+    @Test("a long items array is reserved to its length, whatever its strings and sizes hold", arguments: [4096, 4097, 5000, 9000])
+    func longItemsArray(count: Int) throws {
+        let items = (0..<count).map { n in
+            n % 3 == 0 ? #"{"id":"i\#(n),]}\"[{","size":{"width":1,"height":2}}"# : #"{"id":"i\#(n)"}"#
+        }
+        let line = #"{"id":1,"method":"view.setData","params":{"view":"v","sections":[{"id":"s","items":["# + items.joined(separator: ",")
+            + #"]},{"id":"t","items":[{"id":"x"},{"id":"y"}]}]}}"#
+        let request = try #require(LoadRequest.decode(Array(line.utf8)))
+        let decoded = try #require(request.sections?.first?.items)
+        #expect(decoded.count == count)
+        let expected = (0..<count).map { n in
+            n % 3 == 0 ? WireItem(id: #"i\#(n),]}"[{"#, size: Size(width: 1, height: 2)) : WireItem(id: "i\(n)")
+        }
+        #expect(decoded == expected)
+        #expect(decoded.capacity < count + count / 8, "reserved once, not doubled: \(decoded.capacity) for \(count)")
+        #expect(request.sections?.last?.items.map(\.id) == ["x", "y"])
+    }
+
     /// Lines the decoder must leave to the general path: refused there, or valid in a way it
     /// does not read.
     @Test("lines left to the general path", arguments: [
