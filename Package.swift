@@ -8,6 +8,12 @@ import PackageDescription
 /// tables can be read-only for the whole run (full RELRO; lintian's hardening-no-bindnow).
 let bindNow = ["-Xlinker", "-z", "-Xlinker", "now"]
 
+/// The request path's modules skip Swift's dynamic exclusivity checks in release builds: with
+/// the thread-local access set they cost about 2,000 instructions of every view.scroll
+/// outside the view operation (callgrind, issue 41), and each of these modules confines its
+/// mutable state to one thread or a lock. Debug builds, which the test suite runs, keep them.
+let releaseUnchecked: [SwiftSetting] = [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]
+
 let package = Package(
     name: "layoutd",
     products: [
@@ -37,10 +43,10 @@ let package = Package(
         // libm: `rounded()` and friends lower to C math functions that a target without
         // Foundation or Glibc does not otherwise link.
         .target(name: "LayoutGeometry", linkerSettings: [.linkedLibrary("m")]),
-        .target(name: "LayoutEngine", dependencies: ["LayoutGeometry"], linkerSettings: [.linkedLibrary("m")]),
+        .target(name: "LayoutEngine", dependencies: ["LayoutGeometry"], swiftSettings: releaseUnchecked, linkerSettings: [.linkedLibrary("m")]),
         // Wire format: JSON values, a strict parser and writer of our own (Foundation's coders
         // cost microseconds per frame), and line framing.
-        .target(name: "LayoutProtocol", dependencies: ["LayoutGeometry"], linkerSettings: [.linkedLibrary("m")]),
+        .target(name: "LayoutProtocol", dependencies: ["LayoutGeometry"], swiftSettings: releaseUnchecked, linkerSettings: [.linkedLibrary("m")]),
         // Strategy descriptors and parameter values as JSON: shared by the service, the plugin
         // loader and the plugin SDK, so a plugin's declaration reads back as clients see it.
         .target(name: "StrategyCodec", dependencies: ["LayoutEngine", "LayoutProtocol", "LayoutGeometry"]),
@@ -63,12 +69,12 @@ let package = Package(
         // them, and a strategy that lays out through a plugin's C table.
         .target(name: "LayoutPlugins", dependencies: ["CLayoutPlugin", "LayoutEngine", "LayoutProtocol", "StrategyCodec", "LayoutGeometry"]),
         // Requests in, replies and events out, with no transport: testable without a socket.
-        .target(name: "LayoutService", dependencies: ["LayoutEngine", "LayoutProtocol", "StrategyCodec", "LayoutGeometry"]),
+        .target(name: "LayoutService", dependencies: ["LayoutEngine", "LayoutProtocol", "StrategyCodec", "LayoutGeometry"], swiftSettings: releaseUnchecked),
         // Unix sockets: discovery, listening with the stale-socket check, peer credentials.
         .target(name: "CSocketShims"),
         .target(name: "LayoutIPC", dependencies: ["CSocketShims"]),
         // The transport: I/O threads on epoll, limits, deadlines, drain on shutdown, reload.
-        .target(name: "LayoutServer", dependencies: ["LayoutService", "LayoutIPC", "CSocketShims", "LayoutEngine", "LayoutProtocol"]),
+        .target(name: "LayoutServer", dependencies: ["LayoutService", "LayoutIPC", "CSocketShims", "LayoutEngine", "LayoutProtocol"], swiftSettings: releaseUnchecked),
         // libsystemd (Debian: libsystemd-dev): socket activation, notify, watchdog, journal.
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
         // libsystemd's notify, socket activation, fd store and journal; memfds for the fd store.
