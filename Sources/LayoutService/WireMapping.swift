@@ -122,27 +122,45 @@ enum WireMapping {
     ) {
         let context = invalidation.context
         let listed = listsIDs(invalidation, maximumBytes: listedIDBytes)
-        writer.write(raw: #"{"view":"#)
-        writer.write(view)
-        writer.write(raw: #","epoch":"#)
-        writer.write(Double(invalidation.epoch))
-        writer.write(raw: #","contentSize":"#)
-        writer.write(size: invalidation.contentSize)
-        writer.write(raw: #","contentOffset":"#)
-        writer.write(point: invalidation.contentOffset)
-        writer.write(raw: #","context":{"everything":"#)
-        writer.write(context.invalidatesEverything)
-        writer.write(raw: #","dataSourceCounts":"#)
-        writer.write(context.invalidatesDataSourceCounts)
-        writer.write(raw: #","invalidated":"#)
+        // The fixed parts each in one reservation (one capacity check, not one per key): they
+        // were a share of every scroll's encoding (issue 41).
+        writer.withSpace(320 + 5 * JSONNumber.maximumLength + JSONString.maximumLength(view)) { out in
+            var out = JSONRaw.write(#"{"view":"#, at: out)
+            out = JSONString.write(view, at: out)
+            out = JSONRaw.write(#","epoch":"#, at: out)
+            out = JSONNumber.write(Double(invalidation.epoch), at: out)
+            out = JSONRaw.write(#","contentSize":{"width":"#, at: out)
+            out = JSONNumber.write(invalidation.contentSize.width, at: out)
+            out = JSONRaw.write(#","height":"#, at: out)
+            out = JSONNumber.write(invalidation.contentSize.height, at: out)
+            out = JSONRaw.write(#"},"contentOffset":{"x":"#, at: out)
+            out = JSONNumber.write(invalidation.contentOffset.x, at: out)
+            out = JSONRaw.write(#","y":"#, at: out)
+            out = JSONNumber.write(invalidation.contentOffset.y, at: out)
+            out = JSONRaw.write(context.invalidatesEverything ? #"},"context":{"everything":true"# : #"},"context":{"everything":false"#, at: out)
+            out = JSONRaw.write(context.invalidatesDataSourceCounts ? #","dataSourceCounts":true"# : #","dataSourceCounts":false"#, at: out)
+            return JSONRaw.write(#","invalidated":"#, at: out)
+        }
         write(ids: context.invalidatedItems, listed: listed, into: &writer)
-        writer.write(raw: #","contentSizeAdjustment":"#)
-        writer.write(size: context.contentSizeAdjustment)
-        writer.write(raw: #","contentOffsetAdjustment":"#)
-        writer.write(point: context.contentOffsetAdjustment)
-        writer.write(raw: #"},"window":"#)
-        writer.write(rect: invalidation.window)
-        writer.write(raw: #","entered":"#)
+        writer.withSpace(320 + 8 * JSONNumber.maximumLength) { out in
+            var out = JSONRaw.write(#","contentSizeAdjustment":{"width":"#, at: out)
+            out = JSONNumber.write(context.contentSizeAdjustment.width, at: out)
+            out = JSONRaw.write(#","height":"#, at: out)
+            out = JSONNumber.write(context.contentSizeAdjustment.height, at: out)
+            out = JSONRaw.write(#"},"contentOffsetAdjustment":{"x":"#, at: out)
+            out = JSONNumber.write(context.contentOffsetAdjustment.x, at: out)
+            out = JSONRaw.write(#","y":"#, at: out)
+            out = JSONNumber.write(context.contentOffsetAdjustment.y, at: out)
+            out = JSONRaw.write(#"}},"window":{"x":"#, at: out)
+            out = JSONNumber.write(invalidation.window.minX, at: out)
+            out = JSONRaw.write(#","y":"#, at: out)
+            out = JSONNumber.write(invalidation.window.minY, at: out)
+            out = JSONRaw.write(#","width":"#, at: out)
+            out = JSONNumber.write(invalidation.window.width, at: out)
+            out = JSONRaw.write(#","height":"#, at: out)
+            out = JSONNumber.write(invalidation.window.height, at: out)
+            return JSONRaw.write(#"},"entered":"#, at: out)
+        }
         write(invalidation.entered, into: &writer)
         writer.write(raw: #","changed":"#)
         write(invalidation.changed, into: &writer)
@@ -287,11 +305,14 @@ enum WireMapping {
 
     /// `{"kind","id"}`, as `key(_:)` writes it.
     static func write(key: ElementKey, into writer: inout JSONWriter) {
-        writer.write(raw: #"{"kind":"#)
-        writer.write(key.kind.rawValue)
-        writer.write(raw: #","id":"#)
-        writer.write(key.id)
-        writer.append(UInt8(ascii: "}"))
+        let kind = key.kind.rawValue
+        writer.withSpace(16 + JSONString.maximumLength(kind) + JSONString.maximumLength(key.id)) { out in
+            var out = JSONRaw.write(#"{"kind":"#, at: out)
+            out = JSONString.write(kind, at: out)
+            out = JSONRaw.write(#","id":"#, at: out)
+            out = JSONString.write(key.id, at: out)
+            return JSONRaw.write("}", at: out)
+        }
     }
 
     /// The view's state with the elements of its window (what `view.create`, `view.get`,
