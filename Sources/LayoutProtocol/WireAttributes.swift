@@ -201,11 +201,28 @@ extension WireAttributes {
             // Sorted by key, as the tree form's sorted object was; the pairs themselves, so no
             // name is hashed and looked up again (ultravisual: three an attribute, issue 41).
             out = JSONRaw.write(#","effects":{"#, at: out)
-            for (index, effect) in effects.sorted(by: { $0.key < $1.key }).enumerated() {
-                if index > 0 { out = JSONRaw.write(",", at: out) }
-                out = JSONString.write(effect.key, at: out)
-                out = JSONRaw.write(":", at: out)
-                out = JSONNumber.write(effect.value, at: out)
+            // Sorted in a buffer on the stack (a few effects an element: no array on the heap
+            // for each one, issue 41).
+            out = withUnsafeTemporaryAllocation(of: (key: String, value: Double).self, capacity: effects.count) { pairs in
+                var count = 0
+                for effect in effects {
+                    // Insertion sort: a handful of names.
+                    var slot = count
+                    while slot > 0, effect.key < pairs[slot - 1].key { slot -= 1 }
+                    // moveInitialize allows the two ranges to overlap.
+                    if slot < count { (pairs.baseAddress! + slot + 1).moveInitialize(from: pairs.baseAddress! + slot, count: count - slot) }
+                    (pairs.baseAddress! + slot).initialize(to: effect)
+                    count += 1
+                }
+                var out = out
+                for index in 0..<count {
+                    if index > 0 { out = JSONRaw.write(",", at: out) }
+                    out = JSONString.write(pairs[index].key, at: out)
+                    out = JSONRaw.write(":", at: out)
+                    out = JSONNumber.write(pairs[index].value, at: out)
+                }
+                pairs.baseAddress!.deinitialize(count: count)
+                return out
             }
             out = JSONRaw.write("}", at: out)
         }

@@ -300,5 +300,22 @@ struct NumberWritingTests {
         direct.write(attributes)
         let tree = JSONWriter.encode(attributes.json)
         #expect(String(decoding: direct.bytes, as: UTF8.self) == String(decoding: tree, as: UTF8.self))
+        // Effects are sorted on the stack: every count up to a dozen, names sharing prefixes,
+        // in whatever order the dictionary gives them.
+        var generator = SystemRandomNumberGenerator()
+        for count in 0...12 {
+            for _ in 0..<20 {
+                var effects = [String: Double]()
+                while effects.count < count {
+                    let name = String((0..<Int.random(in: 1...4, using: &generator)).map { _ in "ab\"é".randomElement(using: &generator)! })
+                    effects[name] = Double(Int.random(in: -100...100, using: &generator)) / 8
+                }
+                var element = attributes
+                element.effects = effects
+                var writer = JSONWriter(capacity: 1)
+                writer.write(element)
+                #expect(writer.bytes == JSONWriter.encode(element.json), "\(effects)")
+            }
+        }
     }
 }
