@@ -1045,15 +1045,16 @@ def document(rows, counts, repetitions, toolchain, notes):
     load = find(rows, "load 1000000 items (short ids) into layoutd through its socket: one view.create")
     target("loading 1M items in one request ≤ 1 s", load and load["median"], 1, "%.2f s",
            "from the first byte sent to the reply, through the socket: the 54 MB line crosses it and is framed, its items "
-           "are decoded from the bytes into the wire model (LoadRequest: no JSON tree), then built into the engine's model "
-           "(the id index and item records, about half of what remains)")
+           "are decoded from the bytes straight into the engine's item type (LoadRequest: no JSON tree, no second copy), then "
+           "built into the engine's model (the id index and item records, about half of what remains)")
     peak = find(rows, "layoutd peak resident MiB while loading (short ids, one view.create)")
     settled_after = find(rows, "layoutd resident MiB once settled after the load (short ids, one view.create)")
     ratio = peak and settled_after and peak["median"] / settled_after["median"]
     target("peak resident while loading 1M items ≤ 1.5× the daemon's resident size after", ratio, 1.5,
            "%%.1f× (%.0f MiB peak, %.0f MiB after)" % (peak["median"], settled_after["median"]) if ratio else "%.1f×",
-           "the decoded wire items and the engine's copy of them coexist while the model is built (about 84 MiB each at "
-           "1M short ids), after the 54 MB line itself is let go; 1.5× needs decoding from the socket into the model's own storage")
+           "the decoded items (ItemSpec, 88 bytes each: an id and three optional sizes, 84 MiB at 1M) are held beside the "
+           "54 MB line while it is decoded, and beside the model while that is built from them; 1.5× needs decoding from "
+           "the bytes into the model's own storage (ids into its arena, sizes only where given)")
     spread = find(rows, "layoutd resident MiB of 5000000 items over 5 views (short ids, staged uploads)")
     target("5M items across views ≤ 450 MiB resident", spread and spread["median"], 450, "%.0f MiB",
            "five 1M-item views staged into one daemon: what the daemon holds once the commits settled, over what it held empty")
