@@ -396,34 +396,21 @@ struct HotCursor {
     /// Items read before `items()` counts the rest of its array (a short one never does).
     static let itemsBeforeReserving = 4096
 
-    /// How many more elements the array the cursor is inside holds after the one just read:
-    /// its commas at this depth up to its closing bracket, by a scan that follows only strings
-    /// and nesting. At most what well-formed elements of `minimumBytes` each (with their comma)
-    /// could fill of the rest of the line, so a hostile array of empty elements reserves no
-    /// more than a valid one as long would use. Malformed input gives some count, and the
-    /// decode fails as it would have.
+    /// How many more objects the array the cursor is inside holds after the one just read,
+    /// stepped over with `skipObject` (strings and nesting followed, nothing read) up to the
+    /// first element that is not one. At most what well-formed elements of `minimumBytes` each
+    /// (with their comma) could fill of the rest of the line, so a hostile array of empty
+    /// objects reserves no more than a valid one as long would use. Malformed input gives some
+    /// count, and the decode fails as it would have.
     func elementsAfter(minimumBytes: Int) -> Int {
-        var index = position
-        var depth = 0
+        var cursor = self
         var count = 0
-        while index < end {
-            switch base[index] {
-            case UInt8(ascii: "\""):
-                index += 1
-                while index < end, base[index] != UInt8(ascii: "\"") {
-                    index += base[index] == UInt8(ascii: "\\") ? 2 : 1
-                }
-            case UInt8(ascii: "["), UInt8(ascii: "{"):
-                depth += 1
-            case UInt8(ascii: "]"), UInt8(ascii: "}"):
-                if depth == 0 { return min(count, (end - position) / minimumBytes) }
-                depth -= 1
-            case UInt8(ascii: ","):
-                if depth == 0 { count += 1 }
-            default:
-                break
-            }
-            index += 1
+        while true {
+            cursor.skipWhitespace()
+            guard cursor.consume(UInt8(ascii: ",")) else { break }
+            cursor.skipWhitespace()
+            guard cursor.skipObject() else { break }
+            count += 1
         }
         return min(count, (end - position) / minimumBytes)
     }

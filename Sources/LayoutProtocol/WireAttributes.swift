@@ -93,29 +93,17 @@ extension JSONWriter {
 
     /// `{"x","y","width","height"}`, as `JSONValue.rect` writes it.
     public mutating func write(rect: Rect) {
-        withSpace(4 * JSONNumber.maximumLength + 32) { WireAttributes.write(rect: rect, at: $0) }
+        withSpace(JSONGeometry.rectLength) { JSONGeometry.write(rect: rect, at: $0) }
     }
 
     /// `{"width","height"}`, as `JSONValue.size` writes it.
     public mutating func write(size: Size) {
-        withSpace(2 * JSONNumber.maximumLength + 24) { out in
-            var out = JSONRaw.write(#"{"width":"#, at: out)
-            out = JSONNumber.write(size.width, at: out)
-            out = JSONRaw.write(#","height":"#, at: out)
-            out = JSONNumber.write(size.height, at: out)
-            return JSONRaw.write("}", at: out)
-        }
+        withSpace(JSONGeometry.sizeLength) { JSONGeometry.write(size: size, at: $0) }
     }
 
     /// `{"x","y"}`, as `JSONValue.point` writes it.
     public mutating func write(point: Point) {
-        withSpace(2 * JSONNumber.maximumLength + 16) { out in
-            var out = JSONRaw.write(#"{"x":"#, at: out)
-            out = JSONNumber.write(point.x, at: out)
-            out = JSONRaw.write(#","y":"#, at: out)
-            out = JSONNumber.write(point.y, at: out)
-            return JSONRaw.write("}", at: out)
-        }
+        withSpace(JSONGeometry.pointLength) { JSONGeometry.write(point: point, at: $0) }
     }
 
     /// `{"top","left","bottom","right"}`, as `JSONValue.insets` writes it.
@@ -134,18 +122,18 @@ extension JSONWriter {
     }
 }
 
-extension WireAttributes {
-    /// The most bytes `write(at:)` can take for `attributes`.
-    @inline(__always)
-    static func maximumEncodedLength(_ attributes: WireAttributes) -> Int {
-        var length = 200 + 8 * JSONNumber.maximumLength + JSONString.maximumLength(attributes.id) + JSONString.maximumLength(attributes.kind)
-        if !attributes.transform.isIdentity { length += 64 + 6 * JSONNumber.maximumLength }
-        for (name, _) in attributes.effects { length += 2 + JSONString.maximumLength(name) + JSONNumber.maximumLength }
-        return length
-    }
+/// Geometry written at a pointer inside a reservation (`JSONWriter.withSpace`), as
+/// `JSONValue.rect`, `.size` and `.point` write it: the one form of each, for the writer's own
+/// `write(rect:)`, `write(size:)`, `write(point:)` and for records that reserve once for many
+/// values (an element's attributes, an invalidation's fixed parts).
+public enum JSONGeometry {
+    /// The most bytes each form takes.
+    public static let rectLength = 4 * JSONNumber.maximumLength + 32
+    public static let sizeLength = 2 * JSONNumber.maximumLength + 24
+    public static let pointLength = 2 * JSONNumber.maximumLength + 16
 
     @inline(__always)
-    static func write(rect: Rect, at out: UnsafeMutablePointer<UInt8>) -> UnsafeMutablePointer<UInt8> {
+    public static func write(rect: Rect, at out: UnsafeMutablePointer<UInt8>) -> UnsafeMutablePointer<UInt8> {
         var out = JSONRaw.write(#"{"x":"#, at: out)
         out = JSONNumber.write(rect.minX, at: out)
         out = JSONRaw.write(#","y":"#, at: out)
@@ -155,6 +143,35 @@ extension WireAttributes {
         out = JSONRaw.write(#","height":"#, at: out)
         out = JSONNumber.write(rect.height, at: out)
         return JSONRaw.write("}", at: out)
+    }
+
+    @inline(__always)
+    public static func write(size: Size, at out: UnsafeMutablePointer<UInt8>) -> UnsafeMutablePointer<UInt8> {
+        var out = JSONRaw.write(#"{"width":"#, at: out)
+        out = JSONNumber.write(size.width, at: out)
+        out = JSONRaw.write(#","height":"#, at: out)
+        out = JSONNumber.write(size.height, at: out)
+        return JSONRaw.write("}", at: out)
+    }
+
+    @inline(__always)
+    public static func write(point: Point, at out: UnsafeMutablePointer<UInt8>) -> UnsafeMutablePointer<UInt8> {
+        var out = JSONRaw.write(#"{"x":"#, at: out)
+        out = JSONNumber.write(point.x, at: out)
+        out = JSONRaw.write(#","y":"#, at: out)
+        out = JSONNumber.write(point.y, at: out)
+        return JSONRaw.write("}", at: out)
+    }
+}
+
+extension WireAttributes {
+    /// The most bytes `write(at:)` can take for `attributes`.
+    @inline(__always)
+    static func maximumEncodedLength(_ attributes: WireAttributes) -> Int {
+        var length = 200 + 8 * JSONNumber.maximumLength + JSONString.maximumLength(attributes.id) + JSONString.maximumLength(attributes.kind)
+        if !attributes.transform.isIdentity { length += 64 + 6 * JSONNumber.maximumLength }
+        for (name, _) in attributes.effects { length += 2 + JSONString.maximumLength(name) + JSONNumber.maximumLength }
+        return length
     }
 
     @inline(__always)
@@ -169,15 +186,9 @@ extension WireAttributes {
             out = JSONRaw.write(#","item":"#, at: out)
             out = JSONNumber.write(integer: Int64(item), at: out)
         }
-        out = JSONRaw.write(#","frame":{"x":"#, at: out)
-        out = JSONNumber.write(frame.minX, at: out)
-        out = JSONRaw.write(#","y":"#, at: out)
-        out = JSONNumber.write(frame.minY, at: out)
-        out = JSONRaw.write(#","width":"#, at: out)
-        out = JSONNumber.write(frame.width, at: out)
-        out = JSONRaw.write(#","height":"#, at: out)
-        out = JSONNumber.write(frame.height, at: out)
-        out = JSONRaw.write(#"},"zIndex":"#, at: out)
+        out = JSONRaw.write(#","frame":"#, at: out)
+        out = JSONGeometry.write(rect: frame, at: out)
+        out = JSONRaw.write(#","zIndex":"#, at: out)
         out = JSONNumber.write(integer: Int64(zIndex), at: out)
         out = JSONRaw.write(#","alpha":"#, at: out)
         out = JSONNumber.write(alpha, at: out)
@@ -204,15 +215,15 @@ extension WireAttributes {
             // Sorted in a buffer on the stack (a few effects an element: no array on the heap
             // for each one, issue 41).
             out = withUnsafeTemporaryAllocation(of: (key: String, value: Double).self, capacity: effects.count) { pairs in
-                var count = 0
-                for effect in effects {
-                    // Insertion sort: a handful of names.
-                    var slot = count
-                    while slot > 0, effect.key < pairs[slot - 1].key { slot -= 1 }
-                    // moveInitialize allows the two ranges to overlap.
-                    if slot < count { (pairs.baseAddress! + slot + 1).moveInitialize(from: pairs.baseAddress! + slot, count: count - slot) }
-                    (pairs.baseAddress! + slot).initialize(to: effect)
-                    count += 1
+                let count = pairs.initialize(fromContentsOf: effects)
+                // Insertion sort in place: a handful of names (the standard sort's set-up cost
+                // more than the sorting).
+                for next in 1..<max(count, 1) {
+                    var slot = next
+                    while slot > 0, pairs[slot].key < pairs[slot - 1].key {
+                        pairs.swapAt(slot, slot - 1)
+                        slot -= 1
+                    }
                 }
                 var out = out
                 for index in 0..<count {

@@ -287,7 +287,7 @@ final class Connection: @unchecked Sendable {
     /// each kept subscription (one whose view is gone is forgotten).
     func resume(keeping kept: Set<Int>) {
         corked -= 1
-        for subscription in Array(lagging.keys) where !kept.contains(subscription) { lagging[subscription] = nil }
+        lagging = lagging.filter { kept.contains($0.key) }
         updateInterest()
         if unsent > 0 { flush() } else { requestResyncs() }
     }
